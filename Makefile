@@ -1,0 +1,65 @@
+# Twelve Ways. The two commands: `make report` (the quick report) and `make test`.
+# Both create .venv on a fresh machine and install the pinned lock (envs/requirements.lock).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.twelveways-installed
+SNAKEMAKE := $(BIN)/snakemake
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: report test bench lab reader-report test-slurm venv browser-deps envs clean help
+
+help:
+	@echo "make report         run the whole workflow (quick profile) and print the report's path"
+	@echo "make test           run the test suite (bootstraps .venv)"
+	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
+	@echo "make reader-report  re-render notebooks and report from data/reference (no benchmark runs)"
+	@echo "make lab            JupyterLab on the project's kernel with the notebooks"
+	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
+
+venv: $(STAMP)
+
+$(STAMP): envs/requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r envs/requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name twelveways --display-name "Python (twelveways)" >/dev/null
+	@touch $(STAMP)
+
+report: $(STAMP)
+	$(SNAKEMAKE) --cores all --profile profiles/default
+	@echo "Report: $(CURDIR)/reports/report.html"
+
+test: $(STAMP) browser-deps
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py --output reports/bench.json
+
+reader-report: $(STAMP)
+	$(BIN)/python -m twelveways.report rebuild --from data/reference --output reports
+	@echo "Report: $(CURDIR)/reports/report.html"
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=. notebooks/
+
+test-slurm: $(STAMP)
+	bash tests/slurm/run.sh
+
+# The browser test needs Debian's chromium; install it when missing and we may (root with apt).
+browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian chromium for the browser test"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; the browser test will be skipped"; \
+	  else echo "note: chromium missing and not root with apt: the browser test will be skipped"; fi; \
+	fi
+
+envs: $(STAMP)
+	$(BIN)/python -m twelveways.pins --write
+
+clean:
+	rm -rf results build logs .snakemake reports/*.html reports/*.md reports/*.json reports/*.png

@@ -1,0 +1,28 @@
+# Twelve Ways: capture the environment, build and run the benchmarks, analyse, check, report.
+# Run: snakemake --cores all   (the quick profile, config/config.yaml)
+#      snakemake --cores all --configfile config/full.yaml   (paper grade)
+# The configuration is validated against workflow/schemas/config.schema.yaml before any job.
+
+from twelveways.config import for_workflow
+
+
+for_workflow(config, workflow.overwrite_configfiles)
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/env.smk"
+include: "workflow/rules/prk.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/infer.smk"
+include: "workflow/rules/checklist.smk"
+include: "workflow/rules/analysis.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        "reports/report.html",
+        "reports/artifact-description.md",
+        "reports/checklist.json",
+        "reports/checklist.md",
+    default_target: True

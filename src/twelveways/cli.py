@@ -1,0 +1,102 @@
+"""`twelveways` command line: each subcommand delegates to its stage's module.
+
+Expected problems print one line ``error: …`` on stderr and exit non-zero (1, or 2 for
+unusable audit input); only bugs show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .errors import TwelveWaysError
+
+#: subcommand -> (module, function taking argv and returning an exit code, one-line help)
+DELEGATED = {
+    "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
+    "audit": ("twelveways.checklist.audit", "audit_main", "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
+    "import-csv": ("twelveways.checklist.importcsv", "import_csv_main", "convert a CSV of samples plus metadata YAML to the results schema"),
+    "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
+}
+
+
+def _check_config(argv: list[str]) -> int:
+    from . import config
+
+    parser = argparse.ArgumentParser(prog="twelveways check-config", description="Validate a workflow config file.")
+    parser.add_argument("file", nargs="?", default=str(config.DEFAULT_CONFIG), help="YAML config (default: config/config.yaml)")
+    args = parser.parse_args(argv)
+    config.load(args.file)
+    print(f"{args.file}: valid")
+    return 0
+
+
+def _config_docs(argv: list[str]) -> int:
+    from . import configdocs
+
+    parser = argparse.ArgumentParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
+    parser.add_argument("--output", help="write to this file instead of stdout")
+    args = parser.parse_args(argv)
+    text = configdocs.render()
+    if args.output:
+        with open(args.output, "w") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _results_info(argv: list[str]) -> int:
+    from . import results
+
+    parser = argparse.ArgumentParser(prog="twelveways results", description="Validate results files and describe their contents.")
+    parser.add_argument("files", nargs="+", help="results/*.nc files")
+    args = parser.parse_args(argv)
+    for path in args.files:
+        ds = results.open(path)
+        frame = results.to_frame(ds)
+        invalid = int((~frame["valid"].astype(bool)).sum())
+        print(f"{path}: schema {ds.attrs['schema_version']}, family {ds.attrs['family']}, "
+              f"{len(frame)} samples ({invalid} invalid), environment {str(ds.attrs['environment_hash'])[:12]}, "
+              f"commit {str(ds.attrs['git_commit'])[:12]}{' (dirty)' if int(ds.attrs['git_dirty']) else ''}")
+        for (bench, workload, impl), group in frame.groupby(["benchmark", "workload", "implementation"], sort=True):
+            print(f"  {bench:8s} {workload:16s} {impl:12s} {len(group):7d} samples, metrics: {', '.join(sorted(group['metric'].unique()))}")
+    return 0
+
+
+LOCAL = {
+    "check-config": (_check_config, "validate a config file against the schema"),
+    "config-docs": (_config_docs, "print every config key with its type, default and meaning"),
+    "results": (_results_info, "validate results files and list what they hold"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {**{k: v[2] for k, v in DELEGATED.items()}, **{k: v[1] for k, v in LOCAL.items()}}
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: twelveways COMMAND [ARGS]\n\ncommands:")
+        for name, text in commands.items():
+            print(f"  {name:13s} {text}")
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    try:
+        if command in LOCAL:
+            return LOCAL[command][0](rest)
+        if command in DELEGATED:
+            module_name, function, _ = DELEGATED[command]
+            module = importlib.import_module(module_name)
+            return int(getattr(module, function)(rest) or 0)
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2 if command in ("audit", "import-csv") else 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    print(f"error: unknown command {command!r} (commands: {', '.join(commands)})", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Load and validate the workflow configuration before any job runs.
+
+The schema lives in ``workflow/schemas/config.schema.yaml`` (``additionalProperties: false``
+everywhere, every default documented there).  A stage's section may live in its own file,
+referenced as ``$ref: prk.schema.yaml``; :func:`load_schema` inlines those references.
+Validation fills in defaults, so the rest of the workflow sees a complete configuration.
+Any problem becomes one :class:`ConfigError` line naming the key.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError as SchemaViolation
+
+from .errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SCHEMA_PATH = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _read_yaml(path: Path):
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "malformed YAML"
+        raise ConfigError(f"{path}: malformed YAML{where}: {problem}") from exc
+
+
+def load_schema(path: Path = SCHEMA_PATH) -> dict:
+    """The config schema with file references (``$ref: x.schema.yaml``) inlined."""
+
+    def inline(node, base: Path):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.endswith((".yaml", ".yml")) and "#" not in ref:
+                target = (base / ref).resolve()
+                return inline(_read_yaml(target), target.parent)
+            return {key: inline(value, base) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item, base) for item in node]
+        return node
+
+    return inline(_read_yaml(path), path.parent)
+
+
+def _with_defaults(validator_class):
+    """A validator that also writes each property's ``default`` into the instance."""
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema and name not in instance:
+                    instance[name] = copy.deepcopy(subschema["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return validators.extend(validator_class, {"properties": set_defaults})
+
+
+_DefaultingValidator = _with_defaults(Draft202012Validator)
+
+
+def _key_of(error: SchemaViolation) -> str:
+    parts = []
+    for part in error.absolute_path:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        else:
+            parts.append(("." if parts else "") + str(part))
+    return "".join(parts) or "(top level)"
+
+
+def _describe(error: SchemaViolation) -> tuple[str, str]:
+    """(key, problem) for the most useful phrasing of a schema violation."""
+    key = _key_of(error)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        name = extras[0] if extras else "?"
+        full = f"{key}.{name}" if key != "(top level)" else name
+        return full, f"unknown key (allowed here: {', '.join(allowed)})"
+    if error.validator == "enum":
+        return key, f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "type":
+        expected = error.validator_value if isinstance(error.validator_value, str) else " or ".join(error.validator_value)
+        return key, f"expected {expected}, got {type(error.instance).__name__} {error.instance!r}"
+    if error.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "exclusiveMinimum": "greater than",
+                 "maximum": "at most", "exclusiveMaximum": "less than"}[error.validator]
+        return key, f"must be {words} {error.validator_value}, got {error.instance!r}"
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        full = f"{key}.{missing}" if key != "(top level)" else missing
+        return full, "required key is missing"
+    if error.validator in ("minItems", "uniqueItems", "minLength", "pattern"):
+        return key, error.message
+    return key, error.message
+
+
+def validate(config: Mapping | None, schema: dict | None = None) -> dict:
+    """Validate ``config`` (a mapping), fill in defaults, and return the completed copy."""
+    if config is None:
+        config = {}
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"config must be a mapping of keys to values, got {type(config).__name__}")
+    schema = schema if schema is not None else load_schema()
+    instance = copy.deepcopy(dict(config))
+    validator = _DefaultingValidator(schema)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
+    if errors:
+        key, problem = _describe(errors[0])
+        raise ConfigError(f"config key '{key}': {problem}")
+    _check_semantics(instance)
+    return instance
+
+
+def _check_semantics(config: dict) -> None:
+    """Rules a JSON schema cannot express; each names its key."""
+    stages = config.get("stages", {})
+    reasons = config.get("subset_reasons", {})
+    for stage, enabled in stages.items():
+        if not enabled and not str(reasons.get(stage, "")).strip():
+            raise ConfigError(f"config key 'subset_reasons.{stage}': stage '{stage}' is switched off, "
+                              "so say why (SC15 rule 2: reasons for any subset)")
+
+
+def load(path: str | Path, overrides: Mapping | None = None) -> dict:
+    """Read a YAML config file, apply overrides, validate and fill defaults."""
+    data = _read_yaml(Path(path))
+    if data is not None and not isinstance(data, Mapping):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys to values")
+    merged = dict(data or {})
+    if overrides:
+        merged.update(overrides)
+    return validate(merged)
+
+
+DEFAULT_CONFIG = PROJECT_ROOT / "config" / "config.yaml"
+
+
+def for_workflow(config: dict, configfiles, default: Path = DEFAULT_CONFIG) -> dict:
+    """The Snakefile's entry: complete and validate Snakemake's ``config`` in place, or exit.
+
+    Without ``--configfile`` the quick profile (config/config.yaml) is the base and ``--config``
+    values overlay it; with ``--configfile`` Snakemake has already loaded those files.  Either
+    way the result is validated before any job is scheduled.
+    """
+    try:
+        if configfiles:
+            for path in configfiles:  # re-read ourselves: a one-line message for malformed YAML
+                data = _read_yaml(Path(path))
+                if data is not None and not isinstance(data, Mapping):
+                    raise ConfigError(f"{path}: the top level must be a mapping of keys to values")
+            merged = dict(config)
+        else:
+            merged = dict(_read_yaml(default) or {})
+            _deep_update(merged, config)
+        validated = validate(merged)
+    except ConfigError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr, flush=True)
+        import os
+
+        os._exit(1)  # Snakemake would wrap an exception in a traceback; no job has started
+    config.clear()
+    config.update(validated)
+    return config
+
+
+def _deep_update(base: dict, extra: Mapping) -> None:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _deep_update(base[key], value)
+        else:
+            base[key] = value
+
+
+def write_json(config: Mapping, path: str | Path) -> Path:
+    """Write the validated configuration as JSON, atomically (what every job reads)."""
+    import json
+    import os
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(dict(config), handle, indent=2, sort_keys=True)
+        handle.write("\n")
+    os.replace(tmp, path)
+    return path
+
+
+def read_json(path: str | Path) -> dict:
+    """Read a config dumped by :func:`write_json` (results/config.json) and re-validate it."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read configuration {path}", cause=exc) from exc
+    return validate(data)

@@ -1,0 +1,290 @@
+"""The results store: every sample as one row, in NetCDF4, with provenance, validated on load.
+
+The format is documented in ``results/SCHEMA.md`` (shipped as ``docs/results-schema.md``) so that
+other people can write it and audit their own results.  Format history:
+
+* ``1.0`` (2026-11): first version.
+
+Design points (DESIGN.md, "Results store"):
+
+* long form: one row per sample along the ``sample`` dimension; nothing pre-aggregated;
+* the required columns below; any further 1-D variable along ``sample`` is an extra factor
+  (``batch_size``, ``scenario``, ``scaling`` ...);
+* attributes carry the schema version and provenance (environment hash, config hash, git);
+* writes are atomic (temporary file in the same folder, then ``os.replace``), so a killed run
+  never leaves a partial file under the real name; :func:`open` validates everything it reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import builtins
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .errors import EnvironmentMismatchError, ResultsError
+
+SCHEMA_VERSION = "1.0"
+SUPPORTED_VERSIONS = ("1.0",)
+SAMPLE_DIM = "sample"
+
+#: Required columns: name -> (kind, meaning).  Kinds: "str", "int", "float", "bool".
+COLUMNS: dict[str, tuple[str, str]] = {
+    "benchmark": ("str", "benchmark family: prk, bounds, train, infer, or your own"),
+    "workload": ("str", "kernel or model name (nstream, transpose, mlp-small, ...)"),
+    "implementation": ("str", "implementation or variant (c-serial, c-openmp, c-mpi, numpy, mpi4py, torch, ...)"),
+    "ranks": ("int", "number of processes (MPI ranks); 1 for serial"),
+    "threads": ("int", "threads per process"),
+    "size": ("int", "primary problem size (vector length, matrix order, grid n, input side, ...); 0 if not applicable"),
+    "precision": ("str", "number format of the data as executed: fp64, fp32, bf16, int8, mixed:..."),
+    "seed": ("int", "random seed of the run (-1 if none)"),
+    "run_id": ("str", "identifier shared by all samples of one program invocation"),
+    "iteration": ("int", "iteration index; 0 is the warm-up and is never summarized; -1 if not iterative"),
+    "rank": ("int", "rank that measured the sample; -1 when the sample belongs to the whole run"),
+    "metric": ("str", "what was measured: time, rate, val_accuracy, latency, ..."),
+    "value": ("float", "the measured value"),
+    "unit": ("str", "unit of value: s, MB/s, MFlop/s, 1 (dimensionless), ..."),
+    "valid": ("bool", "false when the run's self-validation failed: never summarized"),
+}
+
+#: Required attributes (provenance).
+ATTRS: dict[str, str] = {
+    "schema_version": "format version of this file (see the format history)",
+    "family": "benchmark family this file holds (prk, train, infer, ...)",
+    "environment_hash": "sha256 of the canonical environment capture (results/environment.json)",
+    "config_hash": "sha256 of the canonical validated configuration",
+    "git_commit": "commit of the project that produced the file ('unknown' outside git)",
+    "git_dirty": "1 if the working tree had uncommitted changes, else 0",
+}
+
+_NUMPY_KIND = {"str": object, "int": np.int64, "float": np.float64, "bool": bool}
+
+
+def canonical_hash(obj) -> str:
+    """Stable sha256 of a JSON-serialisable object (sorted keys, no whitespace)."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def git_state(root: str | os.PathLike | None = None) -> tuple[str, bool]:
+    """(commit, dirty) of the project checkout; ('unknown', False) outside git."""
+    cwd = Path(root) if root else Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                                capture_output=True, text=True, check=True).stdout
+        return commit, bool(status.strip())
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+
+
+def provenance(environment: str | os.PathLike | Mapping | None = None, config: Mapping | None = None) -> dict:
+    """Provenance attributes for a new results file.
+
+    ``environment`` is the path of ``environment.json`` (or the capture itself); its stored
+    ``hash`` is used.  ``config`` is the validated configuration.
+    """
+    env_hash = "unknown"
+    if isinstance(environment, Mapping):
+        env_hash = environment.get("hash") or canonical_hash(environment)
+    elif environment is not None:
+        try:
+            env_hash = json.loads(Path(environment).read_text())["hash"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise ResultsError(f"cannot read the environment hash from {environment}", cause=exc) from exc
+    commit, dirty = git_state()
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "environment_hash": env_hash,
+        "config_hash": canonical_hash(dict(config)) if config is not None else "unknown",
+        "git_commit": commit,
+        "git_dirty": int(dirty),
+        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def from_records(records: Iterable[Mapping], family: str, attrs: Mapping | None = None) -> xr.Dataset:
+    """Build a results Dataset from row dicts (each holding at least the required columns).
+
+    Keys beyond the required columns become extra factor variables; a key missing from some
+    rows gets a neutral fill ("" / -1 / NaN).
+    """
+    frame = pd.DataFrame.from_records(list(records))
+    if frame.empty:
+        frame = pd.DataFrame({name: pd.Series(dtype=_NUMPY_KIND[kind]) for name, (kind, _) in COLUMNS.items()})
+    missing = [name for name in COLUMNS if name not in frame.columns]
+    if missing:
+        raise ResultsError(f"records lack required column(s): {', '.join(missing)}")
+    return from_frame(frame, family, attrs)
+
+
+def from_frame(frame: pd.DataFrame, family: str, attrs: Mapping | None = None) -> xr.Dataset:
+    """Build a results Dataset from a long-form DataFrame (see :data:`COLUMNS`)."""
+    data_vars = {}
+    for name in frame.columns:
+        column = frame[name]
+        kind = COLUMNS.get(name, (None, ""))[0]
+        try:
+            values = _coerce(column, kind)
+        except (TypeError, ValueError) as exc:
+            raise ResultsError(f"column {name!r} cannot be read as {kind or 'a value'}", cause=exc) from exc
+        data_vars[name] = ((SAMPLE_DIM,), values)
+    ds = xr.Dataset(data_vars)
+    ds.attrs.update({"schema_version": SCHEMA_VERSION, "family": family})
+    if attrs:
+        ds.attrs.update({k: _attr_value(v) for k, v in attrs.items()})
+    ds.attrs["family"] = family
+    for key in ATTRS:
+        ds.attrs.setdefault(key, "unknown" if key != "git_dirty" else 0)
+    return ds
+
+
+def _coerce(column: pd.Series, kind: str | None) -> np.ndarray:
+    if kind == "str" or (kind is None and (column.dtype == object or pd.api.types.is_string_dtype(column))):
+        return np.array(["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in column], dtype=object)
+    if kind == "int":
+        return column.fillna(-1).astype(np.int64).to_numpy()
+    if kind == "float":
+        return column.astype(np.float64).to_numpy()
+    if kind == "bool":
+        return column.fillna(False).astype(bool).to_numpy()
+    if pd.api.types.is_bool_dtype(column):
+        return column.to_numpy(dtype=bool)
+    return column.to_numpy()
+
+
+def _attr_value(value):
+    """NetCDF attributes hold numbers and strings: bools become 0/1, containers JSON."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (Mapping, list, tuple)):
+        return json.dumps(value, sort_keys=True, default=str)
+    if value is None:
+        return ""
+    return value
+
+
+def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
+    """Validate, then write atomically: a temporary file in the same folder, then ``os.replace``."""
+    validate(ds, source="the dataset being written")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    try:
+        encoding = {name: {"dtype": str} for name in ds.data_vars if ds[name].dtype == object}
+        ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding or None)
+        with builtins.open(tmp, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
+    """Check schema version, attributes, required columns and their kinds; return ``ds``."""
+    version = str(ds.attrs.get("schema_version", ""))
+    if not version:
+        raise ResultsError(f"{source}: no schema_version attribute (not a twelveways results file?)")
+    if version not in SUPPORTED_VERSIONS:
+        raise ResultsError(f"{source}: schema_version {version!r} is not supported (this twelveways reads {', '.join(SUPPORTED_VERSIONS)})")
+    for key in ATTRS:
+        if key not in ds.attrs:
+            raise ResultsError(f"{source}: missing attribute {key!r} ({ATTRS[key]})")
+    for name, (kind, meaning) in COLUMNS.items():
+        if name not in ds.variables:
+            raise ResultsError(f"{source}: missing column {name!r} ({meaning})")
+        var = ds[name]
+        if var.dims != (SAMPLE_DIM,):
+            raise ResultsError(f"{source}: column {name!r} must have the single dimension {SAMPLE_DIM!r}, has {var.dims}")
+        if not _kind_ok(var.values, kind):
+            raise ResultsError(f"{source}: column {name!r} must hold {kind} values, holds {var.dtype}")
+    return ds
+
+
+def _kind_ok(values: np.ndarray, kind: str) -> bool:
+    if kind == "str":
+        return values.dtype == object or values.dtype.kind in "US"
+    if kind == "int":
+        return values.dtype.kind in "iu"
+    if kind == "float":
+        return values.dtype.kind in "fiu"
+    if kind == "bool":
+        return values.dtype.kind == "b" or (values.dtype.kind in "iu" and set(np.unique(values)).issubset({0, 1}))
+    return True
+
+
+def open(path: str | os.PathLike) -> xr.Dataset:  # noqa: A001 - mirrors xarray.open_dataset
+    """Open and validate one results file; load it fully so the file handle is released."""
+    path = Path(path)
+    if not path.is_file():
+        raise ResultsError(f"results file not found: {path}")
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as handle:
+            ds = handle.load()
+    except Exception as exc:  # h5py / netCDF raise many types for a damaged file
+        raise ResultsError(f"{path}: not a readable NetCDF4 results file (partial or damaged?)", cause=exc) from exc
+    validate(ds, source=str(path))
+    if ds["valid"].dtype.kind != "b":
+        ds["valid"] = ds["valid"].astype(bool)
+    return ds
+
+
+def open_many(paths: Sequence[str | os.PathLike], allow_mixed_environments: bool = False) -> xr.Dataset:
+    """Open several results files and concatenate their samples.
+
+    Refuses to merge files whose environment hashes differ unless ``allow_mixed_environments``;
+    then every sample is labelled with its ``environment_hash`` and ``source_file``.
+    """
+    datasets = [open(p) for p in paths]
+    if not datasets:
+        raise ResultsError("no results files given")
+    hashes = {ds.attrs["environment_hash"] for ds in datasets}
+    if len(hashes) > 1 and not allow_mixed_environments:
+        raise EnvironmentMismatchError(
+            f"results come from {len(hashes)} different environments ({', '.join(sorted(h[:12] for h in hashes))}); "
+            "pass allow_mixed_environments=True to merge them labelled")
+    labelled = []
+    for path, ds in zip(paths, datasets):
+        n = ds.sizes[SAMPLE_DIM]
+        ds = ds.assign(environment_hash=((SAMPLE_DIM,), np.array([ds.attrs["environment_hash"]] * n, dtype=object)),
+                       source_file=((SAMPLE_DIM,), np.array([str(path)] * n, dtype=object)))
+        labelled.append(ds)
+    merged = xr.concat(labelled, dim=SAMPLE_DIM, data_vars="all", join="outer", combine_attrs="drop_conflicts")
+    merged.attrs["schema_version"] = SCHEMA_VERSION
+    merged.attrs["mixed_environments"] = int(len(hashes) > 1)
+    for key in ATTRS:
+        merged.attrs.setdefault(key, "mixed")
+    return merged
+
+
+def to_frame(ds: xr.Dataset) -> pd.DataFrame:
+    """The samples as a pandas DataFrame (one row per sample)."""
+    return ds.to_dataframe().reset_index(drop=True)
+
+
+def summarizable(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that may enter a summary: valid and not the warm-up iteration."""
+    return frame[frame["valid"].astype(bool) & (frame["iteration"] != 0)]
+
+
+def attr_json(ds: xr.Dataset, key: str, default=None):
+    """Read an attribute that was stored as JSON (see :func:`from_frame`)."""
+    raw = ds.attrs.get(key)
+    if raw is None:
+        return default
+    try:
+        return json.loads(raw)
+    except (TypeError, ValueError):
+        return raw

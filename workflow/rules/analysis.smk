@@ -1,0 +1,1 @@
+# analysis stage (being written)

@@ -1,0 +1,1 @@
+# checklist stage (being written)

@@ -1,0 +1,39 @@
+# Shared definitions for every stage. Logic lives in src/twelveways; rules stay thin.
+
+import json
+import sys
+from pathlib import Path
+
+from twelveways.results import canonical_hash
+
+PY = "python -m"
+ENV_JSON = "results/environment.json"
+CONFIG_FILE = "results/config.json"
+
+
+def stage_on(name):
+    """Whether a benchmark stage is switched on in the validated config."""
+    return bool(config["stages"].get(name, False))
+
+
+def results_files():
+    """The raw results files of the enabled stages (inputs of the checklist and the report)."""
+    files = {"prk": "results/prk.nc", "train": "results/train.nc", "infer": "results/inference.nc"}
+    return [path for stage, path in files.items() if stage_on(stage)]
+
+
+rule config_dump:
+    """Write the validated configuration (defaults filled) so every job reads the same values."""
+    output:
+        CONFIG_FILE,
+    params:
+        # the hash makes the rule rerun whenever any config value changes
+        config_hash=canonical_hash(config),
+    log:
+        "logs/config_dump.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    run:
+        from twelveways.config import write_json
+
+        write_json(config, output[0])

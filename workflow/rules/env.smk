@@ -1,0 +1,1 @@
+# env stage (being written)

@@ -1,0 +1,1 @@
+# infer stage (being written)

@@ -1,0 +1,1 @@
+# prk stage (being written)
