@@ -87,6 +87,18 @@ def git_state(root: str | os.PathLike | None = None) -> tuple[str, bool]:
         return "unknown", False
 
 
+def job_context() -> dict:
+    """Scheduler facts of the job writing a file (issue 8: recorded per job), as attributes."""
+    if os.environ.get("SLURM_JOB_ID"):
+        return {
+            "scheduler": "slurm",
+            "scheduler_job_id": os.environ["SLURM_JOB_ID"],
+            "scheduler_node_list": os.environ.get("SLURM_JOB_NODELIST", os.environ.get("SLURM_NODELIST", "")),
+            "scheduler_ntasks": os.environ.get("SLURM_NTASKS", ""),
+        }
+    return {"scheduler": "none", "scheduler_job_id": "", "scheduler_node_list": os.uname().nodename, "scheduler_ntasks": ""}
+
+
 def provenance(environment: str | os.PathLike | Mapping | None = None, config: Mapping | None = None) -> dict:
     """Provenance attributes for a new results file.
 
@@ -103,6 +115,7 @@ def provenance(environment: str | os.PathLike | Mapping | None = None, config: M
             raise ResultsError(f"cannot read the environment hash from {environment}", cause=exc) from exc
     commit, dirty = git_state()
     return {
+        **job_context(),
         "schema_version": SCHEMA_VERSION,
         "environment_hash": env_hash,
         "config_hash": canonical_hash(dict(config)) if config is not None else "unknown",

@@ -1,49 +1,40 @@
 """Statistics that know the kind of data they summarize (DESIGN.md "Statistics").
 
-Everything here delegates the arithmetic to scipy / statsmodels; this module only chooses the
+Everything here delegates the arithmetic to scipy / statsmodels; this package only chooses the
 right procedure (costs vs rates vs ratios, parametric only when normality holds) and refuses
-data that cannot support a statistic.
+data that cannot support a statistic by raising :class:`~twelveways.errors.StatisticsError`.
+
+The code lives in ``stats_core`` (input checks, exact-rank CIs, normality, t CI), ``stats_summary``
+(kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats_compare``
+(Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats_tail`` (percentiles,
+quantile regression, Tukey outliers) and ``stats_scaling`` (speedup, Amdahl); import it from here.
+
+Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
+small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from scipy import stats as sps
+from .stats_compare import Comparison, Kruskal, a12_magnitude, compare, kruskal, ranks_poolable
+from .stats_core import (KINDS, STATISTICS, Normality, as_values, mean_ci, median_ci, median_ci_ranks,
+                         min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks)
+from .stats_scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
+                            ideal_scaling, speedup)
+from .stats_summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
+                            samples_needed, summarize)
+from .stats_tail import Outliers, QuantileFit, percentiles, quantile_regression, tukey_outliers
 
-from .errors import StatisticsError
-
-
-def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int, float] | None:
-    """1-based order-statistic ranks (j, k) of the distribution-free CI of the median.
-
-    Exact binomial: the number of samples below the median is Binomial(n, 1/2); the widest
-    symmetric pair whose coverage P(j <= X < k) reaches ``confidence`` is chosen.  Returns
-    ``None`` when n is too small for any pair to reach the confidence (n < 6 at 95%).
-    """
-    if not 0 < confidence < 1:
-        raise StatisticsError(f"confidence must lie in (0, 1), got {confidence}")
-    if n < 1:
-        return None
-    alpha = 1.0 - confidence
-    # largest j with P(X <= j-1) <= alpha/2  ->  j - 1 = ppf-based search on the exact cdf
-    j = int(sps.binom.ppf(alpha / 2, n, 0.5))
-    while j >= 1 and sps.binom.cdf(j - 1, n, 0.5) > alpha / 2:
-        j -= 1
-    while sps.binom.cdf(j, n, 0.5) <= alpha / 2:
-        j += 1
-    if j < 1:
-        return None
-    k = n - j + 1
-    coverage = 1.0 - 2.0 * sps.binom.cdf(j - 1, n, 0.5)
-    return j, k, float(coverage)
-
-
-def median_ci(samples, confidence: float = 0.95) -> tuple[float, float]:
-    """Nonparametric CI of the median from exact binomial order-statistic ranks."""
-    values = np.sort(np.asarray(samples, dtype=float))
-    values = values[np.isfinite(values)]
-    ranks = median_ci_ranks(values.size, confidence)
-    if ranks is None:
-        raise StatisticsError(f"{values.size} samples are too few for a {confidence:.0%} CI of the median")
-    j, k, _ = ranks
-    return float(values[j - 1]), float(values[k - 1])
+__all__ = [
+    # kinds and summaries (R3, R4)
+    "KINDS", "STATISTICS", "Summary", "Ratio", "summarize", "ratio_of_summaries", "geometric_mean_fallback",
+    # normality and CIs (R5, R6)
+    "Normality", "normality", "mean_ci", "ci", "median_ci", "median_ci_ranks", "percentile_ci",
+    "percentile_ci_ranks", "min_samples_for_ci", "SampleSize", "samples_needed", "as_values",
+    # comparisons (R7)
+    "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable",
+    # tails and outliers (R8, R12)
+    "percentiles", "QuantileFit", "quantile_regression", "Outliers", "tukey_outliers",
+    # scaling (R1, R11)
+    "BASE_CASES", "ScalingPoint", "Speedup", "speedup", "AmdahlFit", "amdahl_fit", "amdahl_speedup",
+    "ideal_scaling",
+]

@@ -1,0 +1,74 @@
+"""PRK transpose in NumPy: B += A^T; A += 1 on order x order matrices.
+
+Usage: transpose-numpy.py <iterations> <order> [tile]   (tile default 128; tile >= order: untiled)
+
+PRK definition: A[i, j] = i*order + j, B = 0; after N+1 iterations
+B[i, j] = (j*order + i)*(N+1) + N(N+1)/2.  Validation: sum of absolute errors <= 1e-8 (every
+value is an integer, exact in fp64).  Bytes as moved: A and B each read and written (4 x 8 B x order^2); PRK's own
+count, 2 x 8 B x order^2, is kept as prk_work_per_iteration.
+
+Speed: ``B += A.T`` walks A with a stride of a whole row; doing it tile by tile keeps both tiles
+in cache, and A's tile is incremented while it is still there.  The tile here is the NumPy
+block size (Python loop granularity), larger than the C kernel's register/L1 tile.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import _prk_common as prk
+
+DEFAULT_TILE = 128
+
+
+def make_step(a: np.ndarray, b: np.ndarray, tile: int):
+    n = a.shape[0]
+    pairs = [(b[i:i + tile, j:j + tile], a[j:j + tile, i:i + tile])
+             for i in range(0, n, tile) for j in range(0, n, tile)]
+
+    def step(_k: int) -> None:
+        for bt, at in pairs:
+            np.add(bt, at.T, out=bt)
+            np.add(at, 1.0, out=at)
+
+    return step
+
+
+def absolute_error(b: np.ndarray, iterations: int, rows: int = 256) -> float:
+    """Sum of |B - expected| computed in row blocks (no order^2 temporary)."""
+    n = b.shape[0]
+    addit = 0.5 * iterations * (iterations + 1)
+    cols = np.arange(n, dtype=np.float64) * n
+    total = 0.0
+    for i0 in range(0, n, rows):
+        i = np.arange(i0, min(i0 + rows, n), dtype=np.float64)[:, None]
+        expected = (cols[None, :] + i) * (iterations + 1) + addit
+        total += float(np.abs(b[i0:i0 + rows] - expected).sum())
+    return total
+
+
+def main(argv: list[str]) -> None:
+    args = prk.parse_ints(argv, "transpose-numpy.py <iterations> <order> [tile]",
+                          [("iterations", 1, None), ("order", 1, None), ("tile", 1, DEFAULT_TILE)])
+    iterations, order, tile = args["iterations"], args["order"], min(args["tile"], args["order"])
+    a = np.arange(order * order, dtype=np.float64).reshape(order, order)
+    b = np.zeros((order, order))
+    warmup, times = prk.time_iterations(make_step(a, b, tile), iterations)
+
+    if prk.perturb_requested():
+        b[order // 2, order // 3] += 1.0
+    error = absolute_error(b, iterations)
+    prk.emit(prk.document(
+        kernel="transpose", implementation="numpy", ranks=1, threads=1,
+        parameters={"iterations": iterations, "order": order, "tile": tile,
+                    "bytes_counting": "moved: A read+write, B read+write (4 x 8 B x order^2); "
+                                      "PRK counts 2 x 8 B x order^2"},
+        size=order, timer=prk.perf_counter_timer(), warmup_times=[warmup], iteration_times=[times],
+        bytes_per_iteration=4.0 * 8 * order * order, flops_per_iteration=2.0 * order * order,
+        prk_work=2.0 * 8 * order * order,
+        error=error, tolerance=prk.EPSILON,
+        details={"kind": "sum of absolute errors of B"}, rate_unit="MB/s"))
+
+
+if __name__ == "__main__":
+    prk.run_main(main)

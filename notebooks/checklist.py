@@ -1,0 +1,74 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python (twelveways)
+#     language: python
+#     name: twelveways
+# ---
+
+# %% [markdown]
+# # Checklist in detail
+#
+# Each SC15 rule (R1–R12) and each data-science fallacy (F1–F12) checked against this run's
+# data: its status, the evidence (numbers and where they came from) and a recommendation.
+# The summary at the top of the report lists the same checks one line each.
+
+# %% tags=["parameters"]
+results_dir = "results"
+figures_dir = "results/figures/checklist"
+environment_json = "results/environment.json"
+config_json = "results/config.json"
+checklist_json = "reports/checklist.json"
+
+# %%
+import matplotlib.pyplot as plt
+
+from twelveways import plots
+from twelveways.report import checklistview, tables
+from twelveways.report.notebooks import resolve
+
+plots.setup()
+data = tables.read_json(resolve(checklist_json), "checklist")
+verdict, checks = checklistview.normalize(data)
+
+# %% [markdown]
+# ## Status of the checks
+
+# %%
+counts = checks["status"].replace("", "unknown").value_counts()
+order = [s for s in checklistview.STATUS_ORDER if s in counts.index] + [s for s in counts.index if s not in checklistview.STATUS_ORDER]
+tables.show(counts.reindex(order).rename_axis("status").reset_index(name="checks"), f"overall verdict: {verdict}")
+if len(counts):
+    fig, ax = plt.subplots(figsize=(6, 0.5 + 0.4 * len(order)))
+    ax.barh(order[::-1], counts.reindex(order[::-1]).to_numpy())
+    ax.set_xlabel("number of checks")
+    ax.set_title("checks by status (a count: bars are the right mark)")
+    plots.save(fig, figures_dir, "status-counts")
+    plt.show()
+
+# %% [markdown]
+# ## Every check with its evidence and recommendation
+
+# %%
+for prefix, title in (("R", "SC15 rules"), ("F", "data-science fallacies")):
+    part = checks[checks["id"].str.upper().str.startswith(prefix)]
+    if not part.empty:
+        tables.show(part, title, collapse_after=40)
+other = checks[~checks["id"].str.upper().str.match(r"^[RF]\d")]
+if not other.empty:
+    tables.show(other, "other checks and claims", collapse_after=40)
+
+# %% [markdown]
+# ## Claims checked against the data
+
+# %%
+claims = data.get("claims")
+if isinstance(claims, list) and claims:
+    tables.show(tables.records(claims), "claims", collapse_after=40)
+else:
+    tables.note("This checklist holds no claims.")

@@ -1,0 +1,54 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python (twelveways)
+#     language: python
+#     name: twelveways
+# ---
+
+# %% [markdown]
+# # Environment
+#
+# Everything about the machine and the software that produced these results, as captured at
+# the start of the run (SC15 rule 9: all factors, levels and the full setup documented).
+# Fields that could not be read say why.  The full capture is `results/environment.json`;
+# long lists are folded and open with a click.
+
+# %% tags=["parameters"]
+results_dir = "results"
+figures_dir = "results/figures/environment"
+environment_json = "results/environment.json"
+config_json = "results/config.json"
+checklist_json = "reports/checklist.json"
+
+# %%
+from twelveways.report import tables
+from twelveways.report.notebooks import resolve
+
+capture = tables.read_json(resolve(environment_json), "environment capture")
+config_path = resolve(config_json)
+config = tables.read_json(config_path, "config dump") if config_path.is_file() else None
+
+# %% [markdown]
+# ## The capture, part by part
+
+# %%
+for title, frame in tables.sections(capture):
+    tables.show(frame, title)
+
+# %% [markdown]
+# ## The configuration of this run
+#
+# The validated configuration with every default filled in; each factor and level that the
+# benchmarks swept is listed here.
+
+# %%
+if config is None:
+    tables.note(f"No config dump at {config_path}: the factors of this run are not documented.", "warning")
+else:
+    tables.show(tables.key_value(config, "key", "value"), "configuration", collapse_after=80)

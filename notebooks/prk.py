@@ -1,0 +1,194 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python (twelveways)
+#     language: python
+#     name: twelveways
+# ---
+
+# %% [markdown]
+# # Parallel Research Kernels
+#
+# How the numbers below were made (SC15 rule 10): every rank times every iteration with a wall
+# clock after a barrier; the time of an iteration is the **maximum over ranks**; iteration 0 is
+# the warm-up and is never summarized; runs whose self-validation failed are never summarized.
+# A configuration's cost is its **median** time per iteration with the exact distribution-free
+# 95% CI (no normality assumed, rule 6); its rate is PRK's rate, the work per iteration over the
+# **arithmetic mean** time, which is the harmonic mean of the per-iteration rates (rule 3).
+# Speedups are ratios of medians, never averages of ratios (rule 4), and always name their base
+# case with its absolute time (rule 1).  Every sample is drawn; measured points are not joined
+# by lines (rule 12).
+
+# %% tags=["parameters"]
+results_dir = "results"
+figures_dir = "results/figures/prk"
+environment_json = "results/environment.json"
+config_json = "results/config.json"
+checklist_json = "reports/checklist.json"
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from twelveways import plots
+from twelveways.report import prkanalysis as pa
+from twelveways.report import tables
+from twelveways.report.notebooks import resolve
+
+plots.setup()
+config_path = resolve(config_json)
+config = tables.read_json(config_path, "config dump") if config_path.is_file() else {}
+confidence = float(config.get("measurement", {}).get("confidence", 0.95))
+samples, bound_rows, attrs = pa.load(resolve(results_dir))
+times = pa.iteration_times(samples)
+summary = pa.summarize(times, confidence)
+bound_table = pa.bounds(bound_rows)
+summary["percent_of_bound"] = pa.percent_of_bound(summary, bound_table)
+times["config"] = times["implementation"] + " " + times["ranks"].astype(str) + "r×" + times["threads"].astype(str) + "t"
+summary["config"] = summary["implementation"] + " " + summary["ranks"].astype(str) + "r×" + summary["threads"].astype(str) + "t"
+workloads = sorted(times["workload"].unique())
+
+
+def grid(n, width=6.0, height=3.6, ncols=2):
+    """A figure with n panels, two per row."""
+    ncols = min(ncols, n)
+    nrows = math.ceil(n / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
+# %% [markdown]
+# ## What was measured
+
+# %%
+runs = samples.groupby("run_id").agg(workload=("workload", "first"), valid=("valid", "all"))
+overview = (times.groupby("workload")
+            .agg(configurations=("config", "nunique"), sizes=("size", "nunique"), runs=("run_id", "nunique"),
+                 timed_iterations=("time_s", "size"))
+            .reset_index())
+overview["invalid runs (excluded)"] = overview["workload"].map(runs[~runs["valid"]].groupby("workload").size()).fillna(0).astype(int)
+tables.show(overview, "kernels, configurations and samples")
+tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {str(attrs.get('environment_hash'))[:12]}, "
+            f"project commit {str(attrs.get('git_commit'))[:12]}{' (uncommitted changes)' if str(attrs.get('git_dirty')) == '1' else ''}.")
+
+# %% [markdown]
+# ## Every timed iteration
+#
+# One panel per kernel and problem size; each dot is one timed iteration (warm-up excluded),
+# over a violin (eight or more samples) or a box (fewer).
+
+# %%
+panels = list(times.groupby(["workload", "size"]))
+fig, axes = grid(len(panels))
+for ax, ((workload, size), part) in zip(axes, panels):
+    spread = part["time_s"].max() / part["time_s"].min()
+    plots.distribution(part, x="config", y="time_s", ax=ax, log=spread > 20, ylabel="time per iteration (s)",
+                       title=f"{workload}, size {size}")
+    ax.set_xlabel("")
+fig.tight_layout()
+plots.save(fig, figures_dir, "distributions")
+plt.show()
+
+# %% [markdown]
+# ## Median and its CI per configuration
+
+# %%
+columns = ["workload", "size", "config", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
+           "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound"]
+tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({confidence:.0%} CI of the median)",
+            collapse_after=40)
+target = float(config.get("measurement", {}).get("ci_target", 0.05)) * 100
+wide = summary[summary["ci_halfwidth_pct"] > target]
+if len(wide):
+    tables.note(f"{len(wide)} of {len(summary)} configurations have a CI wider than ±{target:g}% of the median "
+                "(the sample or time budget ran out first); their stop reasons are in the results file.", "warning")
+
+# %%
+fig, axes = grid(len(panels))
+for ax, ((workload, size), _) in zip(axes, panels):
+    part = summary[(summary["workload"] == workload) & (summary["size"] == size)]
+    plots.ci_bars(part, x="config", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
+                  ylabel="median time per iteration (s)", title=f"{workload}, size {size}: median, {confidence:.0%} CI")
+fig.tight_layout()
+plots.save(fig, figures_dir, "median-ci")
+plt.show()
+
+# %% [markdown]
+# ## Is the time normally distributed? (rule 6)
+#
+# Q–Q plots against the normal distribution for the configuration with the most samples of each
+# kernel, with the Shapiro–Wilk p-value.  Normality is not assumed anywhere above: the CIs are
+# distribution-free.
+
+# %%
+largest = summary.sort_values("n", ascending=False).groupby("workload").head(1)
+fig, axes = grid(len(largest), width=4.2, height=3.4, ncols=3)
+for ax, (_, row) in zip(axes, largest.iterrows()):
+    mask = ((times["workload"] == row["workload"]) & (times["config"] == row["config"]) & (times["size"] == row["size"]))
+    plots.qq(times.loc[mask, "time_s"], ax=ax, title=f"{row['workload']} {row['config']}, size {row['size']}")
+fig.tight_layout()
+plots.save(fig, figures_dir, "qq")
+plt.show()
+tested = summary["shapiro_p"].notna()
+rejected = int((summary.loc[tested, "shapiro_p"] < 0.05).sum())
+tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int(tested.sum())} configurations.")
+
+# %% [markdown]
+# ## Scaling (rules 1 and 11)
+#
+# Strong scaling keeps the problem size and adds processing elements; the base case is the best
+# serial run of that size, whatever its implementation, and its absolute time is printed on the
+# figure.  Weak scaling grows the problem with the processing elements; the base case is each
+# implementation's own one-process run.  The dashed line is ideal scaling; dotted lines are
+# Amdahl's law fitted to each implementation's own medians (a model, so a line is valid).
+
+# %%
+for kind in ("strong", "weak"):
+    table, bases = pa.scaling_table(summary, kind)
+    if table.empty:
+        tables.note(f"No {kind}-scaling sweep in these results (needs one-process runs and at least two "
+                    "processing-element counts of the same kernel).")
+        continue
+    groups = list(table.groupby("group"))
+    fig, axes = grid(len(groups), height=4.2)
+    for ax, (group, part) in zip(axes, groups):
+        fits = pa.amdahl_fits(part) if kind == "strong" else None
+        plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
+                      base_label=part["base"].iloc[0], amdahl_fits=fits, ax=ax, title=f"{kind} scaling: {group}")
+    fig.tight_layout()
+    plots.save(fig, figures_dir, f"scaling-{kind}")
+    plt.show()
+    shown = table[["group", "config", "pe", "median_s", "value", "low", "high"]].rename(
+        columns={"value": "speedup" if kind == "strong" else "efficiency"})
+    tables.show(shown, f"{kind} scaling (ratios of medians; interval from both CIs)", collapse_after=40)
+
+# %% [markdown]
+# ## Bounds: how close to this machine's limits? (rule 11)
+#
+# Memory bandwidth and peak flop rate as measured on this machine by the workflow, the roofline
+# they imply, and each configuration's rate as a percentage of the bound that applies to it
+# (bandwidth for byte-rate kernels, min(peak, intensity × bandwidth) for flop-rate kernels).
+
+# %%
+if bound_table.empty:
+    tables.note("No bounds were measured in these results: percent of bound and the roofline are not available.", "warning")
+else:
+    tables.show(bound_table.rename(columns={"value": "bound (GB/s or GFlop/s)"}), "measured bounds")
+    points = pa.roofline_points(summary)
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    plots.roofline(points, "intensity", "gflops", bandwidth=pa.best_bound(bound_table, "bandwidth"),
+                   peak=pa.best_bound(bound_table, "flops"), hue="workload", style="config", ax=ax)
+    plots.save(fig, figures_dir, "roofline")
+    plt.show()
+    ranked = summary[["workload", "size", "config", "rate", "rate_unit", "percent_of_bound"]].sort_values(
+        ["workload", "percent_of_bound"], ascending=[True, False])
+    tables.show(ranked, "percent of the measured bound", collapse_after=40)

@@ -1,0 +1,167 @@
+"""What a check returns: a status, the evidence it read, and what to do about it.
+
+Every check is one small function registered with :func:`check`; it returns
+``(status, evidence, recommendation)`` and the decorator wraps that into a :class:`CheckResult`
+carrying the check's id and title, so the title is written once, where the check is declared
+(MLPerf LoadGen style: each criterion defined where it is declared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..errors import TwelveWaysError
+
+
+class Status(str, Enum):
+    """Outcome of one check.  ``fail`` means a violation proven by the data."""
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    NOT_APPLICABLE = "not_applicable"
+    NEEDS_HUMAN = "needs_human"
+
+    @property
+    def satisfied(self) -> str:
+        """LoadGen-style wording for the one-line summary."""
+        return {"pass": "Yes", "fail": "No", "warn": "Partly (warning)",
+                "not_applicable": "Not applicable", "needs_human": "Needs a human"}[self.value]
+
+
+#: Worst first: how several findings of one check combine into its status.
+SEVERITY = {Status.FAIL: 4, Status.WARN: 3, Status.NEEDS_HUMAN: 2, Status.PASS: 1, Status.NOT_APPLICABLE: 0}
+
+
+def worst(statuses: Iterable[Status], default: Status = Status.NOT_APPLICABLE) -> Status:
+    """The most severe status (fail > warn > needs_human > pass > not_applicable)."""
+    statuses = list(statuses)
+    return max(statuses, key=SEVERITY.__getitem__) if statuses else default
+
+
+class ClaimVerdict(str, Enum):
+    SUPPORTED = "supported"
+    NOT_SUPPORTED = "not_supported"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass
+class Evidence:
+    """One number (or fact) a check relied on, and where it came from."""
+
+    what: str
+    value: Any
+    source: dict = field(default_factory=dict)  # {"file": path, "fields": [attr or column names]}
+
+    def to_dict(self) -> dict:
+        return {"what": self.what, "value": _plain(self.value), "source": _plain(self.source)}
+
+
+def ev(what: str, value: Any, file: str | None = None, *fields: str) -> Evidence:
+    """Shorthand: ``ev("base case", 1.2, "results/prk.nc", "attr speedup_base_case")``."""
+    return Evidence(what, value, {"file": file or "", "fields": list(fields)})
+
+
+@dataclass
+class CheckResult:
+    id: str
+    title: str
+    status: Status
+    evidence: list[Evidence] = field(default_factory=list)
+    recommendation: str = ""
+
+    @property
+    def satisfied(self) -> str:
+        return self.status.satisfied
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "title": self.title, "status": self.status.value, "satisfied": self.satisfied,
+                "evidence": [e.to_dict() for e in self.evidence], "recommendation": self.recommendation}
+
+
+@dataclass
+class ClaimResult:
+    id: str
+    statement: str
+    verdict: ClaimVerdict
+    numbers: dict = field(default_factory=dict)
+    message: str = ""
+    origin: str = ""
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
+                "numbers": _plain(self.numbers), "message": self.message, "origin": self.origin}
+
+
+@dataclass
+class AuditReport:
+    inputs: list[str]
+    checks: list[CheckResult]
+    claims: list[ClaimResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        """A check failed, or a claim is contradicted by (or has no) data."""
+        return any(c.status is Status.FAIL for c in self.checks) or any(
+            c.verdict is ClaimVerdict.NOT_SUPPORTED for c in self.claims)
+
+    @property
+    def verdict(self) -> str:
+        return "INVALID" if self.failed else "VALID"
+
+    def to_dict(self) -> dict:
+        counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
+        return {"format": "twelveways-checklist/1", "verdict": self.verdict, "valid": not self.failed,
+                "inputs": list(self.inputs), "counts": counts,
+                "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims]}
+
+
+Finding = tuple[Status, list[Evidence], str]
+
+#: id -> (title, function); filled by the @check decorators in rules.py and fallacies.py.
+REGISTRY: dict[str, tuple[str, Callable[..., CheckResult]]] = {}
+
+
+def check(check_id: str, title: str):
+    """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``."""
+
+    def wrap(func: Callable[..., Finding]) -> Callable[..., CheckResult]:
+        def run(data) -> CheckResult:
+            try:
+                status, evidence, recommendation = func(data)
+            except TwelveWaysError as exc:  # e.g. a statistic the data cannot support
+                return CheckResult(check_id, title, Status.NEEDS_HUMAN,
+                                   [ev("could not be evaluated", exc.one_line())],
+                                   "Inspect the data by hand; the automatic check could not decide.")
+            return CheckResult(check_id, title, status, list(evidence), recommendation)
+
+        run.__name__ = func.__name__
+        run.__doc__ = func.__doc__
+        run.check_id = check_id
+        run.title = title
+        REGISTRY[check_id] = (title, run)
+        return run
+
+    return wrap
+
+
+def _plain(value):
+    """JSON-safe copy (numpy scalars, tuples, enums, NaN -> None)."""
+    import math
+
+    import numpy as np
+
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

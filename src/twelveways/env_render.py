@@ -1,0 +1,433 @@
+"""Human views of an environment capture: a terminal summary and an SC-style Artifact Description.
+
+Kept apart from :mod:`twelveways.env` so that capturing never depends on presentation.  Both
+views show unreadable fields with their reason rather than hiding them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from .env import KEY_PACKAGES, VOLATILE, is_unavailable, unavailable, unavailable_fields
+from .errors import ResultsError
+
+_MISSING = object()
+
+
+def get(capture: Mapping, path: str):
+    """The value at a dotted path, or an ``unavailable`` value saying where the path broke."""
+    node = capture
+    walked = []
+    for key in path.split("."):
+        if is_unavailable(node):
+            return node
+        if not isinstance(node, Mapping) or node.get(key, _MISSING) is _MISSING:
+            return unavailable(f"not in capture: {'.'.join(walked + [key])}")
+        node = node[key]
+        walked.append(key)
+    return node
+
+
+def fmt(value) -> str:
+    """One-line text for a field; unavailable fields show their reason."""
+    if is_unavailable(value):
+        return f"unavailable ({value['unavailable']})"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(fmt(v) for v in value) or "none"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {fmt(v)}" for k, v in value.items()) or "none"
+    return str(value)
+
+
+def _bytes(value) -> str:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return fmt(value)
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if value >= scale:
+            return f"{value / scale:.1f} {unit}"
+    return f"{value} B"
+
+
+def _caches(capture) -> str:
+    caches = get(capture, "hardware.caches")
+    if is_unavailable(caches):
+        return fmt(caches)
+    parts = []
+    for name, info in caches.items():
+        if is_unavailable(info):
+            parts.append(f"{name} {fmt(info)}")
+        else:
+            size = info.get("size") or ""
+            total = info.get("total")
+            total_text = f" (total {total})" if isinstance(total, str) else ""
+            parts.append(f"{name} {size}{total_text}".strip())
+    return "; ".join(parts)
+
+
+def _topology(capture) -> str:
+    cpu = lambda key: fmt(get(capture, f"hardware.cpu.{key}"))  # noqa: E731
+    return (f"{cpu('sockets')} socket(s) x {cpu('cores_per_socket')} core(s) x {cpu('threads_per_core')} "
+            f"thread(s); {cpu('physical_cores')} physical cores, {cpu('logical_cpus')} logical CPUs")
+
+
+def _usable(capture) -> str:
+    usable = get(capture, "hardware.cpu.usable_cpus")
+    return fmt(usable) if is_unavailable(usable) else f"{len(usable)} ({fmt(usable)})"
+
+
+def _smt(capture) -> str:
+    smt = get(capture, "hardware.cpu.smt")
+    if is_unavailable(smt):
+        return fmt(smt)
+    return f"{'active' if smt.get('active') else 'inactive'} (control: {fmt(smt.get('control'))})"
+
+
+def _boost(capture) -> str:
+    boost = get(capture, "hardware.boost")
+    if is_unavailable(boost):
+        return fmt(boost)
+    return f"{'enabled' if boost.get('enabled') else 'disabled'} ({boost.get('source')})"
+
+
+def _virt(capture) -> str:
+    virt = get(capture, "hardware.virtualization")
+    if is_unavailable(virt):
+        return fmt(virt)
+    return f"VM: {virt.get('vm')}; container: {virt.get('container')}"
+
+
+def _compiler_used(capture) -> str:
+    used = get(capture, "compilers.used")
+    if is_unavailable(used):
+        return fmt(used)
+    march = used.get("march_native")
+    march_text = "" if march == "not used" else f"; -march=native = {fmt(march)}"
+    return f"{used.get('cc')} {used.get('cflags')} [{fmt(used.get('version'))}]{march_text}"
+
+
+def _threadpools(capture) -> str:
+    pools = get(capture, "blas_openmp.threadpools")
+    if is_unavailable(pools):
+        return fmt(pools)
+    return "; ".join(f"{p.get('internal_api')} {p.get('version') or '(version unknown)'} "
+                     f"[{p.get('prefix')}] {p.get('num_threads')} threads" for p in pools) or "none loaded"
+
+
+def _torch(capture) -> str:
+    torch = get(capture, "torch")
+    if is_unavailable(torch):
+        return fmt(torch)
+    return (f"{torch.get('version')}; {fmt(torch.get('num_threads'))} intra-op threads; "
+            f"CPU capability {fmt(torch.get('cpu_capability'))}; CUDA {fmt(torch.get('cuda_version'))}")
+
+
+def _gpus(capture) -> str:
+    gpus = get(capture, "gpus")
+    if is_unavailable(gpus):
+        return fmt(gpus)
+    if not gpus.get("devices"):
+        return f"none found ({gpus.get('note', '')})"
+    return "; ".join(f"{d.get('index')}: {d.get('name')} ({d.get('memory.total')} MiB, driver {d.get('driver_version')})"
+                     for d in gpus["devices"])
+
+
+def _scheduler(capture) -> str:
+    sched = get(capture, "scheduler")
+    if is_unavailable(sched):
+        return fmt(sched)
+    return (f"{sched.get('name')}; job {sched.get('job_id')}; nodes {sched.get('node_list')}; "
+            f"launcher {sched.get('launcher')}")
+
+
+def _timer(capture) -> str:
+    timer = get(capture, "timer")
+    if is_unavailable(timer):
+        return fmt(timer)
+    return (f"{timer.get('timer')} ({timer.get('implementation')}): resolution {timer.get('resolution_ns'):.0f} ns, "
+            f"overhead {timer.get('overhead_ns'):.0f} ns per call")
+
+
+def _git(capture) -> str:
+    commit, dirty = get(capture, "git.commit"), get(capture, "git.dirty")
+    if is_unavailable(commit):
+        return fmt(commit)
+    return f"{commit}{' (uncommitted changes)' if dirty is True else ''}"
+
+
+def _load(capture) -> str:
+    load = get(capture, "load")
+    if is_unavailable(load):
+        return fmt(load)
+    parts = []
+    for label, snap in load.items():
+        avg = snap.get("loadavg")
+        avg_text = fmt(avg) if is_unavailable(avg) else f"{avg['1min']:.2f}/{avg['5min']:.2f}/{avg['15min']:.2f}"
+        parts.append(f"{label} {snap.get('utc')}: load {avg_text} (1/5/15 min), {fmt(snap.get('processes'))} processes, "
+                     f"{fmt(snap.get('running'))} running")
+    return "; ".join(parts)
+
+
+def summary_rows(capture: Mapping) -> list[tuple[str, str]]:
+    """(label, text) rows of the human-readable summary."""
+    os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
+    freq = lambda key: fmt(get(capture, f"hardware.frequency.{key}"))  # noqa: E731
+    pkgs = get(capture, "python.packages")
+    return [
+        ("Host", fmt(get(capture, "host.hostname"))),
+        ("CPU", f"{fmt(get(capture, 'hardware.cpu.model'))} ({fmt(get(capture, 'hardware.cpu.vendor'))}, "
+                f"{fmt(get(capture, 'hardware.cpu.architecture'))})"),
+        ("Topology", _topology(capture)),
+        ("Usable CPUs", _usable(capture)),
+        ("SMT", _smt(capture)),
+        ("Caches", _caches(capture)),
+        ("NUMA nodes", fmt(get(capture, "hardware.numa.count"))),
+        ("Memory", _bytes(get(capture, "hardware.memory.total_bytes"))),
+        ("Frequency", f"governor {freq('governor')}; driver {freq('scaling_driver')}; "
+                      f"min {freq('min_mhz')} MHz; max {freq('max_mhz')} MHz"),
+        ("Turbo/boost", _boost(capture)),
+        ("Virtualization", _virt(capture)),
+        ("OS", f"{os_('distribution')}; kernel {os_('kernel_release')}; glibc {os_('glibc')}"),
+        ("C compiler (used)", _compiler_used(capture)),
+        ("gcc", fmt(get(capture, "compilers.gcc.version"))),
+        ("MPI wrapper", f"{fmt(get(capture, 'compilers.mpicc.version'))}: {fmt(get(capture, 'compilers.mpicc.show'))}"),
+        ("MPI library", fmt(get(capture, "mpi.library.library_version"))),
+        ("MPI launcher", f"{fmt(get(capture, 'mpi.launcher.path'))} (version {fmt(get(capture, 'mpi.launcher.version'))})"),
+        ("BLAS/OpenMP", _threadpools(capture)),
+        ("Python", f"{fmt(get(capture, 'python.version'))} ({fmt(get(capture, 'python.executable'))}); "
+                   f"{len(pkgs) if isinstance(pkgs, Mapping) else fmt(pkgs)} packages"),
+        ("numpy", fmt(get(capture, "python.packages.numpy"))),
+        ("torch", _torch(capture)),
+        ("LoadGen", fmt(get(capture, "loadgen.version"))),
+        ("GPUs", _gpus(capture)),
+        ("Scheduler", _scheduler(capture)),
+        ("Timer", _timer(capture)),
+        ("Git", _git(capture)),
+        ("Load", _load(capture)),
+        ("Captured", f"{fmt(get(capture, 'time.utc'))} UTC (local zone {fmt(get(capture, 'time.timezone'))}) "
+                     f"in {fmt(get(capture, 'capture_seconds'))} s"),
+        ("Unreadable fields", str(len(unavailable_fields(capture)))),
+        ("Environment hash", fmt(get(capture, "hash"))),
+    ]
+
+
+def print_summary(capture: Mapping, file=None) -> None:
+    """A two-column table on stdout (rich; plain text when not a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=file or sys.stdout, width=None if (file or sys.stdout).isatty() else 160)
+    table = Table(title="Twelve Ways: environment", show_header=False, box=None, pad_edge=False)
+    table.add_column("field", style="bold", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for label, text in summary_rows(capture):
+        table.add_row(label, text)
+    console.print(table)
+
+
+# --------------------------------------------------------------------------- artifact description
+
+def _md(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(rows) -> list[str]:
+    lines = ["| Item | Value |", "|---|---|"]
+    lines += [f"| {_md(k)} | {_md(v)} |" for k, v in rows]
+    return lines + [""]
+
+
+def _datasets(config: Mapping | None) -> list[str]:
+    lines = ["- **PRK kernels**: synthetic inputs generated inside each program from its size arguments "
+             "(no files); every kernel validates its own result against the PRK formula."]
+    for stage in ("train", "infer"):
+        section = (config or {}).get(stage) if isinstance(config, Mapping) else None
+        if isinstance(section, Mapping):
+            named = {k: v for k, v in section.items() if "data" in k.lower()}
+            text = "; ".join(f"`{k}` = {v}" for k, v in named.items()) or "see its config section below"
+            lines.append(f"- **{stage}** stage datasets: {text}.")
+    lines.append("- Datasets are prepared by the workflow into `data/` (untimed reformatting); `data/reference/` "
+                 "holds a small reference result set so readers can re-run the notebooks without benchmarking.")
+    return lines + [""]
+
+
+def _parameters(config: Mapping | None) -> list[str]:
+    if not isinstance(config, Mapping) or not config:
+        return ["No configuration was given to the capture; the validated configuration of a run is "
+                "`results/config.json`.", ""]
+    import yaml
+
+    from .results import canonical_hash
+
+    measurement = config.get("measurement", {}) if isinstance(config.get("measurement"), Mapping) else {}
+    stages = config.get("stages", {}) if isinstance(config.get("stages"), Mapping) else {}
+    rows = [("Profile", config.get("profile", "unknown")), ("Seed (drives every random choice)", config.get("seed", "unknown")),
+            ("Stages", ", ".join(f"{k}: {'on' if v else 'off'}" for k, v in stages.items()) or "unknown")]
+    rows += [(f"measurement.{k}", v) for k, v in measurement.items()]
+    rows.append(("Config hash", canonical_hash(dict(config))))
+    reasons = config.get("subset_reasons")
+    if isinstance(reasons, Mapping) and any(str(v).strip() for v in reasons.values()):
+        rows += [(f"Reason for subset: {k}", v) for k, v in reasons.items() if str(v).strip()]
+    return (_table(rows) + ["Full validated configuration (defaults filled):", "", "```yaml",
+                            yaml.safe_dump(dict(config), sort_keys=True, default_flow_style=False).rstrip(), "```", ""])
+
+
+def _notes(capture: Mapping) -> list[str]:
+    notes = [f"- **Environment hash** `{fmt(get(capture, 'hash'))}`: sha256 of the canonical JSON of "
+             "`results/environment.json` without its volatile fields; every results file carries it as "
+             "`environment_hash`, and results from different environments are only merged on request.",
+             "- Fields left out of the hash: " + "; ".join(f"`{k}` ({v})" for k, v in VOLATILE.items()) + ".",
+             f"- **Project commit** {_git(capture)}."]
+    if get(capture, "git.dirty") is True:
+        notes.append("- The working tree had uncommitted changes: the commit alone does not reproduce this run.")
+    notes.append(f"- **Load** {_load(capture)}.")
+    notes.append(f"- **Timer** {_timer(capture)}; intervals under 10x the resolution or with over 5% timer overhead "
+                 "are flagged in the results.")
+    governor = get(capture, "hardware.frequency.governor")
+    if is_unavailable(governor):
+        notes.append("- The frequency governor could not be read, so frequency scaling was neither checked nor "
+                     f"controlled ({governor['unavailable']}); expect extra run-to-run variation.")
+    elif governor != "performance":
+        notes.append(f"- Frequency governor `{governor}` (not `performance`): clock speed may vary during runs.")
+    boost = get(capture, "hardware.boost")
+    if isinstance(boost, Mapping) and boost.get("enabled") is True:
+        notes.append("- Turbo/boost was enabled: clock speed depends on temperature and the load of other cores.")
+    virt = get(capture, "hardware.virtualization")
+    if isinstance(virt, Mapping) and (virt.get("vm") not in ("none", None) or virt.get("container") not in ("none", None)):
+        notes.append(f"- Ran virtualized ({_virt(capture)}): other tenants may share the hardware; the hardware "
+                     "fields describe what the guest sees.")
+    comparison = capture.get("comparison")
+    if isinstance(comparison, Mapping):
+        same = comparison.get("same_environment")
+        notes.append(f"- End-of-run capture {'matches' if same else 'differs from'} the start "
+                     f"({', '.join(comparison.get('differences', [])) or 'no differences'}).")
+    missing = unavailable_fields(capture)
+    if missing:
+        notes.append(f"- {len(missing)} field(s) could not be read on this machine:")
+        notes += [f"  - `{path}`: {reason}" for path, reason in missing]
+    return notes + [""]
+
+
+def render_artifact_description(capture: Mapping, config: Mapping | None = None) -> str:
+    """Markdown in the manner of an SC Artifact Description appendix."""
+    cpu = lambda key: fmt(get(capture, f"hardware.cpu.{key}"))  # noqa: E731
+    freq = lambda key: fmt(get(capture, f"hardware.frequency.{key}"))  # noqa: E731
+    os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
+    packages = get(capture, "python.packages")
+    lines = [
+        "# Artifact Description: Twelve Ways",
+        "",
+        "Generated from `results/environment.json` by `twelveways.env_render`; every value below was read "
+        "from the machine that ran the benchmarks, and a value that could not be read says why.",
+        "",
+        "## A.1 Artifact identification",
+        "",
+        "Twelve Ways is a reproducible benchmarking artifact: one command captures this environment, builds "
+        "and runs the Parallel Research Kernels (C serial/OpenMP/MPI, NumPy, mpi4py), a small PyTorch "
+        "time-to-accuracy training benchmark and an MLPerf LoadGen inference benchmark, then analyses every "
+        "sample with parameterized notebooks and checks the results against the twelve SC15 rules of "
+        "scientific benchmarking (Hoefler and Belli) and the twelve data-science benchmarking fallacies.",
+        "",
+        *_table([("Project commit", _git(capture)), ("Environment hash", fmt(get(capture, "hash"))),
+                 ("Captured (UTC)", fmt(get(capture, "time.utc"))), ("Time zone", fmt(get(capture, "time.timezone"))),
+                 ("Host", fmt(get(capture, "host.hostname"))), ("twelveways version", fmt(get(capture, "twelveways_version")))]),
+        "## A.2 Hardware",
+        "",
+        *_table([("CPU model", cpu("model")), ("Vendor / architecture", f"{cpu('vendor')} / {cpu('architecture')}"),
+                 ("Topology", _topology(capture)), ("Usable CPUs (affinity)", _usable(capture)),
+                 ("SMT", _smt(capture)), ("Caches", _caches(capture)),
+                 ("NUMA nodes", fmt(get(capture, "hardware.numa.count"))),
+                 ("Memory", _bytes(get(capture, "hardware.memory.total_bytes"))),
+                 ("cgroup limits", fmt(get(capture, "hardware.memory.cgroup"))),
+                 ("Frequency governor / driver", f"{freq('governor')} / {freq('scaling_driver')}"),
+                 ("Min / max frequency (MHz)", f"{freq('min_mhz')} / {freq('max_mhz')}"),
+                 ("Turbo / boost", _boost(capture)), ("Virtualization", _virt(capture)),
+                 ("GPUs", _gpus(capture)),
+                 ("CPU flags", fmt(get(capture, "hardware.cpu.flags")))]),
+        "## A.3 Software environment",
+        "",
+        *_table([("Operating system", os_("distribution")), ("Kernel", os_("kernel_release")),
+                 ("glibc", os_("glibc")), ("Clock source", os_("clocksource")),
+                 ("C compiler and flags used", _compiler_used(capture)),
+                 ("OpenMP version (compiler)", fmt(get(capture, "compilers.used.openmp_version"))),
+                 ("gcc", fmt(get(capture, "compilers.gcc.version"))),
+                 ("MPI compiler wrapper", f"{fmt(get(capture, 'compilers.mpicc.version'))}: "
+                                          f"`{fmt(get(capture, 'compilers.mpicc.show'))}`"),
+                 ("MPI library", fmt(get(capture, "mpi.library.library_version"))),
+                 ("MPI standard / mpi4py", f"{fmt(get(capture, 'mpi.library.standard'))} / "
+                                           f"{fmt(get(capture, 'mpi.library.mpi4py_version'))}"),
+                 ("MPI launcher", f"{fmt(get(capture, 'mpi.launcher.path'))} ({fmt(get(capture, 'mpi.launcher.process_manager'))} "
+                                  f"{fmt(get(capture, 'mpi.launcher.version'))})"),
+                 ("BLAS / OpenMP runtimes", _threadpools(capture)),
+                 ("Python", f"{fmt(get(capture, 'python.version'))} ({fmt(get(capture, 'python.implementation'))}, "
+                            f"{fmt(get(capture, 'python.compiler'))})"),
+                 ("PyTorch", _torch(capture)),
+                 ("MLPerf LoadGen", fmt(get(capture, "loadgen.version"))),
+                 ("Batch system", _scheduler(capture))]),
+        "Key packages:",
+        "",
+        *_table([(name, fmt(get(capture, f"python.packages.{name}")))
+                 for name in KEY_PACKAGES] if isinstance(packages, Mapping) else [("packages", fmt(packages))]),
+    ]
+    if isinstance(packages, Mapping):
+        lines += [f"<details><summary>All {len(packages)} installed Python packages</summary>", "",
+                  ", ".join(f"{k}=={v}" for k, v in packages.items()), "", "</details>", ""]
+    env_vars = get(capture, "environment_variables")
+    lines += ["Relevant environment variables (threads, BLAS, MPI, CUDA, SLURM) as seen by the capture job "
+              "(Snakemake sets the `*_NUM_THREADS` variables of each job to its thread count):", ""]
+    if isinstance(env_vars, Mapping) and env_vars:
+        lines += ["```", *(f"{k}={v}" for k, v in env_vars.items()), "```", ""]
+    else:
+        lines += [f"{'none set' if isinstance(env_vars, Mapping) else fmt(env_vars)}", ""]
+    torch_config = get(capture, "torch.config")
+    if isinstance(torch_config, str):
+        lines += ["<details><summary>PyTorch build configuration</summary>", "", "```", torch_config.rstrip(), "```",
+                  "", "</details>", ""]
+    lines += [
+        "## A.4 Datasets and inputs",
+        "",
+        *_datasets(config),
+        "## A.5 Installation and execution",
+        "",
+        "On a fresh clone, two commands (both create `.venv` from the pinned lock `envs/requirements.lock`):",
+        "",
+        "```sh",
+        "make report    # runs the whole workflow (snakemake --cores all) and prints the report's path",
+        "make test      # runs the test suite",
+        "```",
+        "",
+        "With the environment active: `snakemake --cores all` (quick profile, `config/config.yaml`) or "
+        "`snakemake --cores all --configfile config/full.yaml` (paper grade). On a SLURM cluster: "
+        "`snakemake --profile profiles/slurm`. Outputs: `results/` (raw samples, NetCDF4), "
+        "`reports/report.html`, `reports/checklist.md`, and this file.",
+        "",
+        "## A.6 Experiment parameterization",
+        "",
+        *_parameters(config),
+        "## A.7 Reproducibility notes",
+        "",
+        *_notes(capture),
+    ]
+    return "\n".join(lines)
+
+
+def write_artifact_description(capture: Mapping, path: str | os.PathLike, config: Mapping | None = None) -> Path:
+    """Render and write atomically (temporary file, then ``os.replace``)."""
+    path = Path(path)
+    text = render_artifact_description(capture, config)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise ResultsError(f"cannot write {path}", cause=exc) from exc
+    return path

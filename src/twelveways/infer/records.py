@@ -1,0 +1,112 @@
+"""Turn one parsed LoadGen run into long-form results rows (DESIGN.md "Results store").
+
+Every run contributes: its per-query latencies (metric ``latency``, ns, one row per query, from
+the trace), LoadGen's summary values unchanged (percentiles, QPS, early-stopping estimates),
+the verdict and each criterion as 1/0 rows.  The ``valid`` column is LoadGen's own verdict
+("Result is : VALID") and is never overridden; accuracy runs are valid when the accuracy log
+covers every sample exactly once.  Extra factors: scenario, mode, variant, model, target_qps,
+below_statistical_minimum, role, loadgen_result, query_seq, sample_index.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import parse
+
+#: Summary "key : value" lines carried as metrics (name, unit).
+SUMMARY_VALUES = {
+    "Completed samples per second": ("completed_samples_per_second", "samples/s"),
+    "Scheduled samples per second": ("scheduled_samples_per_second", "samples/s"),
+    "Samples per second": ("samples_per_second", "samples/s"),
+    "QPS w/ loadgen overhead": ("qps_with_loadgen_overhead", "queries/s"),
+    "QPS w/o loadgen overhead": ("qps_without_loadgen_overhead", "queries/s"),
+    "Min latency (ns)": ("latency_min", "ns"),
+    "Max latency (ns)": ("latency_max", "ns"),
+    "Mean latency (ns)": ("latency_mean", "ns"),
+}
+
+#: Detail-log keys carried as metrics (name, unit).
+DETAIL_VALUES = {
+    "result_query_count": ("query_count", "queries"),
+    "result_overlatency_query_count": ("overlatency_query_count", "queries"),
+    "effective_min_query_count": ("min_query_count", "queries"),
+    "effective_samples_per_query": ("samples_per_query", "samples"),
+    "effective_target_latency_ns": ("latency_bound", "ns"),
+    "effective_target_latency_percentile": ("target_latency_percentile", "1"),
+    "num_errors": ("loadgen_errors", "1"),
+}
+
+
+def pct_name(fraction: float) -> str:
+    return f"p{fraction * 100:g}"
+
+
+def run_rows(base: dict, parsed: dict) -> pd.DataFrame:
+    """Rows of one performance run: ``base`` holds the factors, ``parsed`` the parse results."""
+    summary, detail = parsed["summary"], parsed["detail"]
+    rows: list[tuple[str, float, str]] = []
+    rows.append(("result_valid", float(summary.get("result") == "VALID"), "1"))
+    for name, flag in summary["criteria"].items():
+        rows.append((name, float(flag), "1"))
+    for fraction, value in sorted(summary["percentiles"].items()):
+        rows.append((f"latency_{pct_name(fraction)}", float(value), "ns"))
+    for fraction, value in sorted(summary["early_stopping"].items()):
+        rows.append((f"early_stopping_latency_{pct_name(fraction)}", float(value), "ns"))
+    for key, (name, unit) in SUMMARY_VALUES.items():
+        value = summary["values"].get(key)
+        if isinstance(value, (int, float)):
+            rows.append((name, float(value), unit))
+    for key, (name, unit) in DETAIL_VALUES.items():
+        value = detail["values"].get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            rows.append((name, float(value), unit))
+    duration = detail["values"].get("effective_min_duration_ms")
+    if isinstance(duration, (int, float)):
+        rows.append(("min_duration", float(duration) / 1000.0, "s"))
+    if "wall_s" in parsed:
+        rows.append(("run_wall_time", float(parsed["wall_s"]), "s"))
+    frame = pd.DataFrame(rows, columns=["metric", "value", "unit"])
+    frame["query_seq"] = -1
+    frame["sample_index"] = -1
+    latencies = parsed.get("per_query")
+    if latencies is not None:
+        per_query = pd.DataFrame({"metric": "latency", "value": latencies["latency_ns"].astype(np.float64),
+                                  "unit": "ns", "query_seq": latencies["query_seq"],
+                                  "sample_index": latencies["sample_index"]})
+        frame = pd.concat([frame, per_query], ignore_index=True)
+    return _with_base(frame, base)
+
+
+def value_rows(base: dict, values: list[tuple[str, float, str]]) -> pd.DataFrame:
+    """Rows for derived or accuracy values sharing ``base`` factors."""
+    frame = pd.DataFrame(values, columns=["metric", "value", "unit"])
+    frame["query_seq"] = -1
+    frame["sample_index"] = -1
+    return _with_base(frame, base)
+
+
+def _with_base(frame: pd.DataFrame, base: dict) -> pd.DataFrame:
+    for key, value in base.items():
+        frame[key] = value
+    return frame
+
+
+def base_factors(*, model, variant, scenario: str, mode: str, role: str, run_id: str, threads: int, seed: int,
+                 valid: bool, loadgen_result: str, below_minimum: bool, target_qps: float = math.nan,
+                 implementation: str = "torch-python-sut") -> dict:
+    """The factor columns every row of one run shares."""
+    return {
+        "benchmark": "infer", "workload": model.name, "implementation": implementation,
+        "ranks": 1, "threads": int(threads), "size": int(model.parameters), "precision": variant.precision,
+        "seed": int(seed), "run_id": run_id, "iteration": -1, "rank": -1, "valid": bool(valid),
+        "scenario": scenario, "mode": mode, "variant": f"{model.name}-{variant.name}", "model": model.name,
+        "target_qps": float(target_qps), "below_statistical_minimum": bool(below_minimum), "role": role,
+        "loadgen_result": loadgen_result,
+    }
+
+
+__all__ = ["run_rows", "value_rows", "base_factors", "parse"]

@@ -1,0 +1,125 @@
+"""One LoadGen run of one prepared variant, parsed: the building block of the stage and of ``make bench``.
+
+A :class:`Prepared` variant holds everything a run needs (runner, QSL size, labels, calibration);
+:func:`performance_run` and :func:`accuracy_run` run LoadGen in a fresh directory and return the
+parsed logs; :func:`server_search` probes Server target QPS values (see :mod:`.server_search`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import accuracy, calibrate, harness, parse, scenarios
+from .querycount import below_statistical_minimum
+from .qsl import SampleLibrary
+from .server_search import Probe, SearchResult, search
+from .sut import PythonSUT
+
+
+@dataclass
+class Prepared:
+    """A servable variant: ``model`` and ``variant`` carry name/parameters/precision for the results."""
+
+    model: object
+    variant: object
+    runner: object
+    total: int
+    labels: np.ndarray | None
+    calibration: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model.name}-{self.variant.name}"
+
+
+def prepare(model, variant, runner, total: int, labels, cfg: dict) -> Prepared:
+    """Bundle a runner with its untimed calibration (which only sets LoadGen's expectations)."""
+    calib = calibrate.calibrate(runner, total, int(cfg["multistream_samples_per_query"]), int(cfg["offline_batch"]))
+    return Prepared(model, variant, runner, total, labels, calib)
+
+
+def _max_batch(name: str, cfg: dict) -> int:
+    return {"Server": int(cfg["server_max_batch"]), "Offline": int(cfg["offline_batch"])}.get(name, 1)
+
+
+def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Path,
+                    target_qps: float | None = None) -> dict:
+    """Run one PerformanceOnly test and return its parsed logs, per-query latencies included.
+
+    Offline has a single query, whose latency is LoadGen's "Max latency"; its trace (one event
+    per sample, hundreds of MB) is not written.  Every other scenario's per-query latencies come
+    from the trace and are checked against the summary's percentiles.
+    """
+    scenario = scenarios.get(name)
+    test_settings = scenarios.settings(scenario, "PerformanceOnly", cfg, prep.calibration, seed, target_qps)
+    trace = name != "Offline"
+    meta = {"variant": prep.label, "scenario": name, "mode": "PerformanceOnly", "target_qps": target_qps,
+            "calibration": prep.calibration, "max_batch": _max_batch(name, cfg)}
+    with SampleLibrary(prep.total, int(cfg["performance_sample_count"])) as qsl, \
+            PythonSUT(prep.runner, queued=scenario.queued, max_batch=_max_batch(name, cfg)) as sut:
+        run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=trace, metadata=meta)
+    parsed = {"summary": parse.summary(run_dir), "detail": parse.detail(run_dir),
+              "wall_s": json.loads((run_dir / harness.SETTINGS_FILE).read_text())["wall_s"], "run_dir": run_dir}
+    if trace:
+        parsed["per_query"] = parse.per_query_latencies(run_dir, name, parsed["summary"])
+        harness.compress_trace(run_dir)
+    else:
+        longest = parsed["summary"]["values"].get("Max latency (ns)")
+        if isinstance(longest, (int, float)):
+            parsed["per_query"] = {"query_seq": np.zeros(1, dtype=np.int64), "latency_ns": np.array([longest], dtype=np.int64),
+                                   "sample_index": np.full(1, -1, dtype=np.int64)}
+    parsed["valid"] = parsed["summary"].get("result") == "VALID"
+    parsed["below_minimum"] = _below_minimum(scenario, cfg, parsed)
+    return parsed
+
+
+def _below_minimum(scenario, cfg: dict, parsed: dict) -> bool:
+    values = parsed["detail"]["values"]
+    if scenario.name == "Offline":
+        count = int(values.get("effective_samples_per_query", 0) or 0)
+    else:
+        count = int(values.get("effective_min_query_count", 0) or 0)
+    duration = float(values.get("effective_min_duration_ms", 0) or 0) / 1000.0
+    return below_statistical_minimum(count, scenarios.percentile(scenario, cfg), duration, float(cfg["confidence"]))
+
+
+def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
+    """AccuracyOnly (Offline: every QSL sample once), scored by :mod:`.accuracy`."""
+    scenario = scenarios.get("Offline")
+    test_settings = scenarios.settings(scenario, "AccuracyOnly", cfg, prep.calibration, seed)
+    meta = {"variant": prep.label, "scenario": "Offline", "mode": "AccuracyOnly"}
+    with SampleLibrary(prep.total, prep.total) as qsl, \
+            PythonSUT(prep.runner, queued=True, max_batch=int(cfg["offline_batch"])) as sut:
+        run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=False, metadata=meta)
+    harness.compress_trace(run_dir)
+    np.save(run_dir / "labels.npy", np.asarray(prep.labels))
+    result = accuracy.evaluate(run_dir, prep.labels)
+    (run_dir / "accuracy.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return {"accuracy": result, "detail": parse.detail(run_dir), "run_dir": run_dir, "valid": True}
+
+
+def start_qps(prep: Prepared, cfg: dict) -> float:
+    """First Server probe: the configured value, or half the calibrated single-sample service rate."""
+    configured = float(cfg["server_search"]["start_qps"])
+    if configured > 0:
+        return configured
+    return max(1.0, 0.5 / max(prep.calibration["latency_single_s"], 1e-7))
+
+
+def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe=None,
+                  start: float | None = None) -> SearchResult:
+    """Probe Server runs (each in ``base_dir/qps-<value>``) for the highest VALID target QPS."""
+
+    def run_at(qps: float) -> Probe:
+        parsed = performance_run(prep, "Server", cfg, seed, base_dir / f"qps-{qps:.1f}", target_qps=qps)
+        if on_probe is not None:
+            on_probe(qps, parsed)
+        return Probe(qps, parsed["valid"], {"parsed": parsed})
+
+    search_cfg = cfg["server_search"]
+    return search(run_at, start if start is not None else start_qps(prep, cfg),
+                  max_runs=int(search_cfg["max_runs"]), rel_tolerance=float(search_cfg["rel_tolerance"]))

@@ -1,0 +1,117 @@
+"""The four MLPerf scenarios: how queries arrive, what LoadGen measures, and the number reported.
+
+Each scenario is declared once here with the definition of its final number (LoadGen's style:
+"each scenario and metric defined where it is declared"), and :func:`settings` turns the
+validated ``infer`` config plus an untimed calibration into LoadGen ``TestSettings``.
+
+Calibration only sets LoadGen's *expectations* (how many queries to pre-generate): an expected
+latency that is too high, or an expected Offline QPS that is too low, makes LoadGen run out of
+queries before the minimum duration and call the run INVALID.  So expected latencies are set
+below the calibrated latency and the expected Offline QPS above the calibrated throughput.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from .querycount import min_query_count
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One LoadGen scenario and the definition of what we report for it."""
+
+    name: str
+    arrival: str
+    latency_kind: str  # "sample" or "query": what LoadGen's percentiles are computed over
+    reported: str  # the final number and how it is defined
+    reported_metric: str  # metric name of that number in results/inference.nc
+    percentile_key: str | None  # key under infer.percentiles (None: no latency percentile criterion)
+    queued: bool  # SUT issue path: worker queue (True) or inline in the issue callback
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "SingleStream": Scenario(
+        "SingleStream", "one 1-sample query at a time; the next is issued when the previous completes",
+        "sample", "early-stopping estimate of the p-th percentile latency (LoadGen's summary value; MLPerf's "
+        "reported SingleStream result), beside the plain percentile", "early_stopping_latency", "single_stream", False),
+    "MultiStream": Scenario(
+        "MultiStream", "one query of N contiguous samples at a time; the next is issued when the previous completes",
+        "query", "early-stopping estimate of the p-th percentile per-query latency (a query completes with its "
+        "last sample)", "early_stopping_latency", "multi_stream", False),
+    "Server": Scenario(
+        "Server", "1-sample queries with Poisson arrivals at the target QPS",
+        "sample", "latency-bounded throughput: the highest target QPS whose run LoadGen calls VALID (p-th "
+        "percentile latency within the bound, early stopping, minimum duration and query count met)",
+        "latency_bounded_qps", "server", True),
+    "Offline": Scenario(
+        "Offline", "one query holding every sample, issued at the start",
+        "sample", "samples per second: samples / time until the last sample completed (LoadGen's "
+        "'Samples per second')", "samples_per_second", None, True),
+}
+
+#: Percentile that sizes the Offline sample count in the full profile (MLPerf: 24,576 samples).
+OFFLINE_SIZING_PERCENTILE = 0.90
+
+
+def get(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise ConfigError(f"unknown LoadGen scenario {name!r} (known: {', '.join(SCENARIOS)})") from None
+
+
+def percentile(scenario: Scenario, cfg: dict) -> float:
+    """The latency percentile LoadGen checks for this scenario (Offline: the one used for sizing)."""
+    if scenario.percentile_key is None:
+        return OFFLINE_SIZING_PERCENTILE
+    return float(cfg["percentiles"][scenario.percentile_key])
+
+
+def min_queries(scenario: Scenario, cfg: dict) -> int:
+    """Query (Offline: sample) count for a run: MLPerf's statistical minimum or the configured small one."""
+    if cfg["statistical_minimum"]:
+        return min_query_count(percentile(scenario, cfg), cfg["confidence"])
+    key = {"SingleStream": "single_stream", "MultiStream": "multi_stream", "Server": "server", "Offline": "offline"}
+    return int(cfg["min_queries"][key[scenario.name]])
+
+
+def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: int,
+             target_qps: float | None = None):
+    """LoadGen TestSettings for one run (``mode``: PerformanceOnly or AccuracyOnly)."""
+    import mlperf_loadgen as lg
+
+    s = lg.TestSettings()
+    s.scenario = getattr(lg.TestScenario, scenario.name)
+    s.mode = getattr(lg.TestMode, mode)
+    min_duration_ms = int(round(float(cfg["min_duration_s"]) * 1000))
+    s.min_duration_ms = min_duration_ms
+    count = min_queries(scenario, cfg)
+    s.qsl_rng_seed = seed
+    s.sample_index_rng_seed = seed + 1
+    s.schedule_rng_seed = seed + 2
+    if scenario.name == "SingleStream":
+        s.single_stream_expected_latency_ns = max(1000, int(calibration["latency_single_s"] * 1e9 * 0.5))
+        s.single_stream_target_latency_percentile = percentile(scenario, cfg)
+        s.min_query_count = count
+    elif scenario.name == "MultiStream":
+        s.multi_stream_samples_per_query = int(cfg["multistream_samples_per_query"])
+        s.multi_stream_expected_latency_ns = max(1000, int(calibration["latency_multi_s"] * 1e9 * 0.5))
+        s.multi_stream_target_latency_percentile = percentile(scenario, cfg)
+        s.min_query_count = count
+    elif scenario.name == "Server":
+        if target_qps is None or target_qps <= 0:
+            raise ConfigError("a Server run needs a positive target QPS")
+        s.server_target_qps = float(target_qps)
+        s.server_target_latency_ns = int(float(cfg["server_latency_bound_ms"]) * 1e6)
+        s.server_target_latency_percentile = percentile(scenario, cfg)
+        s.min_query_count = count
+        # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).
+        s.max_duration_ms = int(min_duration_ms * float(cfg["server_max_duration_factor"]))
+    elif scenario.name == "Offline":
+        expected = calibration["throughput_sps"] * 1.3
+        floor = count / (1.1 * max(float(cfg["min_duration_s"]), 1e-3))  # LoadGen issues expected*duration*1.1 samples
+        s.offline_expected_qps = float(max(expected, floor, 1.0))
+        s.min_query_count = 1
+    return s

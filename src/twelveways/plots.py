@@ -1,0 +1,237 @@
+"""Shared seaborn figures that show the data (SC15 rule 12) for every notebook.
+
+Conventions, so that no figure suggests more than was measured:
+
+* every sample is drawn (strip plot over a violin or box), never only a bar of a summary;
+* measured summaries are points with CI bars and are **not** joined by lines: the factor
+  levels between them (rank counts, implementations) were not measured, so interpolation
+  is not valid (R12);
+* lines are drawn only for models defined everywhere on the axis (ideal scaling, a fitted
+  Amdahl curve, roofline bounds, a Q–Q reference line) or for step functions that are exact
+  (an empirical CDF);
+* a speedup plot always names its base case and prints its absolute value (R1);
+* axes carry units; log scales are labelled as such.
+
+Statistics are computed by the caller (``twelveways.stats``, scipy); these helpers only draw.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from scipy import stats as sps
+
+#: Points fewer than this per group get a box instead of a violin (a density of 3 points misleads).
+MIN_VIOLIN_POINTS = 8
+
+
+def setup() -> None:
+    """One look for every notebook: small PNGs (the report embeds them), readable fonts."""
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    plt.rcParams.update({"figure.dpi": 96, "savefig.dpi": 96, "figure.figsize": (7.5, 4.2),
+                         "figure.autolayout": False, "axes.titlesize": "medium"})
+
+
+def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str) -> Path | None:
+    """Write ``fig`` as ``<figures_dir>/<name>.png`` (for the Snakemake report); None without a folder."""
+    if not figures_dir:
+        return None
+    folder = Path(figures_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    fig.savefig(path, bbox_inches="tight")
+    return path
+
+
+def _axes(ax):
+    if ax is None:
+        _, ax = plt.subplots()
+    return ax
+
+
+def distribution(data: pd.DataFrame, x: str, y: str, hue: str | None = None, *, order: Sequence | None = None,
+                 ax=None, log: bool = False, ylabel: str | None = None, title: str | None = None):
+    """Every sample as a point, over a violin (enough points) or a box (few points)."""
+    ax = _axes(ax)
+    if data.empty:
+        ax.text(0.5, 0.5, "no valid samples", ha="center", va="center", transform=ax.transAxes)
+        return ax
+    groups = data.groupby([x] + ([hue] if hue else []), observed=True)[y].size()
+    common = dict(data=data, x=x, y=y, hue=hue, order=order, ax=ax, log_scale=log or None)
+    if int(groups.min()) >= MIN_VIOLIN_POINTS:
+        sns.violinplot(**common, cut=0, inner=None, density_norm="width", fill=True, linewidth=0.6,
+                       alpha=0.35, legend=False)
+    else:
+        sns.boxplot(**common, showfliers=False, fill=False, linewidth=0.8, legend=False)
+    sns.stripplot(**common, dodge=bool(hue), jitter=0.2, size=3, alpha=0.75, linewidth=0,
+                  legend=bool(hue))
+    ax.set_ylabel(ylabel or y)
+    if title:
+        ax.set_title(title)
+    ax.tick_params(axis="x", labelrotation=20)
+    return ax
+
+
+def ci_bars(summary: pd.DataFrame, x: str, estimate: str, low: str, high: str, hue: str | None = None, *,
+            ax=None, log: bool = False, ylabel: str | None = None, title: str | None = None,
+            label_ci: str = "95% CI of the median"):
+    """Point estimates with CI bars per category, deliberately not joined by lines (R12)."""
+    ax = _axes(ax)
+    categories = list(dict.fromkeys(summary[x].astype(str)))
+    positions = {name: i for i, name in enumerate(categories)}
+    hues = list(dict.fromkeys(summary[hue].astype(str))) if hue else [None]
+    palette = sns.color_palette(n_colors=max(len(hues), 1))
+    width = 0.6
+    for i, level in enumerate(hues):
+        part = summary if level is None else summary[summary[hue].astype(str) == level]
+        offset = 0.0 if len(hues) == 1 else -width / 2 + width * (i + 0.5) / len(hues)
+        xs = np.array([positions[str(v)] for v in part[x]]) + offset
+        centre = part[estimate].to_numpy(float)
+        lower = np.clip(centre - part[low].to_numpy(float), 0, None)
+        upper = np.clip(part[high].to_numpy(float) - centre, 0, None)
+        ax.errorbar(xs, centre, yerr=[lower, upper], fmt="o", linestyle="none", capsize=3, color=palette[i],
+                    label=level)
+    ax.set_xticks(range(len(categories)), categories, rotation=20, ha="right")
+    ax.set_xlim(-0.5, len(categories) - 0.5)
+    if log:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)  # differences are read against zero, not against an arbitrary floor
+    ax.set_ylabel(ylabel or estimate)
+    ax.set_title(title or f"median with {label_ci}")
+    if hue:
+        ax.legend(title=hue, fontsize="small")
+    return ax
+
+
+def qq(samples, *, ax=None, title: str | None = None):
+    """Normal Q–Q plot of standardized samples with the Shapiro–Wilk p-value in the corner (R6)."""
+    ax = _axes(ax)
+    values = np.asarray(samples, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size < 3:
+        ax.text(0.5, 0.5, f"{values.size} samples: too few for a Q–Q plot", ha="center", va="center",
+                transform=ax.transAxes)
+        return ax
+    (theoretical, ordered), (slope, intercept, _) = sps.probplot(values, dist="norm")
+    ax.plot(theoretical, ordered, "o", markersize=3, alpha=0.8)
+    ax.plot(theoretical, slope * theoretical + intercept, "-", linewidth=1, color="0.3", label="normal reference")
+    subset = values if values.size <= 5000 else np.random.default_rng(0).choice(values, 5000, replace=False)
+    p_value = sps.shapiro(subset).pvalue if np.ptp(subset) > 0 else float("nan")
+    ax.text(0.03, 0.95, f"n = {values.size}\nShapiro–Wilk p = {p_value:.2g}", transform=ax.transAxes,
+            va="top", fontsize="small", bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
+    ax.set_xlabel("normal quantiles")
+    ax.set_ylabel("ordered samples")
+    if title:
+        ax.set_title(title, fontsize="small")
+    return ax
+
+
+def amdahl(p, serial_fraction: float, scale: float = 1.0):
+    """Amdahl's law ``scale / (s + (1 - s) / p)`` (a model: defined for every p >= 1)."""
+    p = np.asarray(p, dtype=float)
+    return scale / (serial_fraction + (1.0 - serial_fraction) / p)
+
+
+def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high: str | None = None,
+            hue: str | None = None, *, kind: str = "strong", base_label: str | None = None,
+            amdahl_fits: Mapping[str, tuple[float, float]] | None = None, ax=None, title: str | None = None):
+    """Strong (speedup) or weak (efficiency) scaling: measured points with CI, ideal and Amdahl lines.
+
+    ``amdahl_fits`` maps a hue level to ``(serial_fraction, scale)``; ``base_label`` states the
+    base case and its absolute value, printed on the figure (R1).
+    """
+    if kind not in ("strong", "weak"):
+        raise ValueError(f"kind must be 'strong' or 'weak', not {kind!r}")
+    ax = _axes(ax)
+    hues = list(dict.fromkeys(summary[hue].astype(str))) if hue else [None]
+    palette = dict(zip(hues, sns.color_palette(n_colors=max(len(hues), 1))))
+    pmax = max(float(summary[x].max()), 2.0)
+    grid = np.linspace(1.0, pmax, 200)
+    if kind == "strong":
+        ax.plot(grid, grid, linestyle="--", color="0.45", linewidth=1, label="ideal (linear)")
+    else:
+        ax.axhline(1.0, linestyle="--", color="0.45", linewidth=1, label="ideal (constant)")
+    for level in hues:
+        part = summary if level is None else summary[summary[hue].astype(str) == level]
+        yerr = None
+        if low and high:
+            centre = part[y].to_numpy(float)
+            yerr = [np.clip(centre - part[low].to_numpy(float), 0, None),
+                    np.clip(part[high].to_numpy(float) - centre, 0, None)]
+        ax.errorbar(part[x].to_numpy(float), part[y].to_numpy(float), yerr=yerr, fmt="o", linestyle="none",
+                    capsize=3, color=palette[level], label=level or "measured")
+        if amdahl_fits and level in amdahl_fits and kind == "strong":
+            fraction, scale = amdahl_fits[level]
+            ax.plot(grid, amdahl(grid, fraction, scale), linestyle=":", color=palette[level], linewidth=1.2,
+                    label=f"{level}: Amdahl fit, serial fraction {fraction:.3f}")
+    ax.set_xlabel("processing elements (ranks × threads)")
+    ax.set_xticks(sorted(set(summary[x].astype(int))))
+    ax.set_ylabel("speedup over the base case" if kind == "strong" else "weak-scaling efficiency T(1)/T(p)")
+    heading = title or f"{kind} scaling"
+    if base_label:
+        heading += "\n" + textwrap.fill(base_label, 70)
+    ax.set_title(heading, fontsize="small")
+    ax.legend(fontsize="x-small", loc="lower right")
+    ax.set_ylim(bottom=0)
+    return ax
+
+
+def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidth: float | None,
+             peak: float | None, hue: str | None = None, style: str | None = None, ax=None, title: str | None = None,
+             bandwidth_label: str = "measured bandwidth", peak_label: str = "measured peak"):
+    """Roofline in GFlop/s over flop/byte: the measured bounds as lines, kernels as points (R11).
+
+    ``bandwidth`` is in GB/s and ``peak`` in GFlop/s; either may be None (not measured).
+    """
+    ax = _axes(ax)
+    finite = points[np.isfinite(points[intensity]) & (points[intensity] > 0) & (points[performance] > 0)]
+    lo = float(finite[intensity].min()) / 4 if not finite.empty else 0.01
+    hi = float(finite[intensity].max()) * 4 if not finite.empty else 100.0
+    if bandwidth and peak:
+        lo, hi = min(lo, peak / bandwidth / 8), max(hi, peak / bandwidth * 8)
+    grid = np.geomspace(lo, hi, 200)
+    if bandwidth:
+        roof = grid * bandwidth if not peak else np.minimum(grid * bandwidth, peak)
+        ax.plot(grid, roof, color="0.2", linewidth=1.5,
+                label=f"{bandwidth_label} {bandwidth:.3g} GB/s" + (f", {peak_label} {peak:.3g} GFlop/s" if peak else ""))
+    elif peak:
+        ax.axhline(peak, color="0.2", linewidth=1.5, label=f"{peak_label} {peak:.3g} GFlop/s")
+    if not finite.empty:
+        sns.scatterplot(data=finite, x=intensity, y=performance, hue=hue, style=style or hue, s=45, ax=ax)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (flop/byte, log scale)")
+    ax.set_ylabel("performance (GFlop/s, log scale)")
+    ax.set_title(title or "roofline with this machine's measured bounds")
+    ax.legend(fontsize="x-small", loc="lower right")
+    return ax
+
+
+def latency_cdf(data: pd.DataFrame, value: str, hue: str | None = None, *,
+                percentiles: Sequence[float] = (50, 90, 99), ax=None, log: bool = True,
+                xlabel: str | None = None, title: str | None = None):
+    """Empirical CDF (an exact step function) with the reported percentiles marked (R8)."""
+    ax = _axes(ax)
+    sns.ecdfplot(data=data, x=value, hue=hue, ax=ax, log_scale=log or None)
+    groups = data.groupby(hue, observed=True) if hue else [(None, data)]
+    for _, part in groups:
+        values = part[value].to_numpy(float)
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            continue
+        marks = np.percentile(values, percentiles)
+        ax.plot(marks, np.asarray(percentiles) / 100.0, "x", color="0.2", markersize=6)
+    for q in percentiles:
+        ax.axhline(q / 100.0, color="0.8", linewidth=0.6, zorder=0)
+    ax.set_xlabel(xlabel or value)
+    ax.set_ylabel("fraction of queries at or below")
+    ax.set_title(title or f"latency CDF, percentiles {', '.join(f'p{q:g}' for q in percentiles)} marked")
+    return ax

@@ -1,0 +1,243 @@
+"""Tidy tables for the PRK notebook: per-iteration times, per-configuration summaries, bounds.
+
+The notebook stays thin: it calls these functions and draws with :mod:`twelveways.plots`.
+
+How a PRK time is summarized (SC15 R10, DESIGN.md kernel contract): each rank times each
+iteration after a barrier; the time of an iteration is the maximum over ranks; iteration 0
+(warm-up) and invalid runs never enter a summary.  A configuration's cost is summarized by
+its median with the exact distribution-free CI (``twelveways.stats.median_ci``) and by its
+arithmetic mean; its rate is the work per iteration over the mean time, which is PRK's rate
+and equals the harmonic mean of the per-iteration rates (R3) — rates are never averaged
+arithmetically, and speedups are ratios of summaries, never averaged ratios (R4).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+from scipy import stats as sps
+
+from .. import results, stats
+from ..errors import ResultsError, StatisticsError
+
+#: Factors that identify one configuration (the optional ones only when the file has them).
+CONFIG = ["workload", "implementation", "ranks", "threads", "size", "precision"]
+OPTIONAL_CONFIG = ["scaling", "radius", "tile", "pattern"]
+TIME_METRICS = ("time", "iteration_time")
+#: PRK's rate unit per kernel: the bytes moved (MB/s) or the flops executed (MFlop/s).
+RATE_BASIS = {"nstream": "bytes", "transpose": "bytes", "stencil": "flops", "p2p": "flops",
+              "dgemm": "flops", "sparse": "flops"}
+#: Unit -> (kind, factor to GB/s or GFlop/s).
+BOUND_UNITS = {"B/s": ("bandwidth", 1e-9), "MB/s": ("bandwidth", 1e-3), "GB/s": ("bandwidth", 1.0),
+               "Flop/s": ("flops", 1e-9), "MFlop/s": ("flops", 1e-3), "GFlop/s": ("flops", 1.0)}
+
+
+def config_columns(frame: pd.DataFrame) -> list[str]:
+    """The configuration factors present in ``frame``."""
+    return CONFIG + [c for c in OPTIONAL_CONFIG if c in frame.columns]
+
+
+def load(results_dir: str | os.PathLike) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(PRK samples, bound samples, attributes) from ``prk.nc`` and, when present, ``bounds.nc``.
+
+    Bounds may live in their own file or as ``benchmark == 'bounds'`` rows of ``prk.nc``.
+    """
+    folder = Path(results_dir)
+    ds = results.open(folder / "prk.nc")
+    frame = results.to_frame(ds)
+    parts = [frame[frame["benchmark"] == "bounds"]]
+    if (folder / "bounds.nc").is_file():
+        parts.append(results.to_frame(results.open(folder / "bounds.nc")))
+    bounds = pd.concat(parts, ignore_index=True) if parts else frame.iloc[:0]
+    return frame[frame["benchmark"] != "bounds"].reset_index(drop=True), bounds, dict(ds.attrs)
+
+
+def _work(frame: pd.DataFrame) -> pd.DataFrame:
+    """Bytes and flops per iteration per run (extra columns or metric rows; NaN when unknown)."""
+    out = frame[["run_id"]].drop_duplicates().set_index("run_id")
+    for name in ("bytes_per_iteration", "flops_per_iteration"):
+        if name in frame.columns:
+            out[name] = frame.groupby("run_id")[name].first().astype(float)
+        else:
+            rows = frame[frame["metric"] == name]
+            out[name] = rows.groupby("run_id")["value"].first().astype(float) if not rows.empty else np.nan
+    return out.reset_index()
+
+
+def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per timed iteration of a valid run: its time (max over ranks) and work.
+
+    Rows measured for the whole run (rank -1) are the per-iteration maximum already; when a
+    run only has per-rank rows, the maximum over ranks is taken here (R10).
+    """
+    keys = config_columns(frame)
+    usable = results.summarizable(frame)
+    usable = usable[usable["metric"].isin(TIME_METRICS) & (usable["iteration"] > 0)]
+    if usable.empty:
+        raise ResultsError("prk results hold no valid timed iterations (metric 'time', iteration >= 1)")
+    whole = usable[usable["rank"] < 0]
+    per_rank = usable[(usable["rank"] >= 0) & ~usable["run_id"].isin(set(whole["run_id"]))]
+    if not per_rank.empty:
+        per_rank = per_rank.groupby(keys + ["run_id", "iteration"], as_index=False, observed=True)["value"].max()
+    times = pd.concat([whole[keys + ["run_id", "iteration", "value"]], per_rank], ignore_index=True)
+    times = times.rename(columns={"value": "time_s"})
+    times = times.merge(_work(frame), on="run_id", how="left")
+    times["pe"] = times["ranks"].astype(int) * times["threads"].astype(int)
+    basis = times["workload"].map(RATE_BASIS).fillna("bytes")
+    work = np.where(basis == "flops", times["flops_per_iteration"], times["bytes_per_iteration"])
+    times["rate"] = work / times["time_s"] / 1e6
+    times["rate_unit"] = np.where(basis == "flops", "MFlop/s", "MB/s")
+    return times
+
+
+def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per configuration: n, median time with its exact CI, mean, Shapiro–Wilk p, PRK rate."""
+    keys = [c for c in config_columns(times) if c in times.columns]
+    rows = []
+    for key, group in times.groupby(keys, observed=True, sort=True):
+        t = group["time_s"].to_numpy(float)
+        row = dict(zip(keys, key))
+        row.update(n=t.size, runs=group["run_id"].nunique(), pe=int(group["pe"].iloc[0]),
+                   median_s=float(np.median(t)), mean_s=float(np.mean(t)))
+        try:
+            row["ci_low_s"], row["ci_high_s"] = stats.median_ci(t, confidence)
+        except StatisticsError:
+            row["ci_low_s"] = row["ci_high_s"] = np.nan
+        row["ci_halfwidth_pct"] = 100 * max(row["median_s"] - row["ci_low_s"], row["ci_high_s"] - row["median_s"]) / row["median_s"]
+        subset = t if t.size <= 5000 else np.random.default_rng(0).choice(t, 5000, replace=False)
+        row["shapiro_p"] = float(sps.shapiro(subset).pvalue) if t.size >= 3 and np.ptp(t) > 0 else np.nan
+        basis = RATE_BASIS.get(str(row["workload"]), "bytes")
+        work = group["flops_per_iteration" if basis == "flops" else "bytes_per_iteration"].iloc[0]
+        row["rate"] = float(work / row["mean_s"] / 1e6) if np.isfinite(work) else np.nan
+        row["rate_unit"] = "MFlop/s" if basis == "flops" else "MB/s"
+        row["bytes_per_iteration"] = float(group["bytes_per_iteration"].iloc[0])
+        row["flops_per_iteration"] = float(group["flops_per_iteration"].iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def bounds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Measured bounds per processing-element count: kind (bandwidth|flops), value in GB/s or GFlop/s.
+
+    The bound of one level is the median of its valid samples (a rate measured as a whole run).
+    """
+    if frame is None or frame.empty:
+        return pd.DataFrame(columns=["kind", "pe", "value", "source"])
+    usable = results.summarizable(frame)
+    usable = usable[usable["unit"].isin(BOUND_UNITS)]
+    rows = []
+    for (workload, impl, unit, ranks, threads), group in usable.groupby(
+            ["workload", "implementation", "unit", "ranks", "threads"], observed=True):
+        kind, factor = BOUND_UNITS[unit]
+        rows.append({"kind": kind, "pe": int(ranks) * int(threads), "value": float(np.median(group["value"])) * factor,
+                     "source": f"{workload} ({impl}, {int(ranks)} rank(s) × {int(threads)} thread(s), median of {len(group)})"})
+    return pd.DataFrame(rows, columns=["kind", "pe", "value", "source"])
+
+
+def best_bound(table: pd.DataFrame, kind: str, pe: int | None = None) -> float | None:
+    """The bound measured at ``pe`` processing elements, else the best measured at any count."""
+    part = table[table["kind"] == kind]
+    if part.empty:
+        return None
+    if pe is not None and (part["pe"] == pe).any():
+        return float(part[part["pe"] == pe]["value"].max())
+    return float(part["value"].max())
+
+
+def percent_of_bound(summary: pd.DataFrame, bound_table: pd.DataFrame) -> pd.Series:
+    """Achieved rate as a percentage of the measured bound at the same resources (R11).
+
+    Byte-rate kernels compare with the bandwidth; flop-rate kernels with the roofline bound
+    min(peak, intensity × bandwidth) when both are known, else with the peak.
+    """
+    out = []
+    for _, row in summary.iterrows():
+        bw = best_bound(bound_table, "bandwidth", row["pe"])
+        peak = best_bound(bound_table, "flops", row["pe"])
+        rate = row["rate"]
+        if row["rate_unit"] == "MB/s":
+            limit = bw * 1e3 if bw else None
+        else:
+            intensity = row["flops_per_iteration"] / row["bytes_per_iteration"] if row["bytes_per_iteration"] else np.nan
+            limit = None
+            if peak:
+                limit = peak * 1e3
+                if bw and np.isfinite(intensity):
+                    limit = min(limit, intensity * bw * 1e3)
+        out.append(100.0 * rate / limit if limit and np.isfinite(rate) else np.nan)
+    return pd.Series(out, index=summary.index, name="percent_of_bound")
+
+
+def amdahl_fit(pe, speedup) -> float:
+    """Serial fraction s of Amdahl's law S(p) = 1 / (s + (1-s)/p), least squares (scipy).
+
+    Self-relative speedups (each implementation over its own one-process time) are expected.
+    """
+    pe, speedup = np.asarray(pe, float), np.asarray(speedup, float)
+    if pe.size < 2:
+        raise StatisticsError("an Amdahl fit needs at least two processing-element counts")
+    (fraction,), _ = optimize.curve_fit(lambda p, s: 1.0 / (s + (1.0 - s) / p), pe, speedup,
+                                        p0=[0.1], bounds=([0.0], [1.0]))
+    return float(fraction)
+
+
+def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]:
+    """Speedup (strong) or efficiency (weak) of every configuration, with its base case.
+
+    Strong scaling, per workload and size: the base case is the best serial run (fastest
+    median among all one-process, one-thread configurations); weak scaling, per workload and
+    implementation: each implementation's own one-process run.  Values are ratios of medians
+    (R4); the interval divides the CI bounds of both medians (conservative).  Returns the
+    table and, per group, the base case's description with its absolute time (R1).
+    """
+    if "scaling" in summary.columns:
+        part = summary[summary["scaling"].astype(str) == kind]
+    else:
+        part = summary if kind == "strong" else summary.iloc[:0]
+    rows, bases = [], {}
+    group_keys = ["workload", "size"] if kind == "strong" else ["workload", "implementation"]
+    for key, group in part.groupby(group_keys, observed=True):
+        serial = group[group["pe"] == 1]
+        if serial.empty or group["pe"].nunique() < 2:
+            continue
+        base = serial.loc[serial["median_s"].idxmin()]
+        label = (f"base case: {'best serial' if kind == 'strong' else 'one process'} = {base['implementation']}, "
+                 f"size {int(base['size'])}: median {base['median_s']:.4g} s per iteration"
+                 + (f" (95% CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)" if np.isfinite(base["ci_low_s"]) else "")
+                 + (f", {base['rate']:.4g} {base['rate_unit']}" if np.isfinite(base["rate"]) else ""))
+        bases[key] = label
+        for _, row in group.iterrows():
+            value = base["median_s"] / row["median_s"]
+            low = base["ci_low_s"] / row["ci_high_s"]
+            high = base["ci_high_s"] / row["ci_low_s"]
+            rows.append({**row.to_dict(), "group": " ".join(map(str, key)), "value": value, "low": low, "high": high,
+                         "base": label})
+    return pd.DataFrame(rows), bases
+
+
+def amdahl_fits(table: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """Per implementation of a strong-scaling group: (serial fraction, speedup of its one-process run)."""
+    fits = {}
+    for impl, group in table.groupby("implementation"):
+        own = group[group["pe"] == 1]
+        if own.empty or group["pe"].nunique() < 2:
+            continue
+        t1 = float(own["median_s"].min())
+        try:
+            fraction = amdahl_fit(group["pe"], t1 / group["median_s"])
+        except (StatisticsError, RuntimeError, ValueError):
+            continue
+        fits[str(impl)] = (fraction, float(own["value"].max()))
+    return fits
+
+
+def roofline_points(summary: pd.DataFrame) -> pd.DataFrame:
+    """Arithmetic intensity (flop/byte) and achieved GFlop/s per configuration with both counts known."""
+    points = summary.copy()
+    points["intensity"] = points["flops_per_iteration"] / points["bytes_per_iteration"]
+    points["gflops"] = points["flops_per_iteration"] / points["mean_s"] / 1e9
+    return points[np.isfinite(points["intensity"]) & np.isfinite(points["gflops"])]

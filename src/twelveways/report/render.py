@@ -1,0 +1,286 @@
+"""Assemble ONE self-contained ``reports/report.html`` from the executed notebooks.
+
+What a reader gets, in order: the checklist summary (verdict, one line per check), then a
+section per notebook (environment, PRK, training, inference, checklist detail).  Code is
+hidden; figures are embedded as ``data:`` URIs; the style sheet is inline; nothing is loaded
+from any URL, so the file opens offline and cannot leak that it was opened.  A Content
+Security Policy in the page makes the browser itself refuse any script or remote load that
+might slip in, and :func:`external_references` checks the result before it is written.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import TwelveWaysError
+from . import checklistview
+
+SECTION_TITLES = {"environment": "Environment", "prk": "Parallel Research Kernels", "train": "Training",
+                  "inference": "Inference", "checklist": "Checklist in detail"}
+
+#: No script at all, images only from data: URIs, inline styles only, nothing from the network.
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src 'none'; "
+       "script-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+
+CSS = """
+:root { --fg: #1d2329; --muted: #5b6670; --line: #d9dee3; --bg: #ffffff; --panel: #f5f7f9;
+        --pass: #1a7f37; --warn: #9a6700; --fail: #cf222e; --na: #6e7781; --human: #0969da; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+       font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+header.tw-head { padding: 1.2rem 2rem 0.8rem; border-bottom: 1px solid var(--line); background: var(--panel); }
+header.tw-head h1 { margin: 0 0 0.3rem; font-size: 1.6rem; }
+header.tw-head p { margin: 0.1rem 0; color: var(--muted); font-size: 0.9rem; }
+nav.tw-toc { padding: 0.5rem 2rem; border-bottom: 1px solid var(--line); font-size: 0.92rem; }
+nav.tw-toc a { margin-right: 1.2rem; color: var(--human); text-decoration: none; }
+main { max-width: 1150px; margin: 0 auto; padding: 0 2rem 3rem; }
+section.tw-section { border-bottom: 1px solid var(--line); padding: 1rem 0 1.5rem; }
+section.tw-section > h2.tw-section-title { font-size: 1.35rem; margin: 0.6rem 0; }
+section.tw-section h1 { font-size: 1.3rem; margin-top: 0.4rem; }
+section.tw-section h2 { font-size: 1.15rem; }
+section.tw-section h3 { font-size: 1.02rem; }
+a.anchor-link { display: none; }
+img { max-width: 100%; height: auto; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+th, td { border: 1px solid var(--line); padding: 0.2rem 0.5rem; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; max-width: 42rem; }
+thead th { background: var(--panel); }
+details { margin: 0.4rem 0 1rem; }
+details > summary { cursor: pointer; color: var(--human); }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--panel); padding: 0.5rem;
+      font-size: 0.82rem; border-radius: 4px; }
+.output_stderr pre { background: #fff8c5; }
+.output_error pre { background: #ffebe9; }
+.tw-caption { margin: 0.8rem 0 0.2rem; font-weight: 600; }
+.tw-note { color: var(--muted); font-style: italic; }
+.tw-warning { color: var(--warn); font-weight: 600; }
+.tw-verdict { font-size: 1.2rem; margin: 0.4rem 0 0.6rem; }
+ul.tw-checks { list-style: none; padding: 0; margin: 0; columns: 2 24rem; }
+ul.tw-checks li { margin: 0.15rem 0; break-inside: avoid; }
+.tw-badge { display: inline-block; min-width: 6.5rem; padding: 0 0.4rem; border-radius: 3px; color: #fff;
+            font-size: 0.78rem; text-align: center; background: var(--na); }
+.tw-status-pass { --c: var(--pass); } .tw-status-warn { --c: var(--warn); } .tw-status-fail { --c: var(--fail); }
+.tw-status-not-applicable { --c: var(--na); } .tw-status-needs-a-human { --c: var(--human); } .tw-status-other { --c: var(--na); }
+.tw-badge[class*="tw-status-"] { background: var(--c); }
+.tw-verdict[class*="tw-status-"] strong { color: var(--c); }
+footer { max-width: 1150px; margin: 0 auto; padding: 1rem 2rem 2rem; color: var(--muted); font-size: 0.85rem; }
+"""
+
+#: Elements whose src/href must never point at the network.
+RESOURCE_TAGS = ("script", "link", "style", "font", "img", "iframe", "source", "embed", "object", "audio", "video")
+_URL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
+
+
+class RenderError(TwelveWaysError):
+    """The report could not be assembled (missing notebook, remote resource in the page)."""
+
+
+def _exporter():
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    from traitlets.config import Config
+
+    config = Config()
+    config.TagRemovePreprocessor.remove_cell_tags = {"parameters", "injected-parameters", "remove-cell"}
+    config.TagRemovePreprocessor.remove_all_outputs_tags = {"remove-output"}
+    exporter = HTMLExporter(config=config, template_name="basic", exclude_input=True,
+                            exclude_input_prompt=True, exclude_output_prompt=True)
+    exporter.register_preprocessor(TagRemovePreprocessor(config=config), enabled=True)
+    return exporter
+
+
+def _drop_active_outputs(notebook) -> None:
+    """Remove outputs that would carry script (javascript, widgets) — the report runs no code."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data")
+            if data:
+                for mime in [m for m in data if "javascript" in m or "widget" in m]:
+                    del data[mime]
+
+
+def notebook_body(path: str | os.PathLike) -> str:
+    """The HTML fragment of one executed notebook: outputs and prose only, no code."""
+    import nbformat
+
+    path = Path(path)
+    if not path.is_file():
+        raise RenderError(f"executed notebook not found: {path}")
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception as exc:  # nbformat raises several types for a damaged file
+        raise RenderError(f"cannot read executed notebook {path}", cause=exc) from exc
+    _drop_active_outputs(notebook)
+    body, _ = _exporter().from_notebook_node(notebook)
+    return sanitize(body)
+
+
+def sanitize(fragment: str) -> str:
+    """Strip anything active from a fragment: script/iframe/object/embed elements, on* handlers,
+    javascript: links and remote resources.  Notebooks escape what they show; this is the
+    second line of defence, not the first."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(fragment, "html.parser")
+    for tag in soup.find_all(["script", "iframe", "object", "embed", "link", "meta", "base", "form"]):
+        tag.decompose()
+    for tag in soup.find_all(True):
+        for attribute in list(tag.attrs):
+            value = tag.attrs[attribute]
+            text = " ".join(value) if isinstance(value, list) else str(value)
+            if attribute.lower().startswith("on"):
+                del tag.attrs[attribute]
+            elif attribute.lower() in ("src", "href", "srcset", "data", "poster", "xlink:href", "action", "formaction"):
+                if text.strip().lower().startswith(("javascript:", "vbscript:")) or (
+                        _URL.match(text) and tag.name in RESOURCE_TAGS):
+                    del tag.attrs[attribute]
+    return str(soup)
+
+
+def external_references(document: str) -> list[str]:
+    """Every src/href of a resource element that points at the network, and every remote
+    ``url()``/``@import`` inside a style (empty for a self-contained page)."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(document, "html.parser")
+    found = []
+    for tag in soup.find_all(RESOURCE_TAGS):
+        for attribute in ("src", "href", "srcset", "data"):
+            value = tag.get(attribute)
+            if value and re.search(r"https?:|^\s*//", " ".join(value) if isinstance(value, list) else value, re.I):
+                found.append(f"<{tag.name} {attribute}={value!s}>")
+    for tag in soup.find_all("style"):
+        found += [f"<style> {m}" for m in re.findall(r"(?:url\(\s*['\"]?|@import\s+['\"])\s*(?:https?:)?//[^)'\"\s]*",
+                                                     tag.get_text(), re.I)]
+    for tag in soup.find_all(style=True):
+        if re.search(r"url\(\s*['\"]?\s*(?:https?:)?//", tag["style"], re.I):
+            found.append(f"<{tag.name} style=...remote url...>")
+    return found
+
+
+def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
+    """The checklist summary fragment: the engine's own renderer when present, else a plain one."""
+    path = Path(checklist_json) if checklist_json else None
+    if path is None or not path.is_file():
+        return ("<p class='tw-note'>No checklist was produced for this report "
+                f"({html.escape(str(path) if path else 'no checklist file given')} is missing).</p>")
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as exc:
+        raise RenderError(f"checklist is not valid JSON: {path}", cause=exc) from exc
+    if not isinstance(data, Mapping):
+        raise RenderError(f"checklist must hold a JSON object: {path}")
+    try:
+        from twelveways.checklist.render import html_fragment
+    except ImportError:
+        return checklistview.summary_html(data)
+    return sanitize(html_fragment(data))
+
+
+def _read_optional_json(path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text()) if path else {}
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _lookup(data: Mapping, *names: str):
+    """The first of dotted ``names`` present in nested ``data`` (for header facts)."""
+    for name in names:
+        node = data
+        for part in name.split("."):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if node not in (None, "", {}):
+            return node
+    return None
+
+
+def header_facts(config: Mapping, environment: Mapping) -> list[str]:
+    """Short provenance lines for the page header (escaped later)."""
+    facts = []
+    host = _lookup(environment, "hostname", "host", "hardware.hostname", "os.hostname", "platform.node")
+    cpu = _lookup(environment, "hardware.cpu.model", "hardware.cpu_model", "cpu.model", "hardware.cpu.brand")
+    commit = _lookup(environment, "git.commit", "git_commit", "project.git_commit", "project.commit")
+    dirty = _lookup(environment, "git.dirty", "git_dirty", "project.git_dirty")
+    if host or cpu:
+        facts.append("machine: " + ", ".join(str(v) for v in (host, cpu) if v))
+    if config:
+        stages = config.get("stages", {})
+        on = [name for name, enabled in stages.items() if enabled] if isinstance(stages, Mapping) else []
+        facts.append(f"profile: {config.get('profile', '?')}, seed {config.get('seed', '?')}, stages: {', '.join(on) or 'none'}")
+    if commit:
+        facts.append(f"project commit: {str(commit)[:12]}" + (" (uncommitted changes)" if dirty in (True, 1, "1", "true") else ""))
+    return facts
+
+
+def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.PathLike, *,
+           checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
+           environment_json: str | os.PathLike | None = None, title: str | None = None,
+           note: str | None = None) -> Path:
+    """Write the report: header, checklist summary, one section per executed notebook.
+
+    ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
+    :data:`SECTION_TITLES`.  The result is checked for remote references before it is
+    written atomically.
+    """
+    config = _read_optional_json(config_json)
+    environment = _read_optional_json(environment_json)
+    title = title or _lookup(config, "report.title") or "Twelve Ways benchmark report"
+    sections = [("summary", "Checklist summary", checklist_summary(checklist_json))]
+    for name, path in notebooks:
+        sections.append((name, SECTION_TITLES.get(name, name.title()), notebook_body(path)))
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    facts = header_facts(config, environment) + ([note] if note else [])
+    parts = [
+        "<!DOCTYPE html>",
+        "<html lang='en'>",
+        "<head>",
+        "<meta charset='utf-8'>",
+        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        "<link rel='icon' href='data:,'>",
+        f"<title>{html.escape(str(title))}</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        "<header class='tw-head'>",
+        f"<h1>{html.escape(str(title))}</h1>",
+        *[f"<p>{html.escape(str(fact))}</p>" for fact in facts],
+        f"<p>rendered {generated}; code cells hidden, every figure embedded; opens offline</p>",
+        "</header>",
+        "<nav class='tw-toc'>" + "".join(f"<a href='#section-{html.escape(name)}'>{html.escape(label)}</a>"
+                                        for name, label, _ in sections) + "</nav>",
+        "<main>",
+    ]
+    for name, label, body in sections:
+        # a notebook brings its own title (its first heading); the summary gets one here
+        heading = "" if name != "summary" else f"<h1>{html.escape(label)}</h1>"
+        parts += [f"<section class='tw-section' id='section-{html.escape(name)}'>", heading, body, "</section>"]
+    parts += ["</main>",
+              "<footer>Twelve Ways: SC15 rules R1–R12 and the twelve data-science benchmarking fallacies "
+              "F1–F12, checked against this run's data.</footer>",
+              "</body>", "</html>"]
+    document = "\n".join(parts)
+    remote = external_references(document)
+    if remote:
+        raise RenderError(f"the report would load {len(remote)} remote resource(s), first: {remote[0][:120]}")
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".partial", dir=output.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(document)
+        os.chmod(tmp, 0o644)  # a report is for reading, unlike mkstemp's private default
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return output

@@ -1,0 +1,127 @@
+"""Tables for the notebooks and the report, built so that machine strings are always escaped.
+
+Host names, package names, environment variables and claims come from the machine or from
+config and may contain anything, including markup.  Tables are pandas DataFrames rendered
+with ``to_html(escape=True)``; the only HTML put together by hand here runs every piece of
+text through :func:`html.escape`.  Notebooks must show machine text only through these
+helpers or a DataFrame, never through ``Markdown``/``HTML`` built from f-strings.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ResultsError
+
+#: Rows beyond this go into a collapsed <details> block.
+LONG_TABLE = 25
+#: Cell text beyond this is cut (the full value stays in environment.json).
+MAX_CELL = 400
+
+
+def read_json(path: str | os.PathLike, what: str) -> dict:
+    """A JSON object from ``path``; a ResultsError line when missing or malformed."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise ResultsError(f"{what} not found or unreadable: {path}", cause=exc) from exc
+    except ValueError as exc:
+        raise ResultsError(f"{what} is not valid JSON: {path}", cause=exc) from exc
+    if not isinstance(data, Mapping):
+        raise ResultsError(f"{what} must hold a JSON object: {path}")
+    return dict(data)
+
+
+def _text(value) -> str:
+    if isinstance(value, float):
+        text = f"{value:.6g}"
+    elif isinstance(value, (list, tuple)) and all(not isinstance(v, (Mapping, list, tuple)) for v in value):
+        text = ", ".join(map(str, value))
+    elif isinstance(value, (Mapping, list, tuple)):
+        text = json.dumps(value, sort_keys=True, default=str)
+    elif value is None:
+        text = "—"
+    else:
+        text = str(value)
+    return text if len(text) <= MAX_CELL else text[:MAX_CELL] + f"… ({len(text)} characters)"
+
+
+def flatten(obj, prefix: str = "") -> list[tuple[str, str]]:
+    """Nested mappings as (dotted key, text) pairs; lists of scalars joined; lists of records as JSON."""
+    pairs = []
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(value, Mapping) and value:
+                pairs.extend(flatten(value, name))
+            else:
+                pairs.append((name, _text(value)))
+    else:
+        pairs.append((prefix or "value", _text(obj)))
+    return pairs
+
+
+def key_value(obj, key: str = "field", value: str = "value") -> pd.DataFrame:
+    """A two-column table of a (nested) mapping."""
+    return pd.DataFrame(flatten(obj), columns=[key, value])
+
+
+def records(items: list) -> pd.DataFrame:
+    """A list of records (dicts) or scalars as a table."""
+    if items and all(isinstance(item, Mapping) for item in items):
+        frame = pd.DataFrame([{k: _text(v) for k, v in item.items()} for item in items])
+    else:
+        frame = pd.DataFrame({"value": [_text(item) for item in items]})
+    return frame
+
+
+def sections(capture: Mapping) -> list[tuple[str, pd.DataFrame]]:
+    """One (title, table) per top-level part of an environment capture, scalars gathered first."""
+    general, parts = {}, []
+    for key, value in capture.items():
+        if isinstance(value, Mapping):
+            if value and all(isinstance(v, (str, int, float)) or v is None for v in value.values()) and len(value) > LONG_TABLE:
+                parts.append((str(key), pd.DataFrame(sorted((str(k), _text(v)) for k, v in value.items()),
+                                                     columns=["name", "value"])))
+            else:
+                parts.append((str(key), key_value(value)))
+        elif isinstance(value, list):
+            parts.append((str(key), records(value)))
+        else:
+            general[key] = value
+    if general:
+        parts.insert(0, ("summary", key_value(general)))
+    return parts
+
+
+def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE,
+               float_format: str = "{:.4g}") -> str:
+    """Escaped HTML of a table; long ones inside a <details> block (no script needed to expand)."""
+    body = frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—",
+                         float_format=float_format.format)
+    title = html.escape(caption) if caption else ""
+    if len(frame) > collapse_after:
+        summary = f"{title} ({len(frame)} rows)" if title else f"{len(frame)} rows"
+        return f"<details><summary>{summary}</summary>{body}</details>"
+    return (f"<p class='tw-caption'>{title}</p>" if title else "") + body
+
+
+def show(frame: pd.DataFrame, caption: str | None = None, **kwargs) -> None:
+    """Display an escaped table in a notebook (IPython)."""
+    from IPython.display import HTML, display
+
+    display(HTML(table_html(frame, caption, **kwargs)))
+
+
+def note(text: str, kind: str = "note") -> None:
+    """Display a one-paragraph note whose text is escaped (for messages that quote machine strings)."""
+    from IPython.display import HTML, display
+
+    display(HTML(f"<p class='tw-{html.escape(kind)}'>{html.escape(text)}</p>"))

@@ -1,0 +1,170 @@
+"""Comparisons (R7): CI overlap, Mann–Whitney U, Kruskal–Wallis, effect sizes, pooling across ranks.
+
+Import from :mod:`twelveways.stats`.  scipy computes the tests; effect sizes are simple functions
+of the U and H statistics scipy returns (Cliff's delta = rank-biserial r = 2·A12 − 1, A12 = U/(n_a·n_b),
+epsilon² = H/(n − 1)).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from .errors import StatisticsError
+from .stats_core import Record, as_values, check_confidence
+from .stats_summary import Summary, summarize
+
+# Vargha & Delaney (2000): |A12 - 0.5| at least 0.06 small, 0.14 medium, 0.21 large
+A12_THRESHOLDS = ((0.21, "large"), (0.14, "medium"), (0.06, "small"))
+
+
+def a12_magnitude(a12: float) -> str:
+    """Vargha–Delaney label of an A12 effect size: negligible, small, medium or large."""
+    distance = abs(a12 - 0.5)
+    for limit, label in A12_THRESHOLDS:
+        if distance >= limit:
+            return label
+    return "negligible"
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison(Record):
+    """Two samples compared three ways (CI overlap, Mann–Whitney, effect size) with a verdict."""
+
+    n_a: int
+    n_b: int
+    a: Summary
+    b: Summary
+    ci_overlap: bool | None
+    test: str
+    u: float
+    p: float
+    alpha: float
+    min_possible_p: float
+    cliffs_delta: float
+    a12: float
+    magnitude: str
+    direction: str
+    verdict: str
+
+    @property
+    def significant(self) -> bool:
+        return self.p < self.alpha
+
+
+def compare(a, b, confidence: float = 0.95, *, alpha: float | None = None, kind: str = "cost",
+            unit: str | None = None) -> Comparison:
+    """Is a different from b?  Median CIs (overlap?), Mann–Whitney U (two-sided), Cliff's delta and A12.
+
+    Positive delta / A12 > 0.5 means a tends to be larger than b (for costs: a is slower).
+    ``alpha`` defaults to 1 − confidence.  The verdict says "inconclusive" when the samples are
+    too small for the test ever to reach alpha, rather than "no difference".
+    """
+    confidence = check_confidence(confidence)
+    alpha = check_confidence(round(1.0 - confidence, 12) if alpha is None else alpha, "alpha")
+    xa, xb = as_values(a, "a", min_n=2), as_values(b, "b", min_n=2)
+    sa = summarize(xa, kind, statistic="median", confidence=confidence, unit=unit)
+    sb = summarize(xb, kind, statistic="median", confidence=confidence, unit=unit)
+    overlap = None
+    if sa.ci is not None and sb.ci is not None:
+        overlap = bool(sa.ci[0] <= sb.ci[1] and sb.ci[0] <= sa.ci[1])
+    res = sps.mannwhitneyu(xa, xb, alternative="two-sided", method="auto")
+    u, p = float(res.statistic), float(res.pvalue)
+    a12 = u / (xa.size * xb.size)
+    delta = 2.0 * a12 - 1.0
+    magnitude = a12_magnitude(a12)
+    direction = "a > b" if a12 > 0.5 else "a < b" if a12 < 0.5 else "a = b"
+    min_p = min(1.0, 2.0 / math.comb(xa.size + xb.size, xa.size))
+    effect = f"{magnitude} effect, A12={a12:.2f}, Cliff's delta={delta:+.2f}"
+    if p < alpha and overlap is False:
+        verdict = f"different: {direction} (Mann-Whitney p={p:.2g}, CIs do not overlap, {effect})"
+    elif p < alpha:
+        why = "the CIs overlap" if overlap else "no median CIs (n too small)"
+        verdict = f"different by Mann-Whitney ({direction}, p={p:.2g}) but {why}; {effect}"
+    elif min_p >= alpha:
+        verdict = (f"inconclusive: with n={xa.size} and {xb.size} the smallest possible p is {min_p:.2g} "
+                   f">= {alpha}; collect more samples")
+    elif overlap is False:
+        verdict = f"unclear: the CIs do not overlap but Mann-Whitney p={p:.2g} >= {alpha} ({effect})"
+    else:
+        verdict = f"no significant difference (Mann-Whitney p={p:.2g} >= {alpha}; {effect})"
+    return Comparison(xa.size, xb.size, sa, sb, overlap, "Mann-Whitney U (scipy.stats.mannwhitneyu, two-sided)",
+                      u, p, alpha, min_p, delta, a12, magnitude, direction, verdict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Kruskal(Record):
+    """Kruskal–Wallis H test across k groups with epsilon² (share of rank variance between groups)."""
+
+    test: str
+    groups: list
+    sizes: list
+    n: int
+    k: int
+    H: float
+    df: int
+    p: float
+    epsilon_squared: float
+    alpha: float
+    rejected: bool
+    note: str = ""
+
+
+def _groups(groups) -> tuple[list, list[np.ndarray]]:
+    if isinstance(groups, Mapping):
+        names, data = list(groups.keys()), list(groups.values())
+    elif isinstance(groups, Sequence) and not isinstance(groups, (str, bytes)):
+        names, data = list(range(len(groups))), list(groups)
+    else:
+        raise StatisticsError("groups must be a mapping name -> samples or a sequence of samples")
+    if len(data) < 2:
+        raise StatisticsError(f"Kruskal-Wallis needs at least 2 groups, got {len(data)}")
+    return names, [as_values(d, f"group {name!r}") for name, d in zip(names, data)]
+
+
+def kruskal(groups, *, alpha: float = 0.05) -> Kruskal:
+    """Kruskal–Wallis test (scipy.stats.kruskal) of whether k groups share one distribution, plus epsilon².
+
+    ``groups``: mapping name -> samples, or a sequence of samples.  Refuses data with no spread at
+    all (H is undefined).  Epsilon² = H/(n − 1) (Tomczak & Tomczak 2014) says how large a
+    significant difference is.
+    """
+    alpha = check_confidence(alpha, "alpha")
+    names, data = _groups(groups)
+    pooled = np.concatenate(data)
+    if np.ptp(pooled) == 0:
+        raise StatisticsError("all values in all groups are identical: Kruskal-Wallis is undefined (no spread)")
+    res = sps.kruskal(*data)
+    n, k = int(pooled.size), len(data)
+    small = [str(name) for name, d in zip(names, data) if d.size < 5]
+    note = (f"groups {', '.join(small)} have fewer than 5 samples: the chi-square p-value is approximate"
+            if small else "")
+    return Kruskal("Kruskal-Wallis H (scipy.stats.kruskal)", names, [int(d.size) for d in data], n, k,
+                   float(res.statistic), k - 1, float(res.pvalue), float(res.statistic) / (n - 1), alpha,
+                   bool(res.pvalue < alpha), note)
+
+
+def ranks_poolable(samples_by_rank, *, alpha: float = 0.05) -> dict:
+    """May per-rank samples be pooled into one sample?  Kruskal–Wallis across ranks first (R10).
+
+    Pooling ranks that differ (a slow node, imbalance) hides the effect in a wider spread.
+    Poolable when the test does not reject at ``alpha``; the result keeps the test for evidence.
+    """
+    if not isinstance(samples_by_rank, Mapping):
+        raise StatisticsError("samples_by_rank must be a mapping rank -> samples")
+    if len(samples_by_rank) < 2:
+        return {"poolable": True, "reason": "only one rank: nothing to pool", "kruskal": None}
+    data = {rank: as_values(v, f"rank {rank}") for rank, v in samples_by_rank.items()}
+    if np.ptp(np.concatenate(list(data.values()))) == 0:
+        return {"poolable": True, "reason": "all ranks report identical values", "kruskal": None}
+    test = kruskal(data, alpha=alpha)
+    if test.rejected:
+        reason = (f"ranks differ (Kruskal-Wallis H={test.H:.3g}, p={test.p:.2g} < {alpha}, "
+                  f"epsilon²={test.epsilon_squared:.3f}): summarize per rank or use the per-iteration maximum")
+    else:
+        reason = f"no evidence that ranks differ (Kruskal-Wallis p={test.p:.2g} >= {alpha})"
+    return {"poolable": not test.rejected, "reason": reason, "kruskal": test.to_dict()}

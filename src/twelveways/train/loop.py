@@ -1,0 +1,290 @@
+"""One timed training run under MLPerf's timing rules, logged with ``mllog``.
+
+Timeline of a run (every event goes to the run's mllog log, see :mod:`.mllog_io`):
+
+1. ``init_start`` .. ``init_stop``: model creation and seeded initialisation.  Excluded from the
+   time to train (MLPerf allows it) but recorded as ``init_time`` so it is not hidden.  The
+   "preloaded" variant reads the data here, i.e. outside the timed region, and says so.
+2. ``run_start``: the timed region starts.  The "io" variant now reads and decodes the data file
+   from disk: the first touch of the data (F10).
+3. Epochs of SGD; after each epoch one evaluation on the validation split.
+4. ``run_stop`` at the first evaluation that reaches the quality target (status ``success``), or
+   after ``max_epochs`` (status ``aborted``: the run did not converge).
+5. Outside the timed region: test-split and training-split accuracy (F3).
+
+A data-parallel run passes an mpi4py communicator: every rank reads the data, takes its share of
+each global batch, gradients are averaged with ``Allreduce`` (or top-k sparsified with error
+feedback and exchanged with ``Allgather``), and validation counts are summed across ranks.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import models
+from .data import load_npz
+from .mllog_io import BENCHMARK, NullLog, RunLog
+
+PRECISIONS = {"fp32": None, "bf16": torch.bfloat16}
+MLLOG_PRECISION = {"fp32": "fp32", "bf16": "bfloat16"}
+
+
+def scaled_lr(lr: float, batch_size: int, base_batch_size: int, rule: str) -> float:
+    """The learning rate at ``batch_size`` under a scaling rule (recorded with every run, F1)."""
+    ratio = batch_size / base_batch_size
+    if rule == "linear":
+        return lr * ratio
+    if rule == "sqrt":
+        return lr * math.sqrt(ratio)
+    return lr
+
+
+def _autocast(precision: str):
+    dtype = PRECISIONS[precision]
+    return torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None)
+
+
+class GradientExchange:
+    """Average gradients across ranks: dense Allreduce, or top-k with error feedback (F2)."""
+
+    def __init__(self, comm, params, topk_ratio: float = 1.0, error_feedback: bool = True):
+        self.comm = comm
+        self.size = comm.Get_size() if comm is not None else 1
+        self.params = [p for p in params if p.requires_grad]
+        self.numel = sum(p.numel() for p in self.params)
+        self.sparse = topk_ratio < 1.0
+        self.k = max(1, int(round(topk_ratio * self.numel)))
+        self.error_feedback = error_feedback
+        self.residual = torch.zeros(self.numel) if self.sparse and error_feedback else None
+        self.comm_seconds = 0.0
+
+    @property
+    def payload_bytes(self) -> int:
+        """Bytes each rank contributes per step (dense fp32 values, or k fp32 values + k int32 indices)."""
+        return self.k * 8 if self.sparse else self.numel * 4
+
+    def __call__(self) -> None:
+        if self.comm is None:
+            return
+        from mpi4py import MPI
+
+        flat = torch.cat([p.grad.reshape(-1) for p in self.params])
+        start = time.perf_counter()
+        if not self.sparse:
+            buffer = flat.numpy()
+            self.comm.Allreduce(MPI.IN_PLACE, buffer, op=MPI.SUM)
+            averaged = torch.from_numpy(buffer) / self.size
+        else:
+            if self.residual is not None:
+                flat = flat + self.residual
+            _, index = torch.topk(flat.abs(), self.k, sorted=False)
+            values = flat[index].contiguous()
+            if self.residual is not None:
+                self.residual = flat
+                self.residual[index] = 0.0
+            all_index = np.empty(self.size * self.k, dtype=np.int32)
+            all_values = np.empty(self.size * self.k, dtype=np.float32)
+            self.comm.Allgather(index.to(torch.int32).numpy(), all_index)
+            self.comm.Allgather(values.numpy(), all_values)
+            averaged = torch.zeros(self.numel)
+            averaged.index_add_(0, torch.from_numpy(all_index).long(), torch.from_numpy(all_values))
+            averaged /= self.size
+        self.comm_seconds += time.perf_counter() - start
+        offset = 0
+        for p in self.params:
+            n = p.numel()
+            p.grad.copy_(averaged[offset:offset + n].view_as(p.grad))
+            offset += n
+
+
+def _accuracy(model, x, y, precision, comm=None) -> float:
+    """Accuracy on (x, y); with a communicator each rank scores its share and counts are summed."""
+    if comm is not None:
+        rank, size = comm.Get_rank(), comm.Get_size()
+        x, y = x[rank::size], y[rank::size]
+    model.eval()
+    correct = 0
+    with torch.no_grad(), _autocast(precision):
+        for start in range(0, len(x), 1024):
+            correct += int((model(x[start:start + 1024]).argmax(1) == y[start:start + 1024]).sum())
+    counts = np.array([correct, len(y)], dtype=np.int64)
+    if comm is not None:
+        from mpi4py import MPI
+
+        comm.Allreduce(MPI.IN_PLACE, counts, op=MPI.SUM)
+    return float(counts[0] / counts[1])
+
+
+def _header(log, spec: dict, n_train: int, n_val: int) -> None:
+    log.event("submission_benchmark", BENCHMARK)
+    log.event("submission_org", "twelveways")
+    log.event("submission_division", "research")
+    log.event("submission_platform", f"{platform.machine()} {platform.node()}")
+    log.event("tw_config_id", spec["config_id"])
+    log.event("tw_dataset", spec["dataset"], {"input_size": spec["input_size"], "data_sha256": spec["data_sha256"]})
+    log.event("tw_model", spec["model"])
+    log.event("tw_variant", spec["variant"])
+    log.event("tw_quality_target", spec["target"], {"metric": "validation_accuracy"})
+    log.event("seed", spec["seed"])
+    log.event("global_batch_size", spec["batch_size"])
+    log.event("opt_name", "sgd")
+    log.event("opt_base_learning_rate", spec["lr"], {"momentum": spec["momentum"]})
+    log.event("tw_lr_rule", spec["lr_rule"], {"base_batch_size": spec["base_batch_size"], "base_lr": spec["base_lr"]})
+    log.event("lowest_numerical_precision_in_linear", MLLOG_PRECISION[spec["precision"]])
+    log.event("tw_ranks", spec["ranks"], {"scaling": spec["scaling"], "threads": spec["threads"]})
+    log.event("tw_sparsification", spec["sparsification"])
+    log.event("train_samples", n_train)
+    log.event("eval_samples", n_val)
+    log.event("cache_clear", False, {"reason": "the OS page cache is not dropped (needs root); "
+                                               "the io variant reads the file through it"})
+
+
+def train_run(spec: dict, comm=None, keep_model: bool = False) -> dict:
+    """Run one seeded training run to the target; return its curves, per-run values and logs.
+
+    ``spec`` keys: config_id, model, dataset, data_path, data_sha256, input_size, target, seed,
+    batch_size (global), base_batch_size, base_lr, lr, lr_rule, momentum, precision, variant,
+    max_epochs, ranks, scaling, sparsification, topk_ratio, error_feedback, threads, log_path.
+    Returns ``{"curves": [...], "values": {...}, "status": ..., "model": module or None}``.
+    """
+    rank = comm.Get_rank() if comm is not None else 0
+    size = comm.Get_size() if comm is not None else 1
+    log = RunLog(spec["log_path"]) if rank == 0 and spec.get("log_path") else NullLog()
+    wall_start = time.perf_counter()
+    try:
+        return _train(spec, comm, rank, size, log, keep_model, wall_start)
+    finally:
+        log.close()
+
+
+def _train(spec, comm, rank, size, log, keep_model, wall_start):
+    seed = int(spec["seed"])
+    splits_needed = ("train", "val")
+    _header(log, spec, spec["n_train"], spec["n_val"])
+
+    # 1. initialisation: excluded from the time to train, recorded
+    init_start = log.start("init_start")
+    torch.manual_seed(seed)
+    model = models.build(spec["model"], spec["input_shape"], spec["n_classes"])
+    if comm is not None:  # same seed gives the same weights; broadcast anyway, as a real run must
+        for p in model.parameters():
+            buf = p.data.numpy()
+            comm.Bcast(buf, root=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=spec["lr"], momentum=spec["momentum"])
+    exchange = GradientExchange(comm, model.parameters(), spec.get("topk_ratio", 1.0), spec.get("error_feedback", True))
+    shuffle = torch.Generator().manual_seed(seed)
+    data = None
+    data_load_s = 0.0
+    if spec["variant"] == "preloaded":
+        t0 = time.perf_counter()
+        data = load_npz(spec["data_path"], splits_needed)
+        data_load_s = time.perf_counter() - t0
+        log.event("tw_data_read", spec["data_path"], {"phase": "before run_start (preloaded)", "seconds": data_load_s})
+    init_stop = log.end("init_stop")
+    if comm is not None:
+        comm.Barrier()
+
+    # 2. the timed region starts at the first touch of the data
+    run_start = log.start("run_start")
+    if data is None:
+        t0 = time.perf_counter()
+        data = load_npz(spec["data_path"], splits_needed)
+        data_load_s = time.perf_counter() - t0
+        log.event("tw_data_read", spec["data_path"], {"phase": "inside the timed region (io)", "seconds": data_load_s})
+    x_train, y_train = torch.from_numpy(data["x_train"]), torch.from_numpy(data["y_train"])
+    x_val, y_val = torch.from_numpy(data["x_val"]), torch.from_numpy(data["y_val"])
+    n_train = len(y_train)
+    batch = int(spec["batch_size"])
+
+    curves = []
+    samples_seen = 0
+    steps = 0
+    step_seconds = 0.0
+    reached = False
+    epoch = 0
+    for epoch in range(1, int(spec["max_epochs"]) + 1):
+        log.start("epoch_start", metadata={"epoch_num": epoch})
+        model.train()
+        order = torch.randperm(n_train, generator=shuffle)
+        loss_sum = torch.zeros(2, dtype=torch.float64)
+        epoch_steps = 0
+        comm_before = exchange.comm_seconds
+        epoch_step_seconds = 0.0
+        for first in range(0, n_train, batch):
+            t0 = time.perf_counter()
+            global_idx = order[first:first + batch]
+            local_idx = global_idx[rank::size] if size > 1 else global_idx
+            xb, yb = x_train[local_idx], y_train[local_idx]
+            with _autocast(spec["precision"]):
+                loss = F.cross_entropy(model(xb), yb)
+            optimizer.zero_grad(set_to_none=False)
+            loss.backward()
+            exchange()
+            optimizer.step()
+            epoch_step_seconds += time.perf_counter() - t0
+            loss_sum += torch.tensor([float(loss) * len(yb), len(yb)], dtype=torch.float64)
+            samples_seen += len(global_idx)
+            epoch_steps += 1
+        steps += epoch_steps
+        step_seconds += epoch_step_seconds
+        if comm is not None:
+            from mpi4py import MPI
+
+            buf = loss_sum.numpy()
+            comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
+        log.end("epoch_stop", metadata={"epoch_num": epoch})
+        log.start("eval_start", metadata={"epoch_num": epoch})
+        accuracy = _accuracy(model, x_val, y_val, spec["precision"], comm)
+        log.event("eval_accuracy", accuracy, {"epoch_num": epoch})
+        stamp = log.end("eval_stop", metadata={"epoch_num": epoch})
+        curves.append({
+            "epoch": epoch,
+            "val_accuracy": accuracy,
+            "train_loss": float(loss_sum[0] / loss_sum[1]),
+            "wall_time": (stamp - run_start) / 1e3,
+            "samples_seen": samples_seen,
+            "time_per_step": epoch_step_seconds / max(epoch_steps, 1),
+            "comm_time_per_step": (exchange.comm_seconds - comm_before) / max(epoch_steps, 1),
+        })
+        if accuracy >= spec["target"]:
+            reached = True
+            break
+    status = "success" if reached else "aborted"
+    run_stop = log.end("run_stop", metadata={"status": status, "epoch_num": epoch})
+
+    # 5. outside the timed region: generalisation (F3)
+    test_acc = _accuracy(model, *_split(spec, "test", comm), spec["precision"], comm)
+    train_acc = _accuracy(model, x_train, y_train, spec["precision"], comm)
+    log.event("tw_test_accuracy", test_acc)
+    log.event("tw_train_accuracy", train_acc)
+    values = {
+        "time_to_train": (run_stop - run_start) / 1e3,
+        "init_time": (init_stop - init_start) / 1e3,
+        "data_load_time": data_load_s,
+        "epochs_to_target": float(epoch),
+        "converged": float(reached),
+        "test_accuracy": test_acc,
+        "train_accuracy": train_acc,
+        "val_accuracy": curves[-1]["val_accuracy"] if curves else float("nan"),
+        "samples_seen": float(samples_seen),
+        "steps": float(steps),
+        "time_per_step": step_seconds / max(steps, 1),
+        "comm_time_per_step": exchange.comm_seconds / max(steps, 1),
+        "comm_bytes_per_step": float(exchange.payload_bytes if comm is not None and size > 1 else 0),
+        "throughput": samples_seen / step_seconds if step_seconds > 0 else float("nan"),
+        "run_wall_time": time.perf_counter() - wall_start,
+        "n_parameters": float(models.n_parameters(model)),
+    }
+    return {"curves": curves, "values": values, "status": status, "run_start_ms": run_start,
+            "run_stop_ms": run_stop, "model": model if keep_model else None}
+
+
+def _split(spec, split, comm):
+    data = load_npz(spec["data_path"], (split,))
+    return torch.from_numpy(data[f"x_{split}"]), torch.from_numpy(data[f"y_{split}"])

@@ -1,0 +1,142 @@
+"""A small synthetic result set in the layout of data/reference/, and a cached report build.
+
+The numbers are invented but shaped like real PRK output (per-rank, per-iteration times with a
+warm-up iteration, one failed-validation run, bounds), so every notebook path is exercised.
+The environment's host name is hostile markup: the report must show it escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from twelveways import results
+
+HOSTILE = "<script>alert(1)</script>"
+
+#: (workload, implementation, ranks, threads, size, scaling, base time s)
+CONFIGS = [
+    ("nstream", "c-serial", 1, 1, 1_000_000, "strong", 0.0040),
+    ("nstream", "c-openmp", 1, 2, 1_000_000, "strong", 0.0024),
+    ("nstream", "c-mpi", 2, 1, 1_000_000, "strong", 0.0023),
+    ("nstream", "numpy", 1, 1, 1_000_000, "strong", 0.0090),
+    ("nstream", "c-mpi", 1, 1, 1_000_000, "weak", 0.0041),
+    ("nstream", "c-mpi", 2, 1, 2_000_000, "weak", 0.0046),
+    ("dgemm", "c-serial", 1, 1, 200, "strong", 0.0030),
+    ("dgemm", "c-openmp", 1, 2, 200, "strong", 0.0017),
+]
+
+
+def _work(workload: str, size: int) -> tuple[float, float]:
+    if workload == "nstream":
+        return 32.0 * size, 2.0 * size
+    return 32.0 * size * size, 2.0 * size ** 3
+
+
+def records(seed: int = 3, iterations: int = 12, runs: int = 2) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for index, (workload, impl, ranks, threads, size, scaling, base) in enumerate(CONFIGS):
+        bytes_, flops = _work(workload, size)
+        for run in range(runs):
+            run_id = f"{workload}-{impl}-{ranks}x{threads}-{size}-{run}"
+            valid = not (index == 0 and run == 1 and False)
+            for iteration in range(iterations + 1):
+                for rank in range(ranks):
+                    value = base * (3.0 if iteration == 0 else 1.0) * rng.lognormal(0.0, 0.05)
+                    rows.append(dict(benchmark="prk", workload=workload, implementation=impl, ranks=ranks,
+                                     threads=threads, size=size, precision="fp64", seed=-1, run_id=run_id,
+                                     iteration=iteration, rank=rank, metric="time", value=value, unit="s",
+                                     valid=valid, scaling=scaling, bytes_per_iteration=bytes_,
+                                     flops_per_iteration=flops, stop_reason="ci_target_met"))
+    # one run whose validation failed: its (absurdly fast) samples must never be summarized
+    for iteration in range(iterations + 1):
+        rows.append(dict(benchmark="prk", workload="nstream", implementation="c-serial", ranks=1, threads=1,
+                         size=1_000_000, precision="fp64", seed=-1, run_id="nstream-invalid", iteration=iteration,
+                         rank=0, metric="time", value=1e-6, unit="s", valid=False, scaling="strong",
+                         bytes_per_iteration=32e6, flops_per_iteration=2e6, stop_reason="validation_failed"))
+    # bounds: bandwidth (nstream far beyond the LLC) and peak flops (BLAS dgemm), whole-run rates
+    for pe, (bw, peak) in {1: (9000.0, 40000.0), 2: (11000.0, 78000.0)}.items():
+        for sample in range(5):
+            common = dict(benchmark="bounds", ranks=1, threads=pe, precision="fp64", seed=-1, iteration=-1, rank=-1,
+                          metric="rate", valid=True, scaling="", bytes_per_iteration=np.nan,
+                          flops_per_iteration=np.nan, stop_reason="")
+            rows.append({**common, "workload": "nstream", "implementation": "c-openmp", "size": 50_000_000,
+                         "run_id": f"bw-{pe}-{sample}", "value": bw * rng.lognormal(0, 0.02), "unit": "MB/s"})
+            rows.append({**common, "workload": "dgemm", "implementation": "numpy-blas", "size": 2000,
+                         "run_id": f"peak-{pe}-{sample}", "value": peak * rng.lognormal(0, 0.02), "unit": "MFlop/s"})
+    return rows
+
+
+ENVIRONMENT = {
+    "hostname": HOSTILE,
+    "hardware": {"cpu": {"model": "Synthetic CPU <i>9000</i>", "cores": 2, "sockets": 1, "flags": ["avx2", "fma"]},
+                 "memory_bytes": 8 * 2**30},
+    "os": {"distribution": "Debian GNU/Linux 12", "kernel": "6.1.0"},
+    "python": {"version": "3.11.2", "packages": {f"package-{i}": f"1.{i}" for i in range(40)}},
+    "environment_variables": {"OMP_NUM_THREADS": "2", "EVIL": "\"><img src=x onerror=alert(2)>"},
+    "git": {"commit": "0123456789abcdef", "dirty": False},
+    "hash": "synthetic-environment-hash",
+}
+
+CONFIG = {"seed": 7, "profile": "test", "stages": {"prk": True, "train": False, "infer": False},
+          "subset_reasons": {"train": "synthetic set", "infer": "synthetic set"},
+          "measurement": {"confidence": 0.95, "ci_target": 0.05, "min_samples": 5, "max_samples": 40, "max_seconds": 6},
+          "report": {"title": "Synthetic <b>report</b>", "claims": ""}}
+
+CHECKLIST = {
+    "verdict": "warn",
+    "checks": [
+        {"id": "R1", "title": "speedup base case and its absolute value", "status": "pass",
+         "evidence": {"base": "c-serial", "median_s": 0.004}, "recommendation": ""},
+        {"id": "R5", "title": "deterministic or CIs", "status": "warn",
+         "evidence": "2 CIs wider than the target <b>bold</b>", "recommendation": "run longer"},
+        {"id": "F7", "title": "one network only", "status": "not applicable", "evidence": "", "recommendation": ""},
+    ],
+    "claims": [{"claim": "c-mpi beats numpy <script>x</script>", "verdict": "supported"}],
+}
+
+
+def write_result_set(folder: Path) -> Path:
+    """Write results/prk.nc, environment.json, config.json and checklist.json under ``folder``."""
+    folder = Path(folder)
+    (folder / "results").mkdir(parents=True, exist_ok=True)
+    (folder / "environment.json").write_text(json.dumps(ENVIRONMENT, indent=1))
+    (folder / "config.json").write_text(json.dumps(CONFIG, indent=1))
+    (folder / "checklist.json").write_text(json.dumps(CHECKLIST, indent=1))
+    attrs = results.provenance(ENVIRONMENT, CONFIG)
+    results.write(results.from_records(records(), "prk", attrs=attrs), folder / "results" / "prk.nc")
+    return folder
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def built_report(kind: str = "synthetic") -> Path:
+    """reports/report.html rebuilt once per test session from the synthetic set or data/reference."""
+    if kind not in _BUILT:
+        from twelveways.report import commands, notebooks
+
+        ensure_kernelspec()
+        base = Path(tempfile.mkdtemp(prefix=f"tw-report-{kind}-"))
+        source = write_result_set(base / "set") if kind == "synthetic" else notebooks.project_root() / "data" / "reference"
+        _BUILT[kind] = commands.rebuild(source, base / "reports")
+    return _BUILT[kind]
+
+
+def ensure_kernelspec() -> None:
+    """Install the project kernelspec into this venv when missing (what `make` does)."""
+    import subprocess
+    import sys
+
+    from twelveways.report import notebooks
+    from twelveways.report.notebooks import NotebookError
+
+    try:
+        notebooks.check_kernelspec()
+    except NotebookError:
+        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix", "--name", notebooks.KERNEL_NAME,
+                        "--display-name", notebooks.KERNEL_DISPLAY_NAME], check=True, capture_output=True)

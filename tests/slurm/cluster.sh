@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# A one-node SLURM cluster on this machine, for tests: `cluster.sh start DIR` / `cluster.sh stop DIR`.
+# start: installs Debian's slurm-wlm and munge when missing (root + apt), writes a one-node
+# configuration for this host under DIR, starts munged, slurmctld and slurmd (recording their
+# pids), waits until the node is idle. stop: stops exactly the daemons start recorded.
+# Exit 3 with one line "skip: ..." when this machine cannot host the cluster.
+set -euo pipefail
+
+action=${1:?usage: cluster.sh start|stop|restart-slurmd|kill-slurmd DIR}
+dir=$(realpath -m "${2:?usage: cluster.sh start|stop DIR}")
+conf="$dir/slurm.conf"
+export SLURM_CONF="$conf"
+
+skip() { echo "skip: $*"; exit 3; }
+
+install_if_missing() {
+  if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; then return; fi
+  [ "$(id -u)" = 0 ] || skip "SLURM is not installed and installing it needs root"
+  command -v apt-get >/dev/null || skip "SLURM is not installed and this machine has no apt-get"
+  echo "installing slurm-wlm and munge" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null) \
+    || skip "apt-get could not install slurm-wlm and munge"
+}
+
+write_conf() {
+  local host cpus mem
+  host=$(hostname -s)
+  cpus=$(nproc)
+  mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
+  mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
+  cat > "$conf" <<CONF
+ClusterName=twelveways-test
+SlurmctldHost=$host
+SlurmctldPort=16817
+SlurmdPort=16818
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU_Memory
+ReturnToService=2
+DefMemPerCPU=1024
+SlurmdTimeout=30
+InactiveLimit=0
+KillWait=5
+MinJobAge=600
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/jobcomp.txt
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+CONF
+}
+
+wait_idle() {
+  for _ in $(seq 1 60); do
+    state=$(sinfo -h -o '%T' 2>/dev/null | head -n1 || true)
+    case "$state" in idle|idle*) return 0 ;; esac
+    if [ "$state" = "down" ] || [ "$state" = "drained" ] || [ "$state" = "down*" ]; then
+      scontrol update NodeName="$(hostname -s)" State=RESUME >/dev/null 2>&1 || true
+    fi
+    sleep 1
+  done
+  echo "error: node did not become idle (state: ${state:-none}); see $dir/log" >&2
+  return 1
+}
+
+case "$action" in
+  start)
+    install_if_missing
+    write_conf
+    if ! pgrep -x munged >/dev/null; then
+      mkdir -p /run/munge && chown munge:munge /run/munge 2>/dev/null || true
+      [ -s /etc/munge/munge.key ] || skip "no /etc/munge/munge.key"
+      munged --force >/dev/null 2>&1 || runuser -u munge -- munged --force
+      pgrep -x munged > "$dir/munged.pid"
+    fi
+    slurmctld -f "$conf"
+    slurmd -f "$conf"
+    wait_idle
+    echo "slurm: one-node cluster up (SLURM_CONF=$conf)" >&2
+    ;;
+  stop)
+    for daemon in slurmd slurmctld munged; do
+      pidfile="$dir/$daemon.pid"
+      [ -s "$pidfile" ] || continue
+      pid=$(cat "$pidfile")
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      kill -9 "$pid" 2>/dev/null || true
+      rm -f "$pidfile"
+    done
+    ;;
+  kill-slurmd)
+    [ -s "$dir/slurmd.pid" ] && kill -9 "$(cat "$dir/slurmd.pid")" 2>/dev/null || true
+    rm -f "$dir/slurmd.pid"
+    ;;
+  restart-slurmd)
+    slurmd -f "$conf"
+    wait_idle
+    ;;
+  *) echo "error: unknown action $action" >&2; exit 2 ;;
+esac
