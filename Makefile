@@ -29,6 +29,9 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	@touch $(STAMP)
 
 report: $(STAMP)
+	@# A run killed hard (SIGKILL, power loss) leaves Snakemake's lock behind: release it when no
+	@# other Snakemake is running here; incomplete jobs are then rerun (profiles/default).
+	@if [ -d .snakemake/locks ] && ! pgrep -f "$(CURDIR)/$(BIN)/snakemake" >/dev/null; then $(SNAKEMAKE) --unlock --quiet >/dev/null 2>&1 || true; fi
 	$(SNAKEMAKE) --cores all --profile profiles/default
 	@echo "Report: $(CURDIR)/reports/report.html"
 

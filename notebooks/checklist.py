@@ -40,8 +40,9 @@ verdict, checks = checklistview.normalize(data)
 # ## Status of the checks
 
 # %%
-counts = checks["status"].replace("", "unknown").value_counts()
-order = [s for s in checklistview.STATUS_ORDER if s in counts.index] + [s for s in counts.index if s not in checklistview.STATUS_ORDER]
+counts = checks["status"].replace("", "unknown").map(checklistview.status_label).value_counts()
+known = [checklistview.status_label(s) for s in checklistview.STATUS_ORDER]
+order = [s for s in known if s in counts.index] + [s for s in counts.index if s not in known]
 tables.show(counts.reindex(order).rename_axis("status").reset_index(name="checks"), f"overall verdict: {verdict}")
 if len(counts):
     fig, ax = plt.subplots(figsize=(6, 0.5 + 0.4 * len(order)))

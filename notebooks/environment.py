@@ -35,6 +35,16 @@ config_path = resolve(config_json)
 config = tables.read_json(config_path, "config dump") if config_path.is_file() else None
 
 # %% [markdown]
+# ## Summary
+
+# %%
+import pandas as pd
+
+from twelveways import env_render
+
+tables.show(pd.DataFrame(env_render.summary_rows(capture), columns=["", "value"]), collapse_after=60)
+
+# %% [markdown]
 # ## The capture, part by part
 
 # %%

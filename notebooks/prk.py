@@ -103,14 +103,14 @@ plt.show()
 
 # %%
 columns = ["workload", "size", "config", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
-           "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound"]
+           "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
 tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({confidence:.0%} CI of the median)",
             collapse_after=40)
 target = float(config.get("measurement", {}).get("ci_target", 0.05)) * 100
 wide = summary[summary["ci_halfwidth_pct"] > target]
 if len(wide):
     tables.note(f"{len(wide)} of {len(summary)} configurations have a CI wider than ±{target:g}% of the median "
-                "(the sample or time budget ran out first); their stop reasons are in the results file.", "warning")
+                "(the sample or time budget ran out first; see the stop reasons).", "warning")
 
 # %%
 fig, axes = grid(len(panels))

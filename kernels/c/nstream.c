@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     prk_report_t r;
     prk_report_init(&r, "nstream", iterations, length);
     prk_json_int(&r.parameters, "length", length);
+    prk_json_num(&r.parameters, "prk_work_per_iteration", 4.0 * sizeof(double) * (double)length);
     r.threads = prk_thread_count();
     r.bytes = 4.0 * sizeof(double) * (double)length; /* read A, B, C; write A */
     r.flops = 3.0 * (double)length;                 /* one multiply, two adds */

@@ -103,6 +103,7 @@ int main(int argc, char **argv)
     prk_report_init(&r, "p2p", iterations, m);
     prk_json_int(&r.parameters, "m", m);
     prk_json_int(&r.parameters, "n", n);
+    prk_json_num(&r.parameters, "prk_work_per_iteration", 2.0 * (double)(m - 1) * (double)(n - 1));
     r.threads = threads;
     r.bytes = 2.0 * sizeof(double) * (double)elems; /* grid read and written once */
     r.flops = 2.0 * (double)(m - 1) * (double)(n - 1);

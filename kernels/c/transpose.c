@@ -104,6 +104,7 @@ int main(int argc, char **argv)
     prk_report_init(&r, "transpose", iterations, order);
     prk_json_int(&r.parameters, "order", order);
     prk_json_int(&r.parameters, "tile", tile);
+    prk_json_num(&r.parameters, "prk_work_per_iteration", 2.0 * sizeof(double) * (double)elems);
     r.threads = threads;
     r.bytes = 4.0 * sizeof(double) * (double)elems; /* read+write A (A += 1), read+write B */
     r.flops = 2.0 * (double)elems;                  /* B += A^T and A += 1 */

@@ -110,6 +110,7 @@ int main(int argc, char **argv)
     prk_report_init(&r, "transpose", iterations, order);
     prk_json_int(&r.parameters, "order", order);
     prk_json_int(&r.parameters, "tile", tile);
+    prk_json_num(&r.parameters, "prk_work_per_iteration", 2.0 * sizeof(double) * elems);
     r.bytes = 4.0 * sizeof(double) * elems;
     r.flops = 2.0 * elems;
     r.rate_in_bytes = 1;

@@ -75,7 +75,7 @@ def main(argv: list[str]) -> None:
                     "decomposition": "1-D column strips, row-by-row pipeline (Send/Recv)",
                     "vectorization": "row scan (np.cumsum) within a strip",
                     "bytes_counting": "compulsory traffic: A read+write once (2 x 8 B x m x n)"},
-        size=n, timer=prk.mpi_timer(MPI), bytes_per_iteration=2.0 * 8 * m * n,
+        size=m, timer=prk.mpi_timer(MPI), bytes_per_iteration=2.0 * 8 * m * n,
         flops_per_iteration=2.0 * (m - 1) * (n - 1), error=abs(observed - reference) / reference,
         tolerance=prk.EPSILON,
         details={"kind": "relative error of the corner A[m-1, n-1]", "expected": reference, "observed": observed},

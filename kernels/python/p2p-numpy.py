@@ -65,7 +65,7 @@ def main(argv: list[str]) -> None:
         kernel="p2p", implementation="numpy", ranks=1, threads=1,
         parameters={"iterations": iterations, "m": m, "n": n, "vectorization": "anti-diagonal wavefront",
                     "bytes_counting": "compulsory traffic: A read+write once (2 x 8 B x m x n)"},
-        size=n, timer=prk.perf_counter_timer(), warmup_times=[warmup], iteration_times=[times],
+        size=m, timer=prk.perf_counter_timer(), warmup_times=[warmup], iteration_times=[times],
         bytes_per_iteration=2.0 * 8 * m * n, flops_per_iteration=2.0 * (m - 1) * (n - 1),
         error=abs(corner - reference) / reference, tolerance=prk.EPSILON,
         details={"kind": "relative error of the corner A[m-1, n-1]", "expected": reference, "observed": corner},

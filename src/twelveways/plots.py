@@ -211,7 +211,7 @@ def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidt
     ax.set_xlabel("arithmetic intensity (flop/byte, log scale)")
     ax.set_ylabel("performance (GFlop/s, log scale)")
     ax.set_title(title or "roofline with this machine's measured bounds")
-    ax.legend(fontsize="x-small", loc="lower right")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return ax
 
 

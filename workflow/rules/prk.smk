@@ -1,1 +1,81 @@
-# prk stage (being written)
+# PRK stage: build the C kernels, measure this machine's bounds, run the sweep.
+# Logic lives in src/twelveways/prk (build.py, bounds.py, sweep.py); these rules only call it.
+# Benchmark rules take every core (threads: workflow.cores) so that no other job runs beside them.
+
+PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
+PRK_MPI_KERNELS = ["nstream", "transpose", "stencil", "p2p"]
+PRK_BINARIES = (
+    [f"build/kernels/{k}-{v}" for k in PRK_KERNELS for v in ("serial", "openmp")]
+    + [f"build/kernels/{k}-mpi" for k in PRK_MPI_KERNELS]
+)
+PRK_C_SOURCES = sorted(glob("kernels/c/*.c") + glob("kernels/c/*.h"))
+PRK_PY_KERNELS = sorted(glob("kernels/python/*.py"))
+
+
+def prk_mpi_launcher(wildcards, resources):
+    """The MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else ''."""
+    return str(getattr(resources, "mpi", "") or "")
+
+
+rule prk_build:
+    """Compile the C kernels; compiler and flags are params, so changing them rebuilds."""
+    input:
+        sources=PRK_C_SOURCES,
+        builder="src/twelveways/prk/build.py",
+        config=CONFIG_FILE,
+    output:
+        PRK_BINARIES,
+    params:
+        cc=config["prk"]["build"]["cc"],
+        cflags=config["prk"]["build"]["cflags"],
+        openmp_flag=config["prk"]["build"]["openmp_flag"],
+    log:
+        "logs/prk/build.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.prk.build --cc {params.cc:q} --cflags {params.cflags:q} "
+        "--openmp-flag {params.openmp_flag:q} --output-dir build/kernels > {log:q} 2>&1"
+
+
+rule prk_bounds:
+    """Memory bandwidth (C nstream beyond the LLC) and peak flop rate (BLAS dgemm) of this machine."""
+    input:
+        binaries=["build/kernels/nstream-serial", "build/kernels/nstream-openmp"],
+        config=CONFIG_FILE,
+        environment=ENV_JSON,
+        code="src/twelveways/prk/bounds.py",
+    output:
+        nc="results/bounds.nc",
+        json=report("results/bounds.json", caption="../report/prk_bounds.rst", category="PRK"),
+    threads: workflow.cores
+    log:
+        "logs/prk/bounds.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.prk.bounds --config {input.config:q} --kernels-dir build/kernels "
+        "--environment {input.environment:q} --output {output.nc:q} --json {output.json:q} > {log:q} 2>&1"
+
+
+rule prk_run:
+    """The sweep kernel x implementation x ranks/threads x size, seeded order, adaptive repetition."""
+    input:
+        binaries=PRK_BINARIES,
+        python_kernels=PRK_PY_KERNELS,
+        config=CONFIG_FILE,
+        environment=ENV_JSON,
+        code=["src/twelveways/prk/sweep.py", "src/twelveways/prk/run.py", "src/twelveways/prk/records.py"],
+    output:
+        report("results/prk.nc", caption="../report/prk_run.rst", category="PRK"),
+    params:
+        launcher=prk_mpi_launcher,
+    threads: workflow.cores
+    log:
+        "logs/prk/run.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.prk.sweep --config {input.config:q} --kernels-dir build/kernels "
+        "--environment {input.environment:q} --mpi-launcher {params.launcher:q} "
+        "--output {output:q} > {log:q} 2>&1"

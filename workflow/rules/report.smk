@@ -1,1 +1,21 @@
-# report stage (being written)
+# Report: one self-contained reports/report.html (checklist summary first, then a section per
+# executed notebook; code hidden, figures embedded, nothing loaded from any URL).
+
+
+rule report:
+    """Assemble reports/report.html from the executed notebooks and the checklist."""
+    input:
+        notebooks=EXECUTED_NOTEBOOKS,
+        checklist="reports/checklist.json",
+        environment=ENV_JSON,
+        config=CONFIG_FILE,
+        code=["src/twelveways/report/render.py", "src/twelveways/report/checklistview.py"],
+    output:
+        report("reports/report.html", caption="../report/report.rst", category="Report"),
+    log:
+        "logs/report.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.report render --output {output:q} --checklist {input.checklist:q} "
+        "--environment {input.environment:q} --config {input.config:q} {input.notebooks:q} > {log:q} 2>&1"

@@ -4,8 +4,9 @@ Every run contributes: its per-query latencies (metric ``latency``, ns, one row 
 the trace), LoadGen's summary values unchanged (percentiles, QPS, early-stopping estimates),
 the verdict and each criterion as 1/0 rows.  The ``valid`` column is LoadGen's own verdict
 ("Result is : VALID") and is never overridden; accuracy runs are valid when the accuracy log
-covers every sample exactly once.  Extra factors: scenario, mode, variant, model, target_qps,
-below_statistical_minimum, role, loadgen_result, query_seq, sample_index.
+covers every sample exactly once.  Extra factors: scenario, mode, variant (``<model>-<precision
+variant>``; the model is the ``workload``), target_qps, below_statistical_minimum, role (pilot,
+performance, search, load_sweep, accuracy, summary, cost), query_seq, sample_index.
 """
 
 from __future__ import annotations
@@ -96,16 +97,15 @@ def _with_base(frame: pd.DataFrame, base: dict) -> pd.DataFrame:
 
 
 def base_factors(*, model, variant, scenario: str, mode: str, role: str, run_id: str, threads: int, seed: int,
-                 valid: bool, loadgen_result: str, below_minimum: bool, target_qps: float = math.nan,
+                 valid: bool, below_minimum: bool, target_qps: float = math.nan,
                  implementation: str = "torch-python-sut") -> dict:
     """The factor columns every row of one run shares."""
     return {
         "benchmark": "infer", "workload": model.name, "implementation": implementation,
         "ranks": 1, "threads": int(threads), "size": int(model.parameters), "precision": variant.precision,
         "seed": int(seed), "run_id": run_id, "iteration": -1, "rank": -1, "valid": bool(valid),
-        "scenario": scenario, "mode": mode, "variant": f"{model.name}-{variant.name}", "model": model.name,
+        "scenario": scenario, "mode": mode, "variant": f"{model.name}-{variant.name}",
         "target_qps": float(target_qps), "below_statistical_minimum": bool(below_minimum), "role": role,
-        "loadgen_result": loadgen_result,
     }
 
 

@@ -51,8 +51,8 @@ def _prepare_all(cfg: dict, model_paths: list[Path], root: Path):
 class _Variants:
     """Build each (model, variant) once, on first use, with its calibration."""
 
-    def __init__(self, cfg: dict):
-        self.cfg = cfg
+    def __init__(self, cfg: dict, seed: int, logs: Path, on_pilot):
+        self.cfg, self.seed, self.logs, self.on_pilot = cfg, seed, logs, on_pilot
         self.cache: dict = {}
 
     def get(self, m, split, name: str):
@@ -62,7 +62,9 @@ class _Variants:
 
             variant = variants.make(m.module, name)
             runner = variants.TorchRunner(variant, split.features)
-            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg)
+            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg, self.seed,
+                                           pilot_dir=self.logs / f"{m.name}-{name}" / "pilot",
+                                           on_pilot=lambda scenario, parsed: self.on_pilot(key, scenario, parsed))
         return self.cache[key]
 
 
@@ -82,23 +84,27 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     for m, _ in loaded:
         for v in cfg["variants"]:
             harness.fresh_directory(logs / f"{m.name}-{v}")
-    variants = _Variants(cfg)
     frames: list[pd.DataFrame] = []
-    outcome: dict = {}  # (model, variant) -> {"accuracy":..., "offline_sps":..., "server": SearchResult}
+    outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
+    pending_pilots: list = []
 
     def add_run(prep, name, parsed, role, target_qps=math.nan):
         base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
                                     role=role, run_id=str(Path(parsed["run_dir"]).relative_to(logs.resolve())),
                                     threads=cfg["threads"], seed=seed, valid=parsed["valid"],
-                                    loadgen_result=parsed["summary"].get("result", ""),
                                     below_minimum=parsed["below_minimum"], target_qps=target_qps)
         frames.append(records.run_rows(base, parsed))
+
+    variants = _Variants(cfg, seed, logs.resolve(), lambda key, name, parsed: pending_pilots.append((key, name, parsed)))
 
     with _progress(progress, len(units)) as advance:
         for index, variant_name, kind in units:
             m, split = loaded[index]
             prep = variants.get(m, split, variant_name)
             slot = outcome.setdefault((m.name, variant_name), {"prep": prep})
+            while pending_pilots:
+                _, name, parsed = pending_pilots.pop(0)
+                add_run(prep, name, parsed, "pilot")
             where = logs.resolve() / prep.label
             advance(f"{prep.label} {kind}")
             if kind == "accuracy":
@@ -139,10 +145,10 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
                 continue
             prep = slot["prep"]
 
-            def base(scenario, mode, role, valid, run_id, below=False, loadgen_result=""):
+            def base(scenario, mode, role, valid, run_id, below=False):
                 return records.base_factors(model=prep.model, variant=prep.variant, scenario=scenario, mode=mode,
                                             role=role, run_id=run_id, threads=cfg["threads"], seed=seed, valid=valid,
-                                            loadgen_result=loadgen_result, below_minimum=below)
+                                            below_minimum=below)
 
             run = slot.get("accuracy_run")
             if run:
@@ -173,8 +179,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
                     values.append(("server_throughput_loss", 1.0 - best / float(sps), "1"))
                 frames.append(records.value_rows(
                     base("Server", "PerformanceOnly", "summary", best is not None, f"{prep.label}/Server",
-                         below=any(p.info["parsed"]["below_minimum"] for p in server.probes),
-                         loadgen_result="VALID" if best else "INVALID"), values))
+                         below=any(p.info["parsed"]["below_minimum"] for p in server.probes)), values))
             training = m.description.get("training") or {}
             costs = [(f"training_{k}", float(val), "s" if k.endswith("_s") else "1") for k, val in sorted(training.items())
                      if isinstance(val, (int, float)) and not isinstance(val, bool)]
@@ -211,7 +216,9 @@ def _attributes(cfg, loaded, outcome) -> dict:
         "scenario_definitions": definitions,
         "relative_accuracy_definition": accuracy.DEFINITION_TEXT[cfg["accuracy"]["definition"]],
         "per_query_latency_source": PER_QUERY_SOURCE,
-        "validity_source": "LoadGen's 'Result is' line, carried unchanged into 'valid' and 'loadgen_result'",
+        "validity_source": ("performance rows: 'valid' is LoadGen's 'Result is : VALID' line, unchanged (metric "
+                            "result_valid repeats it; each criterion is its own metric); accuracy rows: the accuracy "
+                            "log covers every sample once; Server summary rows: some probe was VALID"),
         "calibration": calibration,
         "variants": notes,
         "server_search": search,

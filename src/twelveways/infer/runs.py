@@ -36,10 +36,42 @@ class Prepared:
         return f"{self.model.name}-{self.variant.name}"
 
 
-def prepare(model, variant, runner, total: int, labels, cfg: dict) -> Prepared:
-    """Bundle a runner with its untimed calibration (which only sets LoadGen's expectations)."""
+#: Length of each pilot run, seconds, and the samples of the Offline pilot.
+PILOT_S = 0.2
+PILOT_OFFLINE_SAMPLES = 16384
+
+
+def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0,
+            pilot_dir: Path | None = None, on_pilot=None) -> Prepared:
+    """Bundle a runner with the calibration that sets LoadGen's expectations.
+
+    The runner alone is timed first (no LoadGen); then, when ``pilot_dir`` is given, short
+    SingleStream, MultiStream and Offline LoadGen runs measure what the whole harness delivers
+    (Python SUT and LoadGen overheads included), and those numbers replace the runner-only ones.
+    Pilot logs are kept under ``pilot_dir`` and passed to ``on_pilot(scenario, parsed)``.
+    """
     calib = calibrate.calibrate(runner, total, int(cfg["multistream_samples_per_query"]), int(cfg["offline_batch"]))
-    return Prepared(model, variant, runner, total, labels, calib)
+    prep = Prepared(model, variant, runner, total, labels, dict(calib, source="runner only"))
+    if pilot_dir is None:
+        return prep
+    pilot_cfg = dict(cfg, min_duration_s=PILOT_S, statistical_minimum=False,
+                     min_queries={"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_SAMPLES})
+    prep.calibration["throughput_sps"] = PILOT_OFFLINE_SAMPLES / (1.3 * 1.1 * PILOT_S)  # ~16k samples, not millions
+    measured = {"runner_only": calib, "source": "LoadGen pilot runs"}
+    for name in ("SingleStream", "MultiStream", "Offline"):
+        parsed = performance_run(prep, name, pilot_cfg, seed, Path(pilot_dir) / name)
+        if on_pilot is not None:
+            on_pilot(name, parsed)
+        if name == "Offline":
+            rate = parsed["summary"]["values"].get("Samples per second")
+            if isinstance(rate, (int, float)) and rate > 0:
+                measured["throughput_sps"] = float(rate)
+        else:
+            median = parsed["summary"]["percentiles"].get(0.5)
+            if median:
+                measured["latency_single_s" if name == "SingleStream" else "latency_multi_s"] = median / 1e9
+    prep.calibration = {**calib, **measured}
+    return prep
 
 
 def _max_batch(name: str, cfg: dict) -> int:
@@ -103,16 +135,19 @@ def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
 
 
 def start_qps(prep: Prepared, cfg: dict) -> float:
-    """First Server probe: the configured value, or half the calibrated single-sample service rate."""
+    """First Server probe: the configured value, or the calibrated single-sample service rate."""
     configured = float(cfg["server_search"]["start_qps"])
     if configured > 0:
         return configured
-    return max(1.0, 0.5 / max(prep.calibration["latency_single_s"], 1e-7))
+    return max(1.0, 1.0 / max(prep.calibration["latency_single_s"], 1e-7))
 
 
 def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe=None,
-                  start: float | None = None) -> SearchResult:
-    """Probe Server runs (each in ``base_dir/qps-<value>``) for the highest VALID target QPS."""
+                  start: float | None = None, ceiling: float | None = None) -> SearchResult:
+    """Probe Server runs (each in ``base_dir/qps-<value>``) for the highest VALID target QPS.
+
+    ``ceiling`` defaults to the calibrated Offline throughput (no latency bound beats it).
+    """
 
     def run_at(qps: float) -> Probe:
         parsed = performance_run(prep, "Server", cfg, seed, base_dir / f"qps-{qps:.1f}", target_qps=qps)
@@ -121,5 +156,8 @@ def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe
         return Probe(qps, parsed["valid"], {"parsed": parsed})
 
     search_cfg = cfg["server_search"]
+    if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
+        ceiling = prep.calibration.get("throughput_sps")
     return search(run_at, start if start is not None else start_qps(prep, cfg),
-                  max_runs=int(search_cfg["max_runs"]), rel_tolerance=float(search_cfg["rel_tolerance"]))
+                  max_runs=int(search_cfg["max_runs"]), rel_tolerance=float(search_cfg["rel_tolerance"]),
+                  ceiling_qps=ceiling)

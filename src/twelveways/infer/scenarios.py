@@ -92,12 +92,12 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
     s.sample_index_rng_seed = seed + 1
     s.schedule_rng_seed = seed + 2
     if scenario.name == "SingleStream":
-        s.single_stream_expected_latency_ns = max(1000, int(calibration["latency_single_s"] * 1e9 * 0.5))
+        s.single_stream_expected_latency_ns = max(1000, int(calibration["latency_single_s"] * 1e9 * 0.7))
         s.single_stream_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
     elif scenario.name == "MultiStream":
         s.multi_stream_samples_per_query = int(cfg["multistream_samples_per_query"])
-        s.multi_stream_expected_latency_ns = max(1000, int(calibration["latency_multi_s"] * 1e9 * 0.5))
+        s.multi_stream_expected_latency_ns = max(1000, int(calibration["latency_multi_s"] * 1e9 * 0.7))
         s.multi_stream_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
     elif scenario.name == "Server":
@@ -110,7 +110,7 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
         # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).
         s.max_duration_ms = int(min_duration_ms * float(cfg["server_max_duration_factor"]))
     elif scenario.name == "Offline":
-        expected = calibration["throughput_sps"] * 1.3
+        expected = calibration["throughput_sps"] * 1.2
         floor = count / (1.1 * max(float(cfg["min_duration_s"]), 1e-3))  # LoadGen issues expected*duration*1.1 samples
         s.offline_expected_qps = float(max(expected, floor, 1.0))
         s.min_query_count = 1

@@ -30,7 +30,7 @@ class SearchResult:
     probes: list[Probe]
     best_qps: float | None  # highest VALID target QPS, None when no probe was VALID
     bracket: tuple[float | None, float | None]  # (highest VALID, lowest INVALID above it)
-    stop_reason: str  # "tolerance_met", "max_runs", "floor_reached"
+    stop_reason: str  # "tolerance_met", "max_runs", "floor_reached", "ceiling_reached"
 
 
 def _bracket(probes: list[Probe]) -> tuple[float | None, float | None]:
@@ -42,8 +42,13 @@ def _bracket(probes: list[Probe]) -> tuple[float | None, float | None]:
 
 
 def search(run_at: Callable[[float], Probe | bool], start_qps: float, *, max_runs: int = 7,
-           rel_tolerance: float = 0.1, floor_qps: float = 1.0, decimals: int = 1) -> SearchResult:
-    """Probe ``run_at(qps)`` (returns a :class:`Probe` or LoadGen's validity) to find the best VALID QPS."""
+           rel_tolerance: float = 0.1, floor_qps: float = 1.0, ceiling_qps: float | None = None,
+           decimals: int = 1) -> SearchResult:
+    """Probe ``run_at(qps)`` (returns a :class:`Probe` or LoadGen's validity) to find the best VALID QPS.
+
+    ``ceiling_qps`` (the Offline throughput: no latency bound can do better) caps the doubling;
+    a VALID probe at the ceiling ends the search.
+    """
     if start_qps <= 0 or max_runs < 1 or rel_tolerance <= 0:
         raise ConfigError(f"bad Server search settings: start={start_qps}, max_runs={max_runs}, "
                           f"rel_tolerance={rel_tolerance}")
@@ -54,7 +59,7 @@ def search(run_at: Callable[[float], Probe | bool], start_qps: float, *, max_run
         outcome = run_at(qps)
         probes.append(outcome if isinstance(outcome, Probe) else Probe(qps, bool(outcome)))
 
-    qps = start_qps
+    qps = min(start_qps, ceiling_qps) if ceiling_qps else start_qps
     stop = "max_runs"
     while len(probes) < max_runs:
         probe(qps)
@@ -64,8 +69,11 @@ def search(run_at: Callable[[float], Probe | bool], start_qps: float, *, max_run
             if qps < floor_qps:
                 stop = "floor_reached"
                 break
-        elif high is None:  # nothing INVALID above: double
-            qps = low * 2
+        elif high is None:  # nothing INVALID above: double, up to the ceiling
+            if ceiling_qps and low >= round(ceiling_qps, decimals):
+                stop = "ceiling_reached"
+                break
+            qps = min(low * 2, ceiling_qps) if ceiling_qps else low * 2
         else:
             if high / low - 1 <= rel_tolerance:
                 stop = "tolerance_met"

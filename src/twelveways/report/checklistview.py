@@ -1,10 +1,11 @@
 """A reader for ``reports/checklist.json`` and a plain summary fragment for the report.
 
-The checklist engine (``twelveways.checklist``) owns the format and its own HTML fragment
-(``twelveways.checklist.render.html_fragment``); the report uses that when it exists.  This
-module is the fallback and the checklist notebook's reader: it accepts the fields the engine
-writes (``verdict``, ``checks`` with ``id``, ``title``, ``status``, ``evidence``,
-``recommendation``) and a few obvious synonyms, and escapes every string it shows.
+The checklist engine (``twelveways.checklist``) owns the format (``twelveways-checklist/1``:
+``verdict`` VALID/INVALID, ``checks`` with ``id``, ``title``, ``status``, ``satisfied``,
+``evidence`` as ``{what, value, source: {file, fields}}`` items and ``recommendation``;
+``claims``) and its own HTML fragment (``twelveways.checklist.render.html_fragment``), which
+the report uses when it exists.  This module is the fallback and the checklist notebook's
+reader; it also accepts a few obvious synonyms, and escapes every string it shows.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-STATUS_ORDER = ["fail", "warn", "needs a human", "pass", "not applicable"]
+STATUS_ORDER = ["fail", "warn", "needs_human", "pass", "not_applicable"]
+#: CSS status class per status or verdict word (anything else is "other").
+_CLASSES = {"pass": "pass", "valid": "pass", "warn": "warn", "fail": "fail", "invalid": "fail",
+            "not-applicable": "not-applicable", "needs-human": "needs-human", "needs-a-human": "needs-human"}
 _SYNONYMS = {"id": ("id", "rule", "code", "key"), "title": ("title", "name", "description", "summary"),
-             "status": ("status", "result", "outcome"), "evidence": ("evidence", "details", "numbers"),
+             "status": ("status", "result", "outcome"), "satisfied": ("satisfied",),
+             "evidence": ("evidence", "details", "numbers"),
              "recommendation": ("recommendation", "fix", "advice")}
 
 
@@ -33,7 +38,20 @@ def _text(value) -> str:
         return value
     if value is None:
         return ""
+    if isinstance(value, list) and value and all(isinstance(v, Mapping) and "what" in v for v in value):
+        return "; ".join(_evidence(v) for v in value)
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def _evidence(item: Mapping) -> str:
+    """``what = value (file: fields)`` for one evidence item of the engine."""
+    value = item.get("value")
+    text = f"{item['what']} = {value if isinstance(value, str) else json.dumps(value, default=str)}"
+    source = item.get("source") or {}
+    if isinstance(source, Mapping) and (source.get("file") or source.get("fields")):
+        fields = ", ".join(map(str, source.get("fields") or []))
+        text += f" ({source.get('file') or ''}{': ' + fields if fields else ''})"
+    return text
 
 
 def normalize(data: Mapping) -> tuple[str, pd.DataFrame]:
@@ -53,9 +71,14 @@ def normalize(data: Mapping) -> tuple[str, pd.DataFrame]:
 
 
 def status_class(status: str) -> str:
-    """A CSS class name for a status (only letters and dashes, whatever the input)."""
+    """A CSS class name for a status or verdict (a fixed set, whatever the input)."""
     word = "".join(ch if ch.isalpha() else "-" for ch in str(status).lower()).strip("-")
-    return "tw-status-" + (word if word in {"pass", "warn", "fail", "not-applicable", "needs-a-human"} else "other")
+    return "tw-status-" + _CLASSES.get(word, "other")
+
+
+def status_label(status: str) -> str:
+    """``not_applicable`` -> ``not applicable`` for display."""
+    return str(status).replace("_", " ")
 
 
 def summary_html(data: Mapping) -> str:
@@ -64,8 +87,9 @@ def summary_html(data: Mapping) -> str:
     lines = [f"<p class='tw-verdict {status_class(verdict)}'>Result is: <strong>{html.escape(verdict.upper())}</strong></p>",
              "<ul class='tw-checks'>"]
     for _, row in checks.iterrows():
-        lines.append(f"<li><span class='tw-badge {status_class(row['status'])}'>{html.escape(row['status'] or '?')}</span> "
-                     f"<strong>{html.escape(row['id'])}</strong> {html.escape(row['title'])}</li>")
+        satisfied = f" — satisfied: {html.escape(row['satisfied'])}" if row["satisfied"] else ""
+        lines.append(f"<li><span class='tw-badge {status_class(row['status'])}'>{html.escape(status_label(row['status']) or '?')}"
+                     f"</span> <strong>{html.escape(row['id'])}</strong> {html.escape(row['title'])}{satisfied}</li>")
     lines.append("</ul>")
     if checks.empty:
         lines.insert(1, "<p>The checklist holds no checks.</p>")

@@ -43,6 +43,7 @@ def _execute(args) -> int:
     name = source.stem if args.notebook.endswith(".py") else args.notebook
     params = default_parameters(name)
     params.update({k: getattr(args, k) for k in nb.PARAMETERS if getattr(args, k, None)})
+    nb.resolve(params["figures_dir"]).mkdir(parents=True, exist_ok=True)  # a declared output, even if empty
     started = time.monotonic()
     nb.execute(source, args.output, params)
     print(f"{source.name} -> {args.output} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
@@ -51,11 +52,9 @@ def _execute(args) -> int:
 
 def _render(args) -> int:
     pairs = []
-    for item in args.notebook or []:
+    for item in args.notebooks:
         name, sep, path = item.partition("=")
-        if not sep:
-            raise ResultsError(f"--notebook expects NAME=PATH, got {item!r}")
-        pairs.append((name, path))
+        pairs.append((name, path) if sep else (Path(item).stem, item))
     out = rd.render(pairs, args.output, checklist_json=args.checklist_json, config_json=args.config_json,
                     environment_json=args.environment_json, title=args.title)
     print(out)
@@ -162,7 +161,8 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_execute)
     p = sub.add_parser("render", help="assemble reports/report.html from executed notebooks")
     p.add_argument("--output", required=True, help="HTML file to write")
-    p.add_argument("--notebook", action="append", metavar="NAME=PATH", help="executed notebook, in report order (repeat)")
+    p.add_argument("notebooks", nargs="*", metavar="[NAME=]PATH",
+                   help="executed notebooks in report order (NAME defaults to the file's stem)")
     p.add_argument("--title", help="report title (default: config report.title)")
     _path_options(p)
     p.set_defaults(func=_render)

@@ -86,6 +86,8 @@ def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
     times = pd.concat([whole[keys + ["run_id", "iteration", "value"]], per_rank], ignore_index=True)
     times = times.rename(columns={"value": "time_s"})
     times = times.merge(_work(frame), on="run_id", how="left")
+    if "stop_reason" in frame.columns:
+        times = times.merge(frame.groupby("run_id")["stop_reason"].first().reset_index(), on="run_id", how="left")
     times["pe"] = times["ranks"].astype(int) * times["threads"].astype(int)
     basis = times["workload"].map(RATE_BASIS).fillna("bytes")
     work = np.where(basis == "flops", times["flops_per_iteration"], times["bytes_per_iteration"])
@@ -114,6 +116,9 @@ def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         work = group["flops_per_iteration" if basis == "flops" else "bytes_per_iteration"].iloc[0]
         row["rate"] = float(work / row["mean_s"] / 1e6) if np.isfinite(work) else np.nan
         row["rate_unit"] = "MFlop/s" if basis == "flops" else "MB/s"
+        if "stop_reason" in group.columns:
+            reasons = group.drop_duplicates("run_id")["stop_reason"].replace("", "unrecorded").value_counts()
+            row["stop_reasons"] = ", ".join(f"{reason} ×{count}" for reason, count in reasons.items())
         row["bytes_per_iteration"] = float(group["bytes_per_iteration"].iloc[0])
         row["flops_per_iteration"] = float(group["flops_per_iteration"].iloc[0])
         rows.append(row)

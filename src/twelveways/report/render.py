@@ -67,7 +67,7 @@ ul.tw-checks li { margin: 0.15rem 0; break-inside: avoid; }
 .tw-badge { display: inline-block; min-width: 6.5rem; padding: 0 0.4rem; border-radius: 3px; color: #fff;
             font-size: 0.78rem; text-align: center; background: var(--na); }
 .tw-status-pass { --c: var(--pass); } .tw-status-warn { --c: var(--warn); } .tw-status-fail { --c: var(--fail); }
-.tw-status-not-applicable { --c: var(--na); } .tw-status-needs-a-human { --c: var(--human); } .tw-status-other { --c: var(--na); }
+.tw-status-not-applicable { --c: var(--na); } .tw-status-needs-human { --c: var(--human); } .tw-status-other { --c: var(--na); }
 .tw-badge[class*="tw-status-"] { background: var(--c); }
 .tw-verdict[class*="tw-status-"] strong { color: var(--c); }
 footer { max-width: 1150px; margin: 0 auto; padding: 1rem 2rem 2rem; color: var(--muted); font-size: 0.85rem; }
@@ -206,7 +206,7 @@ def _lookup(data: Mapping, *names: str):
 def header_facts(config: Mapping, environment: Mapping) -> list[str]:
     """Short provenance lines for the page header (escaped later)."""
     facts = []
-    host = _lookup(environment, "hostname", "host", "hardware.hostname", "os.hostname", "platform.node")
+    host = _lookup(environment, "host.hostname", "hostname", "hardware.hostname")
     cpu = _lookup(environment, "hardware.cpu.model", "hardware.cpu_model", "cpu.model", "hardware.cpu.brand")
     commit = _lookup(environment, "git.commit", "git_commit", "project.git_commit", "project.commit")
     dirty = _lookup(environment, "git.dirty", "git_dirty", "project.git_dirty")

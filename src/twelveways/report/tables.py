@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..errors import ResultsError
@@ -53,16 +54,27 @@ def _text(value) -> str:
     return text if len(text) <= MAX_CELL else text[:MAX_CELL] + f"… ({len(text)} characters)"
 
 
+def _unavailable(value) -> bool:
+    return isinstance(value, Mapping) and set(value) == {"unavailable"}
+
+
 def flatten(obj, prefix: str = "") -> list[tuple[str, str]]:
-    """Nested mappings as (dotted key, text) pairs; lists of scalars joined; lists of records as JSON."""
+    """Nested mappings as (dotted key, text) pairs; lists of scalars joined; lists of records as JSON.
+
+    A field the capture could not read (``{"unavailable": reason}``) shows as one row with its reason.
+    """
     pairs = []
-    if isinstance(obj, Mapping):
+    if isinstance(obj, Mapping) and not _unavailable(obj):
         for key, value in obj.items():
             name = f"{prefix}.{key}" if prefix else str(key)
-            if isinstance(value, Mapping) and value:
+            if isinstance(value, Mapping) and value and not _unavailable(value):
                 pairs.extend(flatten(value, name))
+            elif _unavailable(value):
+                pairs.append((name, f"unavailable: {_text(value['unavailable'])}"))
             else:
                 pairs.append((name, _text(value)))
+    elif _unavailable(obj):
+        pairs.append((prefix or "value", f"unavailable: {_text(obj['unavailable'])}"))
     else:
         pairs.append((prefix or "value", _text(obj)))
     return pairs
@@ -82,16 +94,24 @@ def records(items: list) -> pd.DataFrame:
     return frame
 
 
+def _long_flat(value) -> bool:
+    """A mapping of many scalars (a package list): worth a table of its own."""
+    return (isinstance(value, Mapping) and len(value) > LONG_TABLE
+            and all(isinstance(v, (str, int, float)) or v is None for v in value.values()))
+
+
 def sections(capture: Mapping) -> list[tuple[str, pd.DataFrame]]:
-    """One (title, table) per top-level part of an environment capture, scalars gathered first."""
+    """One (title, table) per top-level part of an environment capture, scalars gathered first;
+    long flat mappings inside a part (e.g. python.packages) get a table of their own."""
     general, parts = {}, []
     for key, value in capture.items():
-        if isinstance(value, Mapping):
-            if value and all(isinstance(v, (str, int, float)) or v is None for v in value.values()) and len(value) > LONG_TABLE:
-                parts.append((str(key), pd.DataFrame(sorted((str(k), _text(v)) for k, v in value.items()),
-                                                     columns=["name", "value"])))
-            else:
-                parts.append((str(key), key_value(value)))
+        if isinstance(value, Mapping) and not _unavailable(value):
+            own = {k: v for k, v in value.items() if not _long_flat(v)}
+            parts.append((str(key), key_value(own)))
+            for name, inner in value.items():
+                if _long_flat(inner):
+                    parts.append((f"{key}.{name}", pd.DataFrame([(str(k), _text(v)) for k, v in inner.items()],
+                                                                columns=["name", "value"])))
         elif isinstance(value, list):
             parts.append((str(key), records(value)))
         else:
@@ -101,11 +121,21 @@ def sections(capture: Mapping) -> list[tuple[str, pd.DataFrame]]:
     return parts
 
 
-def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE,
-               float_format: str = "{:.4g}") -> str:
+def number(value: float) -> str:
+    """Four significant digits, without exponents for the magnitudes a benchmark table shows."""
+    if not np.isfinite(value):
+        return "—"
+    if abs(value) >= 1e4 and abs(value) < 1e15:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE) -> str:
     """Escaped HTML of a table; long ones inside a <details> block (no script needed to expand)."""
+    if frame.empty:
+        return f"<p class='tw-note'>{html.escape(caption or 'table')}: nothing recorded.</p>"
     body = frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—",
-                         float_format=float_format.format)
+                         float_format=number)
     title = html.escape(caption) if caption else ""
     if len(frame) > collapse_after:
         summary = f"{title} ({len(frame)} rows)" if title else f"{len(frame)} rows"

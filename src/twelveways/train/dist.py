@@ -24,7 +24,7 @@ def main(argv=None) -> int:
     import torch
     from mpi4py import MPI
 
-    from .loop import train_run
+    from .loop import train_run, warm_up
 
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -35,6 +35,8 @@ def main(argv=None) -> int:
         if wanted != {size}:
             raise RuntimeError(f"the launcher started a communicator of size {size}, the runs need {sorted(wanted)} "
                                "(does the launcher wire ranks together? with SLURM use srun --mpi=pmi2)")
+        combos = sorted({(r["model"], tuple(r["input_shape"]), r["n_classes"], r["precision"]) for r in spec["runs"]})
+        warmup_s = warm_up(combos, comm)
         outputs = []
         for run in spec["runs"]:
             result = train_run(run, comm=comm)
@@ -42,7 +44,7 @@ def main(argv=None) -> int:
             outputs.append({"config_id": run["config_id"], "seed": run["seed"], "result": result})
         if rank == 0:
             payload = {"comm_size": size, "mpi_library": MPI.Get_library_version().strip().splitlines()[0],
-                       "mpi_vendor": list(MPI.get_vendor()), "runs": outputs}
+                       "mpi_vendor": list(MPI.get_vendor()), "warmup_s": warmup_s, "runs": outputs}
             tmp = Path(out_path).with_suffix(".partial")
             tmp.write_text(json.dumps(payload))
             tmp.replace(out_path)

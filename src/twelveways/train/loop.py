@@ -228,7 +228,7 @@ def _train(spec, comm, rank, size, log, keep_model, wall_start):
             exchange()
             optimizer.step()
             epoch_step_seconds += time.perf_counter() - t0
-            loss_sum += torch.tensor([float(loss) * len(yb), len(yb)], dtype=torch.float64)
+            loss_sum += torch.tensor([float(loss.detach()) * len(yb), len(yb)], dtype=torch.float64)
             samples_seen += len(global_idx)
             epoch_steps += 1
         steps += epoch_steps
@@ -283,6 +283,34 @@ def _train(spec, comm, rank, size, log, keep_model, wall_start):
     }
     return {"curves": curves, "values": values, "status": status, "run_start_ms": run_start,
             "run_stop_ms": run_stop, "model": model if keep_model else None}
+
+
+def warm_up(combos, comm=None) -> float:
+    """One untimed step per (model, input shape, n_classes, precision) before any run.
+
+    PyTorch loads kernels and optimiser machinery lazily and MPI sets up connections on first
+    use; without this the first run of a process pays for all of it (seconds on this machine),
+    which would land in whichever run the seeded order puts first.  Returns the seconds spent,
+    which the results record (nothing is hidden, it is just not charged to one run).
+    """
+    start = time.perf_counter()
+    for name, shape, n_classes, precision in combos:
+        torch.manual_seed(0)
+        model = models.build(name, shape, n_classes)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        exchange = GradientExchange(comm, model.parameters())
+        x = torch.rand((8, *shape))
+        y = torch.randint(0, n_classes, (8,))
+        with _autocast(precision):
+            loss = F.cross_entropy(model(x), y)
+        optimizer.zero_grad(set_to_none=False)
+        loss.backward()
+        exchange()
+        optimizer.step()
+        _accuracy(model, x, y, precision, comm)
+    if comm is not None:
+        comm.Barrier()
+    return time.perf_counter() - start
 
 
 def _split(spec, split, comm):

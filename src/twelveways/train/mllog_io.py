@@ -45,7 +45,7 @@ class RunLog:
         self._handler = logging.FileHandler(self.path, mode="w")
         self._handler.setFormatter(logging.Formatter("%(message)s"))
         self._logger.addHandler(self._handler)
-        self._mllog = mllog.MLLogger(logger=self._logger, default_stack_offset=2,
+        self._mllog = mllog.MLLogger(logger=self._logger, default_stack_offset=3,
                                      root_dir=str(Path(__file__).resolve().parents[3]))
         self._wall0_ms = time.time() * 1e3
         self._perf0 = time.perf_counter_ns()
@@ -157,3 +157,44 @@ def check(log_path: str | Path) -> tuple[bool, list[str]]:
         root.removeHandler(collect)
         mlp_compliance.enqueued_configs.clear()
     return bool(valid), [" ".join(m.split()) for m in collect.messages]
+
+
+# --------------------------------------------------------------------------- CLI
+
+def main(argv=None) -> int:
+    """``python -m twelveways.train.mllog_io check LOG_OR_DIR... [--cli]``: check logs, one line each."""
+    import argparse
+    import subprocess
+    import tempfile
+
+    parser = argparse.ArgumentParser(prog="python -m twelveways.train.mllog_io",
+                                     description="Check training mllog logs with MLPerf's compliance checker.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    chk = sub.add_parser("check", help="run the compliance checker with this benchmark's ruleset")
+    chk.add_argument("paths", nargs="+", help="log files or folders of *.log")
+    chk.add_argument("--cli", action="store_true", help="run `python -m mlperf_logging.compliance_checker` per log")
+    args = parser.parse_args(argv)
+    logs = []
+    for raw in args.paths:
+        path = Path(raw)
+        logs.extend(sorted(path.glob("*.log")) if path.is_dir() else [path])
+    if not logs:
+        print("error: no mllog logs found", file=sys.stderr)
+        return 1
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for log in logs:
+            if args.cli:
+                proc = subprocess.run(checker_command(log, Path(tmp) / "checker.log"), capture_output=True, text=True)
+                ok, why = proc.returncode == 0, (proc.stderr.strip().splitlines() or [""])[-1]
+            else:
+                ok, messages = check(log)
+                why = messages[0] if messages else ""
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {log}" + ("" if ok else f": {why[:300]}"))
+    print(f"{len(logs) - failed} of {len(logs)} logs pass", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

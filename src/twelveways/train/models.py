@@ -68,12 +68,21 @@ def n_parameters(model: nn.Module) -> int:
 
 # --------------------------------------------------------------------------- checkpoints
 
+def architecture(name: str, input_shape, n_classes: int) -> dict:
+    """How to rebuild a model, in the form the inference benchmark reads (``twelveways.infer.model``)."""
+    shape = [int(d) for d in input_shape]
+    return {"builder": "twelveways.train.models:build",
+            "kwargs": {"name": name, "input_shape": shape, "n_classes": int(n_classes)},
+            "family": family(name), "layers": MODELS[name][1], "input_shape": shape, "num_classes": int(n_classes)}
+
+
 def save_checkpoint(model: nn.Module, path: str | Path, description: dict) -> dict:
     """Save the state dict and a JSON beside it (``.json``) saying how to rebuild and use it.
 
-    The JSON is the inference benchmark's contract: ``model`` (a name of :data:`MODELS`),
-    ``input_shape`` (per sample), ``n_classes``, ``dataset`` and its ``data_file``/``data_sha256``,
-    ``quality_target`` (validation accuracy fraction) and the accuracies this run reached.
+    The JSON is the inference benchmark's contract (``twelveways.infer.model``): ``name``,
+    ``architecture`` (builder + kwargs, input_shape, num_classes), ``data`` (the test split's
+    file and keys), ``quality`` (metric, target, accuracies reached) and ``training`` (time to
+    quality of this run); the caller supplies all but the checkpoint's own fields.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,16 +90,18 @@ def save_checkpoint(model: nn.Module, path: str | Path, description: dict) -> di
     torch.save({k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, tmp)
     tmp.replace(path)
     info = dict(description)
+    info.setdefault("name", path.stem)
     info.update({
         "checkpoint": path.name,
         "checkpoint_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "format": "torch.save(state_dict); rebuild with twelveways.train.models.load_checkpoint(json_path)",
-        "architecture": MODELS[info["model"]][1],
         "n_parameters": n_parameters(model),
         "torch_version": torch.__version__,
     })
     json_path = path.with_suffix(".json")
-    json_path.write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+    tmp = json_path.with_suffix(".partial")
+    tmp.write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+    tmp.replace(json_path)
     return info
 
 
@@ -98,7 +109,7 @@ def load_checkpoint(json_path: str | Path) -> tuple[nn.Module, dict]:
     """Rebuild a saved model in eval mode from its JSON description; returns (model, description)."""
     json_path = Path(json_path)
     info = json.loads(json_path.read_text())
-    model = build(info["model"], info["input_shape"], info["n_classes"])
+    model = build(**info["architecture"]["kwargs"])
     state = torch.load(json_path.with_name(info["checkpoint"]), map_location="cpu", weights_only=True)
     model.load_state_dict(state)
     model.eval()

@@ -1,0 +1,98 @@
+"""``twelveways audit RESULTS...``: run every check and the claims on anyone's results.
+
+Exit codes: 0 when nothing fails, 1 when a check fails or a claim is not supported (unless
+``--exit-zero``, which the workflow uses so that its own report is always written), 2 when the
+input is unusable (missing file, wrong schema version, CSV missing a column, bad claims file),
+with one line ``error: ...`` on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..errors import AuditInputError, TwelveWaysError
+from . import claims as claims_mod
+from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
+from .model import REGISTRY, AuditReport
+
+ORDER = [f"R{i}" for i in range(1, 13)] + [f"F{i}" for i in range(1, 13)]
+
+
+def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> AuditReport:
+    """Gather the claims (embedded in files, then the claims file), check them, run every check."""
+    for source in data.sources:
+        if source.has("claims"):
+            found, problems = claims_mod.parse_lenient(source.attr("claims"), f"{source.path}: attr claims")
+            data.claims.extend(found)
+            data.claim_problems.extend(problems)
+    if claims_file:
+        data.claims.extend(claims_mod.load_claims(claims_file))
+    data.claim_results = claims_mod.check_all(data.claims, data.frame)
+    checks = [REGISTRY[check_id][1](data) for check_id in ORDER]
+    return AuditReport([s.path for s in data.sources], checks, data.claim_results)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage problem as one AuditInputError line (exit 2)."""
+
+    def error(self, message):
+        raise AuditInputError(f"{self.prog}: {message}")
+
+
+def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
+    parser = _Parser(prog=prog, description="Check results against the SC15 rules (R1-R12) and the "
+                     "data-science fallacies (F1-F12), and check claims against the data.")
+    parser.add_argument("results", nargs="+", help="results files (.nc in the twelveways schema, or .csv of samples)")
+    parser.add_argument("--claims", help="YAML file of claims to check")
+    parser.add_argument("--format", choices=sorted(render.RENDERERS), help="output format (default: from the "
+                        "--output suffix, else md)")
+    parser.add_argument("--output", action="append", default=[], help="write here instead of stdout (repeatable; "
+                        "format from the suffix .json/.md/.html)")
+    parser.add_argument("--environment", help="environment capture (results/environment.json) to match")
+    parser.add_argument("--config", help="validated configuration dump (results/config.json)")
+    parser.add_argument("--metadata", help="metadata YAML for .csv inputs (see import-csv)")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a check fails")
+    return parser
+
+
+def _format_for(path: str, default: str | None) -> str:
+    suffix = Path(path).suffix.lower().lstrip(".")
+    suffix = {"markdown": "md", "htm": "html"}.get(suffix, suffix)
+    return suffix if suffix in render.RENDERERS else (default or "md")
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def audit_main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        data = evidence.load(args.results, environment=args.environment, config=args.config, csv_metadata=args.metadata)
+        report = run(data, args.claims).to_dict()
+        if args.output:
+            for out in args.output:
+                fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
+                try:
+                    _write(Path(out), render.RENDERERS[fmt](report))
+                except OSError as exc:
+                    raise AuditInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
+            print("\n".join(render.summary_lines(report)), file=sys.stderr)
+        else:
+            sys.stdout.write(render.RENDERERS[args.format or "md"](report))
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    return 0 if (report["valid"] or args.exit_zero) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(audit_main())

@@ -1,0 +1,331 @@
+"""Read the evidence the checks need from results files (rows + attributes) and metadata.
+
+The results files carry the evidence as rows (one per sample, ``twelveways.results``) and as
+attributes; dict/list attributes are JSON strings.  The full list of attributes and columns each
+check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
+defined here, in one place:
+
+* metric kinds (:func:`metric_kind`): ``cost`` (time units: s, ms, us, ns, min, h), ``rate``
+  (unit ending in ``/s``, or qps/Hz), ``ratio`` (metric named ``*speedup*``, ``*efficiency*``,
+  ``ratio``, ``*_ratio``), ``quality`` (``*accuracy*``, ``*loss*``, ``*error_rate*``, ``f1``),
+  else ``other``.  The attribute ``metric_kinds`` (JSON ``{metric: kind}``) overrides, and may
+  also name ``curve`` (a trajectory such as cumulative wall time per epoch: never summarized) or
+  ``count``;
+* ``summaries`` attribute: JSON list of ``{metric, statistic, kind?, filters?, value?, ci?,
+  confidence?, ci_method?, ci_target?, normality_checked?, note?, base_case?, base_value?}``;
+* ``claims`` attribute: JSON list in the claims-file format (``claims.py``);
+* per-sample annotation columns that are not factors: :data:`ANNOTATION_COLUMNS`;
+* the rows of a selection (:func:`select`): summarizable rows (valid, iteration != 0) matching
+  ``metric`` and ``filters``; when a selection mixes whole-run rows (``rank == -1``) with
+  per-rank rows and the filters do not name ``rank``, only the whole-run rows are used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .. import results
+from ..errors import AuditInputError, ResultsError
+
+TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+              "min": 60.0, "h": 3600.0}
+KINDS = ("cost", "rate", "ratio", "quality", "curve", "count", "other")
+QUALITY_TOKENS = ("accuracy", "loss", "error_rate", "top1", "top5", "f1_score", "auc")
+
+#: Columns that annotate a sample rather than name a configuration (never used as factors).
+ANNOTATION_COLUMNS = {"stop_reason", "flags", "note", "source_file", "environment_hash", "base_case",
+                      "base_value", "reached_target", "converged", "learning_rate", "epoch",
+                      "samples_seen", "wall_time", "query", "query_id", "timestamp", "loadgen_valid",
+                      "percentile", "quantile"}
+#: Required columns that identify a configuration (the rest: seed, run_id, iteration, value, valid).
+CONFIG_COLUMNS = ("benchmark", "workload", "implementation", "ranks", "threads", "size", "precision",
+                  "metric", "unit", "rank")
+
+TRAIN_BENCHMARKS = {"train", "training"}
+INFER_BENCHMARKS = {"infer", "inference"}
+TRAIN_METRICS = {"train_loss", "train_accuracy", "time_to_quality", "epochs_to_quality"}
+END_TO_END_METRICS = {"time_to_quality", "end_to_end_time", "total_time"}
+PER_ITERATION_METRICS = {"iteration_time", "step_time", "throughput", "samples_per_second", "epoch_time"}
+PERCENTILE_RE = re.compile(r"(^|_)p\d{1,2}(\.\d+)?($|_)|percentile|quantile", re.IGNORECASE)
+
+STATISTIC_ALIASES = {"mean": "arithmetic_mean", "amean": "arithmetic_mean", "average": "arithmetic_mean",
+                     "arithmetic": "arithmetic_mean", "hmean": "harmonic_mean", "harmonic": "harmonic_mean",
+                     "gmean": "geometric_mean", "geometric": "geometric_mean", "olympic": "olympic_mean"}
+
+
+def normalize_statistic(name) -> str:
+    name = str(name or "").strip().lower().replace("-", "_").replace(" ", "_")
+    return STATISTIC_ALIASES.get(name, name)
+
+
+def is_percentile(name: str) -> bool:
+    return bool(PERCENTILE_RE.search(str(name or "")))
+
+
+def metric_kind(metric: str, unit: str = "", overrides: Mapping | None = None) -> str:
+    """cost / rate / ratio / quality / other (see the module docstring)."""
+    if overrides and metric in overrides:
+        return str(overrides[metric])
+    name = str(metric).lower()
+    if "speedup" in name or "efficiency" in name or name == "ratio" or name.endswith("_ratio"):
+        return "ratio"
+    if any(token in name for token in QUALITY_TOKENS):
+        return "quality"
+    unit = str(unit or "").strip()
+    if unit in TIME_UNITS:
+        return "cost"
+    if unit.endswith("/s") or unit.lower() in ("qps", "hz"):
+        return "rate"
+    return "other"
+
+
+def parse_attr(raw):
+    """An attribute as Python: JSON strings decoded, numpy scalars unwrapped."""
+    if isinstance(raw, np.ndarray):
+        return raw.tolist() if raw.size != 1 else raw.item()
+    if isinstance(raw, np.generic):
+        return raw.item()
+    if isinstance(raw, str) and raw[:1] in "[{":
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def truthy(value) -> bool | None:
+    """1/0, true/false, yes/no -> bool; missing/empty -> None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("1", "true", "yes", "y", "t"):
+            return True
+        if text in ("0", "false", "no", "n", "f"):
+            return False
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return bool(value)
+
+
+@dataclass
+class ResultSource:
+    """One results file: its dataset, its rows as a frame, and typed access to its attributes."""
+
+    path: str
+    ds: xr.Dataset
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        frame = results.to_frame(self.ds)
+        frame["valid"] = frame["valid"].astype(bool)
+        for name in frame.columns:
+            if frame[name].dtype == object:
+                frame[name] = frame[name].fillna("").astype(str)
+        return frame
+
+    @property
+    def family(self) -> str:
+        return str(self.ds.attrs.get("family", ""))
+
+    def attr(self, key: str, default=None):
+        return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
+
+    def has(self, key: str) -> bool:
+        value = self.attr(key)
+        return value is not None and value != "" and value != [] and value != {}
+
+    @cached_property
+    def kind_overrides(self) -> dict:
+        value = self.attr("metric_kinds", {})
+        return value if isinstance(value, dict) else {}
+
+    def kind(self, metric: str, unit: str = "") -> str:
+        return metric_kind(metric, unit, self.kind_overrides)
+
+    def unit_of(self, metric: str) -> str:
+        units = self.frame.loc[self.frame["metric"] == metric, "unit"]
+        return str(units.iloc[0]) if len(units) else ""
+
+    @cached_property
+    def kinds(self) -> pd.Series:
+        """Kind of every row (aligned with ``frame``)."""
+        pairs = self.frame[["metric", "unit"]].drop_duplicates()
+        lookup = {(m, u): self.kind(m, u) for m, u in pairs.itertuples(index=False)}
+        return pd.Series([lookup[(m, u)] for m, u in zip(self.frame["metric"], self.frame["unit"])],
+                         index=self.frame.index, dtype=object)
+
+    def summaries(self) -> list[dict]:
+        value = self.attr("summaries", [])
+        return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
+
+    def summary_kind(self, summary: Mapping) -> str:
+        if summary.get("kind"):
+            return str(summary["kind"])
+        metric = str(summary.get("metric", ""))
+        return self.kind(metric, str(summary.get("unit") or self.unit_of(metric)))
+
+    @cached_property
+    def factor_columns(self) -> list[str]:
+        """Columns that name a configuration: the required factors plus extra factor columns.
+
+        Extra factors are the attribute ``factors`` (JSON list) when given; otherwise every extra
+        string/int/bool column that is not an annotation (:data:`ANNOTATION_COLUMNS`).
+        """
+        declared = self.attr("factors")
+        if isinstance(declared, list):
+            extra = [c for c in declared if c in self.frame.columns]
+        else:
+            extra = [c for c in self.frame.columns
+                     if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS
+                     and self.frame[c].dtype.kind in "OiubU"]
+        return list(CONFIG_COLUMNS) + extra
+
+    def column(self, name: str) -> pd.Series:
+        """A column, or an empty-string column when the file lacks it."""
+        if name in self.frame.columns:
+            return self.frame[name]
+        return pd.Series([""] * len(self.frame), index=self.frame.index, dtype=object)
+
+
+def select(frame: pd.DataFrame, metric: str | None = None, filters: Mapping | None = None,
+           summarizable: bool = True, collapse_ranks: bool = True) -> pd.DataFrame:
+    """Rows of ``metric`` matching ``filters`` ({column: value or [values]}); see the module doc."""
+    rows = results.summarizable(frame) if summarizable else frame
+    if metric is not None:
+        rows = rows[rows["metric"] == metric]
+    filters = dict(filters or {})
+    for column, wanted in filters.items():
+        if column not in rows.columns:
+            return rows.iloc[0:0]
+        options = wanted if isinstance(wanted, (list, tuple, set)) else [wanted]
+        as_text = {str(v) for v in options}
+        rows = rows[rows[column].astype(str).isin(as_text)]
+    if collapse_ranks and "rank" not in filters and len(rows):
+        ranks = set(rows["rank"].tolist())
+        if -1 in ranks and len(ranks) > 1:
+            rows = rows[rows["rank"] == -1]
+    return rows
+
+
+def finite(values) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    return array[np.isfinite(array)]
+
+
+def describe(key: Mapping) -> str:
+    """Short text of a configuration, e.g. ``workload=transpose implementation=c-mpi ranks=2``."""
+    return " ".join(f"{k}={v}" for k, v in key.items() if v not in ("", -1, None) or k == "rank")
+
+
+@dataclass
+class AuditData:
+    """Everything one audit reads: result sources, optional environment and config, claims."""
+
+    sources: list[ResultSource]
+    environment: dict | None = None
+    environment_path: str = ""
+    config: dict | None = None
+    config_path: str = ""
+    claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
+    claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
+    claim_results: list = field(default_factory=list)   # model.ClaimResult
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """All rows of all sources, with a ``source_file`` column; missing columns filled ("")."""
+        frames = []
+        for source in self.sources:
+            part = source.frame.copy()
+            part["source_file"] = source.path
+            frames.append(part)
+        if not frames:
+            return pd.DataFrame(columns=list(results.COLUMNS))
+        merged = pd.concat(frames, ignore_index=True, sort=False)
+        for name in merged.columns:
+            if merged[name].dtype == object:
+                merged[name] = merged[name].fillna("")
+        return merged
+
+    @cached_property
+    def kinds(self) -> pd.Series:
+        """Kind of every row of :attr:`frame` (each file's ``metric_kinds`` applied to its own rows)."""
+        parts = [source.kinds for source in self.sources]
+        if not parts:
+            return pd.Series([], dtype=object)
+        return pd.Series(pd.concat(parts, ignore_index=True).to_numpy(), index=self.frame.index, dtype=object)
+
+    def attrs(self, key: str) -> list[tuple[ResultSource, object]]:
+        """(source, value) of every file that sets attribute ``key``."""
+        return [(s, s.attr(key)) for s in self.sources if s.has(key)]
+
+    def config_value(self, *keys, default=None):
+        node = self.config or {}
+        for key in keys:
+            if not isinstance(node, Mapping) or key not in node:
+                return default
+            node = node[key]
+        return node
+
+    def measurement(self, source: ResultSource, key: str, default: float) -> float:
+        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else default."""
+        value = source.attr(key)
+        if value in (None, ""):
+            value = self.config_value("measurement", key, default=default)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return default
+
+
+def open_source(path: str | Path) -> ResultSource:
+    """A NetCDF results file (validated by ``twelveways.results.open``)."""
+    try:
+        return ResultSource(str(path), results.open(path))
+    except ResultsError as exc:
+        raise AuditInputError(exc.one_line()) from exc
+
+
+def read_json(path: str | Path, what: str) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise AuditInputError(f"{what} not found: {path}")
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise AuditInputError(f"{path}: not readable JSON ({what})", cause=exc) from exc
+    if not isinstance(value, dict):
+        raise AuditInputError(f"{path}: {what} must be a JSON object")
+    return value
+
+
+def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, config: str | Path | None = None,
+         csv_metadata: str | Path | None = None) -> AuditData:
+    """Open every input (NetCDF results, or CSV through ``importcsv``) and the optional metadata."""
+    from . import importcsv
+
+    if not paths:
+        raise AuditInputError("no results files given")
+    sources = []
+    for path in paths:
+        if str(path).lower().endswith(".csv"):
+            sources.append(ResultSource(str(path), importcsv.read_csv(path, csv_metadata)))
+        else:
+            sources.append(open_source(path))
+    data = AuditData(sources)
+    if environment:
+        data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)
+    if config:
+        data.config, data.config_path = read_json(config, "configuration dump"), str(config)
+    return data

@@ -1,0 +1,624 @@
+"""The twelve rules of Hoefler & Belli, *Scientific Benchmarking of Parallel Computing Systems* (SC15).
+
+One small function per rule; each reads only the evidence named in ``docs/checklist-evidence.md``
+and returns (status, evidence, recommendation).  ``fail`` means the data prove a violation,
+``warn`` weak evidence, ``needs_human`` undecidable from data, ``not_applicable`` no such feature.
+Statistics are recomputed from the raw rows where the rows allow it (scipy for the means and
+Shapiro–Wilk, ``twelveways.stats.median_ci`` for the CI of the median).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as sps
+
+from .. import stats
+from ..errors import StatisticsError
+from .evidence import (END_TO_END_METRICS, AuditData, describe, finite, is_percentile, normalize_statistic,
+                       select, truthy)
+from .model import Status, check, ev, worst
+
+PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
+COST_STATISTICS = {"arithmetic_mean", "median", "olympic_mean", "trimmed_mean", "min", "max"}
+RATE_STATISTICS = {"harmonic_mean", "median", "min", "max"}
+PARAMETRIC_CI = {"t", "student_t", "normal", "z", "parametric", "mean_t", "sem", "t_interval"}
+NONPARAMETRIC_CI = {"median_binomial", "binomial", "order_statistic", "order_statistics", "exact_binomial",
+                    "bootstrap", "nonparametric", "distribution_free"}
+SOUND_TESTS = {"mann_whitney", "kruskal_wallis", "ci_overlap", "ci_non_overlap", "wilcoxon", "brunner_munzel",
+               "permutation"}
+PARAMETRIC_TESTS = {"t_test", "welch_t", "anova"}
+ALPHA = 0.05
+
+
+def _token(text) -> str:
+    return str(text or "").strip().lower().replace("-", "_").replace(" ", "_").replace("–", "_")
+
+
+# ------------------------------------------------------------------ R1
+
+@check("R1", "speedup base case and its absolute value")
+def r1_speedup_base_case(data: AuditData):
+    """Every speedup names its base case (best serial or one parallel process) and its absolute value."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        rows = src.frame[src.frame["metric"].str.lower().str.contains("speedup")]
+        summaries = [s for s in src.summaries() if "speedup" in str(s.get("metric", "")).lower()]
+        if rows.empty and not summaries:
+            continue
+        base = src.attr("speedup_base_case")
+        attr_ok = isinstance(base, dict) and bool(base.get("kind") or base.get("description")) and _finite(base.get("value"))
+        if not rows.empty:
+            case = rows["base_case"].astype(str).str.strip() if "base_case" in rows else None
+            value = rows["base_value"].astype(float) if "base_value" in rows else None
+            ok = np.ones(len(rows), dtype=bool) if attr_ok else np.zeros(len(rows), dtype=bool)
+            if case is not None and value is not None:
+                ok |= (case != "").to_numpy() & np.isfinite(value.to_numpy()) & (value.to_numpy() > 0)
+            bad = int((~ok).sum())
+            statuses.append(Status.FAIL if bad else Status.PASS)
+            evidence.append(ev("speedup rows without a base case or its absolute value", f"{bad} of {len(rows)}",
+                               src.path, "rows metric~speedup", "column base_case", "column base_value",
+                               "attr speedup_base_case"))
+            if not bad and case is not None:
+                evidence.append(ev("base cases", sorted(set(case))[:5], src.path, "column base_case"))
+            if attr_ok:
+                evidence.append(ev("declared base case", base, src.path, "attr speedup_base_case"))
+        for s in summaries:
+            ok = attr_ok or (str(s.get("base_case", "")).strip() != "" and _finite(s.get("base_value")))
+            statuses.append(Status.PASS if ok else Status.FAIL)
+            evidence.append(ev(f"speedup summary of {s.get('metric')} states base case and value", ok, src.path,
+                               "attr summaries[].base_case", "attr summaries[].base_value"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("speedup rows or summaries", 0, "", "rows metric~speedup", "attr summaries")], ""
+    return worst(statuses), evidence, ("State the base case (best serial run, or one parallel process) and its absolute "
+                                       "value: columns base_case + base_value on speedup rows, or attr speedup_base_case.")
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+# ------------------------------------------------------------------ R2
+
+ALIASES = {"kernels": ["workload"], "workloads": ["workload"], "models": ["workload"], "benchmarks": ["workload"],
+           "implementations": ["implementation"], "resources": ["ranks", "threads"]}
+
+
+def _reasons(data: AuditData, src) -> dict:
+    """factor -> reason, from attr subset_reasons / subset_reason and config.json subset_reasons."""
+    merged = {}
+    for raw in (data.config_value("subset_reasons", default={}), src.attr("subset_reasons", {})):
+        if isinstance(raw, dict):
+            for key, reason in raw.items():
+                if str(reason or "").strip():
+                    for factor in ALIASES.get(key, [key]):
+                        merged[factor] = str(reason)
+    general = str(src.attr("subset_reason", "") or "").strip()
+    return merged, general
+
+
+@check("R2", "reasons for any subset of benchmarks or resources")
+def r2_subset_reasons(data: AuditData):
+    """Levels declared available but not run (attr levels_available) need a stated reason."""
+    statuses, evidence = [], []
+    stages = data.config_value("stages", default={}) or {}
+    for stage, enabled in stages.items():
+        if not enabled:
+            reason = str(data.config_value("subset_reasons", stage, default="") or "").strip()
+            statuses.append(Status.PASS if reason else Status.FAIL)
+            evidence.append(ev(f"stage {stage} switched off", reason or "no reason given", data.config_path,
+                               f"stages.{stage}", f"subset_reasons.{stage}"))
+    for src in data.sources:
+        available = src.attr("levels_available")
+        field = "attr levels_available"
+        if not isinstance(available, dict):
+            prk = src.frame[src.frame["benchmark"] == "prk"]
+            if prk.empty:
+                statuses.append(Status.NEEDS_HUMAN)
+                evidence.append(ev("levels available", "not declared", src.path, "attr levels_available"))
+                continue
+            available, field = {"workload": PRK_KERNELS}, "built-in list of the six PRK kernels"
+        reasons, general = _reasons(data, src)
+        rows = src.frame
+        for factor, levels in available.items():
+            if factor not in rows.columns:
+                statuses.append(Status.WARN)
+                evidence.append(ev(f"factor {factor} declared but absent from the rows", levels, src.path, field))
+                continue
+            present = {str(v) for v in rows[factor].tolist()}
+            missing = [str(v) for v in levels if str(v) not in present]
+            if not missing:
+                statuses.append(Status.PASS)
+                evidence.append(ev(f"all levels of {factor} present", len(levels), src.path, field, f"column {factor}"))
+                continue
+            reason = reasons.get(factor) or general
+            statuses.append(Status.PASS if reason else Status.FAIL)
+            evidence.append(ev(f"levels of {factor} not run", missing, src.path, field, f"column {factor}"))
+            evidence.append(ev(f"reason for the subset of {factor}", reason or "none given", src.path or data.config_path,
+                               "attr subset_reasons", "attr subset_reason", "config subset_reasons"))
+    return worst(statuses), evidence, ("Say why any benchmark, implementation or resource level was left out "
+                                       "(attr subset_reasons {factor: reason} or config subset_reasons).")
+
+
+# ------------------------------------------------------------------ R3 / R4 summaries
+
+def _recompute(src, summary) -> dict | None:
+    """Arithmetic, harmonic, geometric mean and median of the rows a summary covers."""
+    rows = select(src.frame, str(summary.get("metric", "")), summary.get("filters") or {})
+    values = finite(rows["value"])
+    if values.size < 2 or np.any(values <= 0):
+        return None
+    return {"n": int(values.size), "arithmetic_mean": float(np.mean(values)), "harmonic_mean": float(sps.hmean(values)),
+            "geometric_mean": float(sps.gmean(values)), "median": float(np.median(values))}
+
+
+def _identify(stored, recomputed) -> str | None:
+    """Which recomputed statistic the stored value equals (relative 1e-6), if exactly one."""
+    if not _finite(stored) or recomputed is None:
+        return None
+    hits = [name for name in ("arithmetic_mean", "harmonic_mean", "geometric_mean", "median")
+            if math.isclose(float(stored), recomputed[name], rel_tol=1e-6)]
+    return hits[0] if len(hits) == 1 else None
+
+
+@check("R3", "arithmetic mean for costs, harmonic for rates")
+def r3_means(data: AuditData):
+    """Stored summaries (attr summaries) of costs use arithmetic mean/median, of rates harmonic mean/median."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        for s in src.summaries():
+            kind = src.summary_kind(s)
+            if kind not in ("cost", "rate"):
+                continue
+            statistic = normalize_statistic(s.get("statistic"))
+            again = _recompute(src, s)
+            if not statistic:
+                statistic = _identify(s.get("value"), again) or ""
+            where = (src.path, "attr summaries[].statistic", "attr summaries[].kind", "attr summaries[].filters")
+            label = f"{kind} {s.get('metric')} {describe(s.get('filters') or {})}".strip()
+            if not statistic:
+                statuses.append(Status.WARN)
+                evidence.append(ev(f"{label}: statistic not stated", s.get("value"), *where))
+                continue
+            allowed = COST_STATISTICS if kind == "cost" else RATE_STATISTICS
+            ok = statistic in allowed or is_percentile(statistic)
+            statuses.append(Status.PASS if ok else Status.FAIL)
+            evidence.append(ev(f"{label}: summarized by", statistic, *where))
+            if again:
+                right = "arithmetic_mean" if kind == "cost" else "harmonic_mean"
+                evidence.append(ev(f"{label}: recomputed from {again['n']} rows", {
+                    "stored": s.get("value"), right: again[right], statistic: again.get(statistic),
+                    "relative_difference": (again[statistic] - again[right]) / again[right]
+                    if statistic in again else None}, src.path, "column value"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("stored summaries of costs or rates", 0, "", "attr summaries")], \
+            "Record the summaries you report (attr summaries) so the audit can check them."
+    return worst(statuses), evidence, ("Summarize costs (times) with the arithmetic mean or median and rates with the "
+                                       "harmonic mean or median (SC15 R3).")
+
+
+@check("R4", "no averaged ratios")
+def r4_ratios(data: AuditData):
+    """Ratios (speedup, efficiency, *_ratio) are never averaged: compute the ratio of summaries."""
+    statuses, evidence = [], []
+    saw_ratio = False
+    for src in data.sources:
+        ratio_rows = src.kinds == "ratio"
+        saw_ratio |= bool(ratio_rows.any())
+        for s in src.summaries():
+            if src.summary_kind(s) != "ratio":
+                continue
+            saw_ratio = True
+            statistic = normalize_statistic(s.get("statistic")) or _identify(s.get("value"), _recompute(src, s)) or ""
+            where = (src.path, "attr summaries[].statistic", "attr summaries[].kind")
+            label = f"ratio {s.get('metric')} {describe(s.get('filters') or {})}".strip()
+            if statistic in ("arithmetic_mean", "harmonic_mean", "median", "olympic_mean", "trimmed_mean"):
+                statuses.append(Status.FAIL)
+            elif statistic == "geometric_mean":
+                statuses.append(Status.WARN)  # allowed only when the underlying costs are unavailable
+            else:
+                statuses.append(Status.PASS)
+            evidence.append(ev(f"{label}: averaged with", statistic or "not stated", *where))
+            again = _recompute(src, s)
+            if again:
+                evidence.append(ev(f"{label}: mean of {again['n']} ratio rows", again["arithmetic_mean"], src.path, "column value"))
+        if ratio_rows.any() and not statuses:
+            evidence.append(ev("ratio rows kept per configuration, none averaged", int(ratio_rows.sum()), src.path,
+                               "rows of kind ratio"))
+    if not saw_ratio:
+        return Status.NOT_APPLICABLE, [ev("ratio rows or summaries", 0, "", "rows of kind ratio", "attr summaries")], ""
+    return worst(statuses, Status.PASS), evidence, ("Do not average ratios: summarize the costs or rates they are made of "
+                                                    "and report the ratio of the summaries (SC15 R4).")
+
+
+# ------------------------------------------------------------------ R5
+
+def _noted(src, group, metric: str) -> str:
+    """A recorded reason why a configuration's CI may miss the target."""
+    if "stop_reason" in group:
+        reasons = {str(r) for r in group["stop_reason"].tolist()} - {"", "ci_target_met"}
+        if reasons:
+            return "stop_reason: " + ", ".join(sorted(reasons))
+    notes = src.attr("ci_notes", {})
+    if isinstance(notes, dict) and str(notes.get(metric, "")).strip():
+        return str(notes[metric])
+    for s in src.summaries():
+        if s.get("metric") == metric and str(s.get("note", "")).strip():
+            filters = s.get("filters") or {}
+            if all(str(group[k].iloc[0]) == str(v) for k, v in filters.items() if k in group and not isinstance(v, list)):
+                return str(s["note"])
+    return ""
+
+
+@check("R5", "deterministic or CIs")
+def r5_confidence_intervals(data: AuditData):
+    """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        confidence = data.measurement(src, "confidence", 0.95)
+        target = data.measurement(src, "ci_target", 0.05)
+        rows = src.frame[src.kinds.isin(["cost", "rate"])]
+        rows = rows[rows["valid"] & (rows["iteration"] != 0)]
+        if "role" in rows:
+            rows = rows[rows["role"] != "tuning"]
+        counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
+                  "too_few_noted": 0, "too_few_unnoted": 0}
+        worst_cases = []
+        keys = [c for c in src.factor_columns if c in rows.columns]
+        for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
+            values = finite(group["value"])
+            if values.size == 0:
+                continue
+            counts["configurations"] += 1
+            label = describe(dict(zip(keys, key)))
+            if values.size > 1 and np.all(values == values[0]):
+                counts["deterministic"] += 1
+                continue
+            median = float(np.median(values))
+            try:
+                low, high = stats.median_ci(values, confidence)
+            except StatisticsError:
+                note = _noted(src, group, str(group["metric"].iloc[0]))
+                counts["too_few_noted" if note else "too_few_unnoted"] += 1
+                worst_cases.append((math.inf, label, values.size, None, note))
+                continue
+            width = max(median - low, high - median) / abs(median) if median else math.inf
+            if width <= target:
+                counts["within_target"] += 1
+                continue
+            note = _noted(src, group, str(group["metric"].iloc[0]))
+            counts["wide_noted" if note else "wide_unnoted"] += 1
+            worst_cases.append((width, label, values.size, [low, high], note))
+        for s in src.summaries():  # stated CIs against their stated target
+            ci, value = s.get("ci"), s.get("value")
+            if not (isinstance(ci, list) and len(ci) == 2 and _finite(value) and float(value)):
+                continue
+            s_target = float(s.get("ci_target", target))
+            width = max(float(value) - float(ci[0]), float(ci[1]) - float(value)) / abs(float(value))
+            counts["configurations"] += 1
+            if width <= s_target:
+                counts["within_target"] += 1
+            elif str(s.get("note", "")).strip():
+                counts["wide_noted"] += 1
+            else:
+                counts["wide_unnoted"] += 1
+                worst_cases.append((width, f"summary {s.get('metric')} {describe(s.get('filters') or {})}", s.get("n"), ci, ""))
+        if not counts["configurations"]:
+            continue
+        status = (Status.FAIL if counts["wide_unnoted"] else Status.WARN if counts["too_few_unnoted"] else Status.PASS)
+        statuses.append(status)
+        evidence.append(ev(f"configurations (confidence {confidence:.0%}, target ±{target:.1%})", counts, src.path,
+                           "column value", "attr ci_target", "attr confidence", "config measurement"))
+        for width, label, n, ci, note in sorted(worst_cases, key=lambda c: -c[0] if math.isfinite(c[0]) else -1e300)[:5]:
+            evidence.append(ev(f"{label}: n={n}, CI {ci}", {"relative_half_width": width if math.isfinite(width) else None,
+                                                           "note": note or "none"},
+                               src.path, "column value", "column stop_reason", "attr ci_notes", "attr summaries[].note"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("measured costs or rates", 0, "", "rows of kind cost/rate")], ""
+    return worst(statuses), evidence, ("Repeat until the CI of the median is within the target, or record why not "
+                                       "(stop_reason column, attr ci_notes, or a summary note) (SC15 R5).")
+
+
+# ------------------------------------------------------------------ R6
+
+@check("R6", "no assumed normality")
+def r6_normality(data: AuditData):
+    """Parametric CIs only on data that pass Shapiro–Wilk (recomputed); otherwise nonparametric CIs."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        file_checked = truthy(src.attr("normality_checked"))
+        for s in src.summaries():
+            if not s.get("ci"):
+                continue
+            method = _token(s.get("ci_method"))
+            label = f"CI of {s.get('metric')} {describe(s.get('filters') or {})}".strip()
+            where = (src.path, "attr summaries[].ci_method", "attr summaries[].normality_checked")
+            if method in NONPARAMETRIC_CI:
+                statuses.append(Status.PASS)
+                evidence.append(ev(f"{label}: method", method, *where))
+                continue
+            if method not in PARAMETRIC_CI:
+                statuses.append(Status.WARN)
+                evidence.append(ev(f"{label}: CI method not stated or unknown", s.get("ci_method"), *where))
+                continue
+            checked = truthy(s.get("normality_checked"))
+            checked = file_checked if checked is None else checked
+            values = finite(select(src.frame, str(s.get("metric")), s.get("filters") or {})["value"])
+            if values.size >= 3 and np.ptp(values) > 0:
+                p = float(sps.shapiro(values).pvalue)
+                evidence.append(ev(f"{label}: Shapiro-Wilk on {values.size} rows", {"p_value": p, "skewness": float(sps.skew(values)),
+                                   "normality_checked": checked}, *where, "column value"))
+                statuses.append(Status.FAIL if p < ALPHA else Status.PASS if checked else Status.WARN)
+            else:
+                statuses.append(Status.PASS if checked else Status.WARN)
+                evidence.append(ev(f"{label}: parametric, rows not available to recompute", {"normality_checked": checked}, *where))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("stored confidence intervals", 0, "", "attr summaries[].ci")], ""
+    return worst(statuses), evidence, ("Check normality (Shapiro-Wilk, Q-Q plot) before a parametric CI; otherwise use the "
+                                       "nonparametric CI of the median (SC15 R6).")
+
+
+# ------------------------------------------------------------------ R7
+
+@check("R7", "statistically sound comparison")
+def r7_comparisons(data: AuditData):
+    """Stored comparisons use a sound test and an effect size; claims are checked with CIs and Mann–Whitney."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        comparisons = src.attr("comparisons", [])
+        for c in comparisons if isinstance(comparisons, list) else []:
+            if not isinstance(c, dict):
+                continue
+            method = _token(c.get("method"))
+            label = f"comparison of {c.get('metric')}: {describe(c.get('a') or {})} vs {describe(c.get('b') or {})}"
+            where = (src.path, "attr comparisons[].method", "attr comparisons[].effect_size", "attr comparisons[].significant")
+            a = finite(select(src.frame, str(c.get("metric")), c.get("a") or {})["value"])
+            b = finite(select(src.frame, str(c.get("metric")), c.get("b") or {})["value"])
+            found = []
+            if method not in SOUND_TESTS | PARAMETRIC_TESTS:
+                found.append(Status.FAIL)
+                evidence.append(ev(f"{label}: no statistical test", method or "none", *where))
+            elif method in PARAMETRIC_TESTS and a.size >= 3 and b.size >= 3:
+                p = min(float(sps.shapiro(a).pvalue), float(sps.shapiro(b).pvalue))
+                found.append(Status.FAIL if p < ALPHA else Status.PASS)
+                evidence.append(ev(f"{label}: parametric test; smallest Shapiro-Wilk p", p, *where, "column value"))
+            else:
+                found.append(Status.PASS)
+                evidence.append(ev(f"{label}: method", method, *where))
+            if c.get("effect_size") in (None, ""):
+                found.append(Status.WARN)
+                evidence.append(ev(f"{label}: effect size", "not stated", *where))
+            if a.size and b.size:
+                p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+                evidence.append(ev(f"{label}: Mann-Whitney recomputed", {"p_value": p, "n_a": int(a.size), "n_b": int(b.size)},
+                                   src.path, "column value"))
+                if truthy(c.get("significant")) and p >= ALPHA:
+                    found.append(Status.FAIL)
+                    evidence.append(ev(f"{label}: called significant, data disagree", p, *where))
+            statuses.append(worst(found))
+    if data.claims:
+        statuses.append(Status.PASS)
+        evidence.append(ev("claims checked with CIs of medians (exact binomial) and Mann-Whitney U",
+                           len(data.claims), "", "claims"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("stored comparisons or claims", 0, "", "attr comparisons", "claims")], ""
+    return worst(statuses), evidence, ("Compare with non-overlapping CIs or Mann-Whitney / Kruskal-Wallis and report an "
+                                       "effect size; use t-tests only on data that pass a normality check (SC15 R7).")
+
+
+# ------------------------------------------------------------------ R8
+
+@check("R8", "percentiles where the centre is not the point")
+def r8_percentiles(data: AuditData):
+    """Latency-like metrics (name ~latency, or attr tail_metrics) are reported by percentiles."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        declared = src.attr("tail_metrics", [])
+        metrics = {m for m in set(src.frame["metric"]) if "latency" in m.lower() or m in (declared or [])}
+        if not metrics:
+            continue
+        raw = [m for m in metrics if not is_percentile(m)]
+        percentile_rows = sorted(m for m in metrics if is_percentile(m))
+        tail_summaries = [s for s in src.summaries() if s.get("metric") in metrics]
+        percentile_summaries = [s for s in tail_summaries if is_percentile(s.get("statistic"))]
+        for m in raw:
+            values = finite(select(src.frame, m)["value"])
+            if values.size >= 2:
+                p50, p90, p99 = (float(np.percentile(values, q)) for q in (50, 90, 99))
+                evidence.append(ev(f"{m}: recomputed percentiles", {"n": int(values.size), "p50": p50, "p90": p90, "p99": p99,
+                                   "p99/p50": p99 / p50 if p50 else None}, src.path, f"rows metric={m}"))
+        if percentile_rows or percentile_summaries or "percentile" in src.frame.columns:
+            statuses.append(Status.PASS)
+            evidence.append(ev("percentiles reported", percentile_rows + [s.get("statistic") for s in percentile_summaries],
+                               src.path, "rows metric~pNN", "attr summaries[].statistic", "column percentile"))
+        elif tail_summaries:
+            statuses.append(Status.FAIL)
+            evidence.append(ev("tail metrics summarized by their centre only",
+                               [f"{s.get('metric')}: {s.get('statistic')}" for s in tail_summaries], src.path, "attr summaries"))
+        else:
+            statuses.append(Status.WARN)
+            evidence.append(ev("tail metrics without stored percentiles", sorted(metrics), src.path, "rows", "attr summaries"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("latency or declared tail metrics", 0, "", "rows metric~latency", "attr tail_metrics")], ""
+    return worst(statuses), evidence, ("Report latency by percentiles (p50/p90/p99) with their confidence, not by the mean "
+                                       "or median alone (SC15 R8).")
+
+
+# ------------------------------------------------------------------ R9
+
+def _known(value) -> bool:
+    return str(value or "").strip().lower() not in ("", "unknown", "mixed", "none")
+
+
+@check("R9", "all factors, levels and the full setup documented")
+def r9_setup(data: AuditData):
+    """Environment captured and matching, config hash and git state known, every factor's levels listed."""
+    statuses, evidence = [], []
+    env_hash = (data.environment or {}).get("hash")
+    for src in data.sources:
+        attrs = src.ds.attrs
+        if not _known(attrs.get("environment_hash")) and not src.has("environment"):
+            statuses.append(Status.NEEDS_HUMAN)
+            evidence.append(ev("environment capture", "none in the file", src.path, "attr environment_hash", "attr environment"))
+        elif env_hash and _known(attrs.get("environment_hash")) and attrs.get("environment_hash") != env_hash:
+            statuses.append(Status.FAIL)
+            evidence.append(ev("environment hash differs from the captured environment",
+                               {"file": str(attrs.get("environment_hash"))[:16], "environment.json": str(env_hash)[:16]},
+                               src.path, "attr environment_hash", f"{data.environment_path}: hash"))
+        else:
+            statuses.append(Status.PASS if env_hash or src.has("environment") else Status.WARN)
+            evidence.append(ev("environment hash", str(attrs.get("environment_hash"))[:16] or "unknown", src.path,
+                               "attr environment_hash", data.environment_path or "(no environment.json given)"))
+        for key in ("config_hash", "git_commit"):
+            known = _known(attrs.get(key))
+            statuses.append(Status.PASS if known else Status.WARN)
+            evidence.append(ev(key, str(attrs.get(key))[:16], src.path, f"attr {key}"))
+        dirty = truthy(attrs.get("git_dirty"))
+        statuses.append(Status.WARN if dirty else Status.PASS)
+        evidence.append(ev("uncommitted changes when the results were made", bool(dirty), src.path, "attr git_dirty"))
+        no_unit = int((src.frame["unit"].astype(str).str.strip() == "").sum())
+        if no_unit:
+            statuses.append(Status.WARN)
+            evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
+        levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
+        evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
+    hashes = {str(s.ds.attrs.get("environment_hash")) for s in data.sources if _known(s.ds.attrs.get("environment_hash"))}
+    if len(hashes) > 1:
+        statuses.append(Status.WARN)
+        evidence.append(ev("results from different environments audited together", len(hashes), "", "attr environment_hash"))
+    return worst(statuses), evidence, ("Keep the environment capture, config hash and a clean git commit with every result; "
+                                       "a human should still read the artifact description for anything not captured (SC15 R9).")
+
+
+# ------------------------------------------------------------------ R10
+
+@check("R10", "how parallel time was measured, synchronized, summarized")
+def r10_parallel_time(data: AuditData):
+    """Parallel runs state their timer, synchronization and rank summary; a stated max over ranks is recomputed."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        rows = src.frame
+        parallel = rows[(rows["ranks"] > 1) | (rows["threads"] > 1)]
+        if parallel.empty:
+            continue
+        needed = ["timer", "rank_summary"] + (["synchronization"] if (parallel["ranks"] > 1).any() else [])
+        present = {k: src.attr(k) or (src.attr("time_summary") if k == "rank_summary" else None) for k in needed}
+        missing = [k for k, v in present.items() if not str(v or "").strip()]
+        statuses.append(Status.FAIL if missing else Status.PASS)
+        evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
+        evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
+                           {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed], "attr time_summary"))
+        summary = str(present.get("rank_summary") or "").lower()
+        multi = parallel[parallel["ranks"] > 1]
+        if "max" in summary and not multi.empty:
+            whole = multi[multi["rank"] == -1]
+            per_rank = multi[multi["rank"] >= 0]
+            if len(whole) and len(per_rank):
+                keys = ["run_id", "iteration", "metric"]
+                kinds = src.kinds.loc[per_rank.index]
+                costs = per_rank[kinds == "cost"]
+                if len(costs):
+                    recomputed = costs.groupby(keys)["value"].max().rename("max_over_ranks")
+                    joined = whole.join(recomputed, on=keys, how="inner")
+                    if len(joined):
+                        bad = ~np.isclose(joined["value"], joined["max_over_ranks"], rtol=1e-9, atol=0)
+                        statuses.append(Status.FAIL if bad.any() else Status.PASS)
+                        evidence.append(ev("whole-run times that are not the max over ranks", f"{int(bad.sum())} of {len(joined)}",
+                                           src.path, "rows rank=-1", "rows rank>=0", "column value"))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads")], ""
+    return worst(statuses), evidence, ("State the timer, how processes were synchronized (e.g. a barrier before each "
+                                       "iteration) and how per-rank times were summarized (e.g. max over ranks) (SC15 R10).")
+
+
+# ------------------------------------------------------------------ R11
+
+UNIT_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+
+def hardware_unit(unit: str) -> tuple[str, float] | None:
+    """('byte'|'flop'|'op', scale) for units like MB/s, GFlop/s, Gop/s; None for other rates."""
+    import re
+
+    match = re.fullmatch(r"\s*([kKMGTP]?)(i?)(B|byte|bytes|flop|flops|Flop|FLOP|op|ops|Op)/s\s*", str(unit))
+    if not match:
+        return None
+    prefix, binary, base = match.groups()
+    scale = (1024.0 ** " kMGTP".index(prefix.upper() if prefix != "k" else "K")) if binary and prefix else UNIT_PREFIX[prefix]
+    base = {"b": "byte", "byte": "byte", "bytes": "byte"}.get(base.lower(), "flop" if base.lower().startswith("flop") else "op")
+    return base, scale
+
+
+@check("R11", "upper performance bounds")
+def r11_bounds(data: AuditData):
+    """Hardware rates (bytes/s, flop/s, op/s) have a measured or modelled upper bound to compare with."""
+    bounds = {}  # base -> (value in base units/s, where)
+    for src in data.sources:
+        rows = src.frame[(src.frame["benchmark"] == "bounds") & src.frame["valid"]]
+        for unit, group in rows.groupby("unit"):
+            parsed = hardware_unit(unit)
+            if parsed:
+                value = float(np.nanmax(group["value"])) * parsed[1]
+                if value > bounds.get(parsed[0], (0, ""))[0]:
+                    bounds[parsed[0]] = (value, f"{src.path}: rows benchmark=bounds")
+        declared = src.attr("bounds", [])
+        for b in declared if isinstance(declared, list) else []:
+            parsed = hardware_unit(b.get("unit", "")) if isinstance(b, dict) else None
+            if parsed and _finite(b.get("value")):
+                bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), (float(b["value"]) * parsed[1], f"{src.path}: attr bounds"))
+    statuses, evidence = [], []
+    for src in data.sources:
+        rows = results_rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
+        rows = results_rows[results_rows["valid"] & (results_rows["iteration"] != 0)]
+        for unit, group in rows.groupby("unit"):
+            parsed = hardware_unit(unit)
+            if not parsed:
+                continue
+            best = float(np.nanmax(group["value"])) * parsed[1]
+            if parsed[0] not in bounds:
+                statuses.append(Status.WARN)
+                evidence.append(ev(f"rates in {unit} without an upper bound", int(len(group)), src.path, "column unit",
+                                   "rows benchmark=bounds", "attr bounds"))
+                continue
+            bound, where = bounds[parsed[0]]
+            fraction = best / bound
+            statuses.append(Status.WARN if fraction > 1.1 else Status.PASS)
+            evidence.append(ev(f"highest {unit} rate as a fraction of the bound", fraction, src.path, "column value", where))
+    if not statuses:
+        return Status.NOT_APPLICABLE, [ev("rates in bytes/s, flop/s or op/s", 0, "", "column unit")], ""
+    return worst(statuses), evidence, ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show each rate "
+                                       "as a fraction of it; a rate above its bound (e.g. cache-resident) needs a comment (SC15 R11).")
+
+
+# ------------------------------------------------------------------ R12
+
+@check("R12", "plots that show the data, lines only where valid")
+def r12_plots(data: AuditData):
+    """Declared figures (attr figures) show the samples and draw lines only across continuous factors."""
+    statuses, evidence = [], []
+    for src in data.sources:
+        figures = src.attr("figures", [])
+        for f in figures if isinstance(figures, list) else []:
+            if not isinstance(f, dict):
+                continue
+            name = f.get("name", "?")
+            lines = _token(f.get("lines", "none"))
+            x_kind = _token(f.get("x_kind", ""))
+            shows = _token(f.get("shows", ""))
+            found = Status.PASS
+            if lines not in ("none", "") and x_kind == "categorical":
+                found = Status.FAIL
+            elif shows not in ("samples", "distribution"):
+                found = Status.WARN
+            statuses.append(found)
+            evidence.append(ev(f"figure {name}", {"shows": shows, "lines": lines, "x_kind": x_kind}, src.path,
+                               "attr figures[].shows", "attr figures[].lines", "attr figures[].x_kind"))
+    if not statuses:
+        return Status.NEEDS_HUMAN, [ev("figure descriptions", "none in the results", "", "attr figures")], \
+            "Look at the plots: they should show every sample or the distribution, and connect points only along a continuous factor."
+    return worst(statuses), evidence, ("Show the samples or their distribution (box/violin), and draw lines only along "
+                                       "continuous factors (SC15 R12).")

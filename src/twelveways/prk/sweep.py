@@ -1,0 +1,278 @@
+"""The PRK sweep: kernel x implementation x ranks/threads x size, run in a seeded order, repeated.
+
+The config section ``prk`` (workflow/schemas/prk.schema.yaml) expands into configurations:
+
+* resource levels per implementation: c-serial 1x1; c-openmp 1 rank x each of ``threads``;
+  c-mpi and mpi4py each of ``ranks`` x 1 thread (nstream, transpose, stencil, p2p only); numpy
+  1x1, except dgemm, whose BLAS runs at each of ``threads``;
+* sizes: each base size of the kernel.  With P = ranks x threads processing elements, P = 1
+  runs once, labelled ``single``; P > 1 runs as ``strong`` scaling (the base size) and/or
+  ``weak`` scaling (the size grown so that the work per element stays constant, see
+  :func:`weak_size`), per ``prk.scaling``.  Every row keeps ``base_size`` so a weak-scaling
+  point can be matched with its single-element base.
+
+Configurations run in ``measure.seeded_order(configs, config['seed'])`` so that drift cannot
+masquerade as an effect.  Each configuration repeats whole program runs through
+``measure.repeat_until_stable``; each run contributes its N per-iteration times (maximum over
+ranks) as samples, until the CI of the median meets ``measurement.ci_target`` or a sample or
+time budget ends (``prk.min_invocations`` runs at least).  The stop reason is stored on every
+row (``stop_reason``; ``invalid`` when a run failed its validation: its rows are kept,
+flagged invalid, and the configuration is not repeated).  ``run_order`` numbers the program
+runs in the order they happened.
+
+CLI: ``python -m twelveways.prk.sweep --config results/config.json --kernels-dir build/kernels
+--output results/prk.nc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import config as config_module
+from .. import measure, results
+from ..errors import KernelError, TwelveWaysError
+from . import records, run
+
+STOP_INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One configuration of the sweep."""
+
+    kernel: str
+    implementation: str
+    ranks: int
+    threads: int
+    size: int | tuple[int, int]
+    base_size: int | tuple[int, int]
+    scaling: str
+
+    @property
+    def pe(self) -> int:
+        return self.ranks * self.threads
+
+    def key(self) -> str:
+        size = "x".join(map(str, self.size)) if isinstance(self.size, tuple) else str(self.size)
+        return f"{self.kernel}/{self.implementation}/r{self.ranks}t{self.threads}/s{size}/{self.scaling}"
+
+    def primary(self, size) -> int:
+        """The size column: the first size argument (p2p: m)."""
+        return int(size[0]) if isinstance(size, tuple) else int(size)
+
+
+def _size(value) -> int | tuple[int, int]:
+    return (int(value[0]), int(value[1])) if isinstance(value, (list, tuple)) else int(value)
+
+
+def weak_size(kernel: str, base: int | tuple[int, int], pe: int) -> int | tuple[int, int] | None:
+    """The size with ``pe`` times the work of ``base`` (None where no such size exists).
+
+    nstream: length x P; transpose, stencil: side x sqrt(P); dgemm: order x P^(1/3) (work ~
+    order^3); p2p: m x P (rows); sparse: lsize + log4(P), only where P is a power of 4.
+    """
+    if pe == 1:
+        return base
+    if kernel == "nstream":
+        return int(base) * pe
+    if kernel in ("transpose", "stencil"):
+        return int(round(int(base) * math.sqrt(pe)))
+    if kernel == "dgemm":
+        return int(round(int(base) * pe ** (1.0 / 3.0)))
+    if kernel == "p2p":
+        m, n = base if isinstance(base, tuple) else (base, base)
+        return (m * pe, n)
+    if kernel == "sparse":
+        steps = math.log(pe, 4)
+        if abs(steps - round(steps)) > 1e-9:
+            return None
+        return int(base) + int(round(steps))
+    raise KernelError(f"unknown kernel {kernel!r}")
+
+
+def levels(kernel: str, implementation: str, prk: Mapping) -> list[tuple[int, int]]:
+    """(ranks, threads) levels of one kernel and implementation (empty: not implemented)."""
+    if implementation in run.MPI_IMPLEMENTATIONS:
+        return [(int(r), 1) for r in prk["ranks"]] if kernel in run.MPI_KERNELS else []
+    if implementation == "c-openmp" or (implementation == "numpy" and kernel == "dgemm"):
+        return [(1, int(t)) for t in prk["threads"]]
+    return [(1, 1)]
+
+
+def expand(config: Mapping) -> tuple[list[Point], list[str]]:
+    """All configurations of the sweep (unordered) and the reasons for any that were left out."""
+    prk = config["prk"]
+    points: list[Point] = []
+    skipped: list[str] = []
+    scalings = {"strong": ("strong",), "weak": ("weak",), "both": ("strong", "weak")}[prk["scaling"]]
+    for kernel in prk["kernels"]:
+        for implementation in prk["implementations"]:
+            resource_levels = levels(kernel, implementation, prk)
+            if not resource_levels:
+                skipped.append(f"{kernel} {implementation}: no such implementation (MPI kernels: {', '.join(run.MPI_KERNELS)})")
+                continue
+            for raw in prk["sizes"][kernel]:
+                base = _size(raw)
+                for ranks, threads in resource_levels:
+                    pe = ranks * threads
+                    if pe == 1:
+                        points.append(Point(kernel, implementation, ranks, threads, base, base, "single"))
+                        continue
+                    for scaling in scalings:
+                        size = base if scaling == "strong" else weak_size(kernel, base, pe)
+                        if size is None:
+                            skipped.append(f"{kernel} {implementation} r{ranks}t{threads} base {raw}: no weak-scaling size "
+                                           f"(sparse grows by powers of 4, P={pe})")
+                            continue
+                        points.append(Point(kernel, implementation, ranks, threads, size, base, scaling))
+    unique = list(dict.fromkeys(points))
+    return unique, skipped
+
+
+def invocation(point: Point, config: Mapping) -> run.Invocation:
+    prk = config["prk"]
+    tile = prk["tile"]["python"] if point.implementation in run.PYTHON_IMPLEMENTATIONS else prk["tile"]["c"]
+    args = run.kernel_args(point.kernel, int(prk["iterations"][point.kernel]), point.size, radius=int(prk["radius"]), tile=int(tile))
+    return run.Invocation(point.kernel, point.implementation, args, ranks=point.ranks, threads=point.threads)
+
+
+class _InvalidRun(Exception):
+    """A run failed its self-validation: stop repeating this configuration."""
+
+
+def run_point(point: Point, config: Mapping, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
+              launcher: Sequence[str] | None = None, python_dir=run.PYTHON_KERNELS_DIR,
+              on_run: Callable[[measure.Repetition | None], None] | None = None,
+              extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], str]:
+    """All rows of one configuration, repeated adaptively, and the stop reason."""
+    prk, meas = config["prk"], config["measurement"]
+    inv = invocation(point, config)
+    rows: list[dict] = []
+    invocation_index = [0]
+
+    def run_once() -> list[float]:
+        doc = run.run(inv, kernels_dir, timeout=float(prk["timeout_s"]), python_dir=python_dir, launcher=launcher,
+                      extra_env=extra_env)
+        run_id = f"{point.key()}#{invocation_index[0]}"
+        rows.extend(records.to_records(doc, run_id=run_id, seed=int(config["seed"]), scaling=point.scaling,
+                                       base_size=point.primary(point.base_size), timer_overhead_ns=timer_overhead_ns,
+                                       extra={"run_order": run_counter[0]}))
+        invocation_index[0] += 1
+        run_counter[0] += 1
+        if on_run is not None:
+            on_run(None)
+        if not doc["valid"]:
+            raise _InvalidRun(run_id)
+        return [float(t) for t in doc["iteration_max_times"]]
+
+    budget = float(prk["max_seconds"]) or float(meas["max_seconds"])
+    try:
+        rep = measure.repeat_until_stable(run_once, target=float(meas["ci_target"]), confidence=float(meas["confidence"]),
+                                          min_samples=int(meas["min_samples"]),
+                                          max_samples=max(int(meas["max_samples"]), int(meas["min_samples"])),
+                                          max_seconds=budget, min_invocations=int(prk["min_invocations"]))
+        reason = rep.stop_reason
+    except _InvalidRun:
+        reason = STOP_INVALID
+    for row in rows:
+        row["stop_reason"] = reason
+    return rows, reason
+
+
+def _launcher(prk: Mapping) -> list[str] | None:
+    text = str(prk.get("mpi_launcher", "")).strip()
+    return shlex.split(text) if text else None
+
+
+def scheduler_attrs() -> dict:
+    """Which batch system ran the sweep (SLURM: its job id), for provenance."""
+    job = os.environ.get("SLURM_JOB_ID", "")
+    return {"scheduler": "slurm" if job else "local", "scheduler_job_id": job}
+
+
+def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, environment: str | Path | Mapping | None,
+          progress: bool = True, python_dir=run.PYTHON_KERNELS_DIR, extra_env: Mapping[str, str] | None = None,
+          mpi_launcher: str = "") -> Path:
+    """Run the whole sweep and write ``output`` (family ``prk``); return its path.
+
+    ``mpi_launcher`` (e.g. a scheduler profile's ``srun --mpi=pmi2``) overrides ``prk.mpi_launcher``.
+    """
+    points, skipped = expand(config)
+    ordered = measure.seeded_order(points, int(config["seed"]))
+    timer = measure.timer_properties()
+    attrs = results.provenance(environment, config)
+    launcher = shlex.split(mpi_launcher) if mpi_launcher.strip() else _launcher(config["prk"])
+    all_rows: list[dict] = []
+    stops: dict[str, str] = {}
+    counter = [0]
+    started = time.perf_counter()
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    columns = (TextColumn("prk"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
+    with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
+        task = bar.add_task("", total=len(ordered))
+        for point in ordered:
+            bar.update(task, description=f"{point.key()} (runs: {counter[0]})")
+            rows, reason = run_point(point, config, kernels_dir=kernels_dir, run_counter=counter,
+                                     timer_overhead_ns=timer["overhead_ns"], launcher=launcher, python_dir=python_dir,
+                                     on_run=lambda _r, p=point: bar.update(task, description=f"{p.key()} (runs: {counter[0]})"),
+                                     extra_env=extra_env)
+            all_rows.extend(rows)
+            stops[point.key()] = reason
+            timed = [r["value"] for r in rows if r["metric"] == "time" and r["iteration"] > 0]
+            bar.console.print(f"{point.key()}: {len({r['run_id'] for r in rows})} run(s), {len(timed)} rank-iteration "
+                              f"times, stop: {reason}", highlight=False)
+            bar.advance(task)
+    attrs.update(scheduler_attrs())
+    attrs.update({
+        "prk_mpi_launcher": " ".join(launcher or run.default_launcher()),
+        "prk_run_order": [p.key() for p in ordered],
+        "prk_skipped": skipped,
+        "prk_stop_reasons": stops,
+        "prk_invalid_configurations": sorted(k for k, v in stops.items() if v == STOP_INVALID),
+        "prk_program_runs": counter[0],
+        "prk_sweep_seconds": round(time.perf_counter() - started, 3),
+        "prk_timer_overhead_ns": timer["overhead_ns"],
+        "prk_timer_resolution_ns": timer["resolution_ns"],
+        "prk_time_summary": "time rows: one per rank per iteration (iteration 0 = warm-up); the time of an "
+                            "iteration is the maximum over ranks; rate row (iteration -1, rank -1): the kernel's "
+                            "rate from the arithmetic mean of iterations 1..N",
+        "prk_config": dict(config["prk"]),
+    })
+    ds = results.from_records(all_rows, family="prk", attrs=attrs)
+    return results.write(ds, output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m twelveways.prk.sweep", description="Run the PRK sweep -> results/prk.nc")
+    parser.add_argument("--config", default="results/config.json", help="validated config (JSON or YAML)")
+    parser.add_argument("--kernels-dir", default="build/kernels", help="folder of the C kernel binaries")
+    parser.add_argument("--output", default="results/prk.nc", help="results file to write")
+    parser.add_argument("--environment", default="results/environment.json", help="environment capture (for its hash)")
+    parser.add_argument("--mpi-launcher", default="", help="MPI launcher overriding prk.mpi_launcher (e.g. 'srun --mpi=pmi2')")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        config = config_module.load(args.config)
+        path = sweep(config, kernels_dir=args.kernels_dir, output=args.output, environment=args.environment,
+                     progress=not args.no_progress, mpi_launcher=args.mpi_launcher)
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr, flush=True)
+        return 1
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
