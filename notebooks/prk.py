@@ -76,6 +76,9 @@ overview = (times.groupby("workload")
                  timed_iterations=("time_s", "size"))
             .reset_index())
 overview["invalid runs (excluded)"] = overview["workload"].map(runs[~runs["valid"]].groupby("workload").size()).fillna(0).astype(int)
+if "flags" in samples.columns:  # timer checks of the measurement core (interval vs resolution, overhead)
+    flagged = samples[(samples["metric"] == "time") & (samples["iteration"] > 0) & (samples["flags"].astype(str) != "")]
+    overview["timer-flagged iterations"] = overview["workload"].map(flagged.groupby("workload").size()).fillna(0).astype(int)
 tables.show(overview, "kernels, configurations and samples")
 tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {str(attrs.get('environment_hash'))[:12]}, "
             f"project commit {str(attrs.get('git_commit'))[:12]}{' (uncommitted changes)' if str(attrs.get('git_dirty')) == '1' else ''}.")

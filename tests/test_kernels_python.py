@@ -186,7 +186,7 @@ def test_p2p_wavefront_matches_the_plain_recurrence():
 
 def test_stencil_step_matches_a_direct_star_stencil():
     st = load("stencil-numpy.py")
-    n, r = 41, 3  # more interior rows than one row block is not needed: blocks are tested by n=97 above
+    n, r = 41, 3  # 35 interior rows: two row blocks
     a = np.add.outer(np.arange(n, dtype=float), np.arange(n, dtype=float)) + np.random.default_rng(0).random((n, n))
     b = np.zeros((n, n))
     ref_in, ref_out = a.copy(), b.copy()

@@ -11,7 +11,8 @@
  *    A and NR/VL vector loads of B per k (GCC vector extensions, so the compiler picks
  *    AVX-512, AVX2 or SSE from -march). Edges are zero-padded in the packed buffers and the
  *    tile is added back only where it lies inside C.
- * OpenMP: threads pack the B panel together, then share the row blocks (static schedule).
+ * OpenMP: each thread owns a contiguous range of row blocks and packs its own B panels (no
+ * barrier inside an iteration).
  * Usage: dgemm <iterations> <order>
  */
 #include "prk_common.h"
@@ -129,7 +130,9 @@ static long choose_mc(long n, int threads)
     return mc < MR ? MR : mc;
 }
 
-static void dgemm(double *restrict c, const double *restrict a, const double *restrict b, long n, double *bp,
+/* Each thread owns a contiguous range of row blocks and packs its own copy of each B panel, so
+ * an iteration needs no barrier (a thread descheduled on a busy machine delays only itself). */
+static void dgemm(double *restrict c, const double *restrict a, const double *restrict b, long n, double **bps,
                   double **aps, long mc)
 {
     const long nb = (n + NR - 1) / NR, nblocks = (n + mc - 1) / mc;
@@ -138,20 +141,17 @@ static void dgemm(double *restrict c, const double *restrict a, const double *re
 #endif
     {
 #ifdef _OPENMP
-        double *ap = aps[omp_get_thread_num()];
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
 #else
-        double *ap = aps[0];
+        const int t = 0, nt = 1;
 #endif
-        for (long pc = 0; pc < n; pc += KC) {
+        double *ap = aps[t], *bp = bps[t];
+        long first, count;
+        prk_block(nblocks, nt, t, &first, &count);
+        for (long pc = 0; pc < n && count > 0; pc += KC) {
             const long kc = n - pc < KC ? n - pc : KC;
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-            for (long jb = 0; jb < nb; jb++) pack_b(bp, b, n, pc, kc, jb, jb + 1);
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-            for (long blk = 0; blk < nblocks; blk++) {
+            pack_b(bp, b, n, pc, kc, 0, nb);
+            for (long blk = first; blk < first + count; blk++) {
                 const long ic = blk * mc, m = n - ic < mc ? n - ic : mc;
                 pack_a(ap, a, n, ic, m, pc, kc);
                 block_multiply(c, ap, bp, n, ic, m, kc);
@@ -171,9 +171,12 @@ int main(int argc, char **argv)
     const int threads = prk_thread_count();
     const long mc = choose_mc(n, threads);
     const long nb = (n + NR - 1) / NR;
-    double *bp = prk_alloc(sizeof(double) * (size_t)(nb * NR) * KC);
     double **aps = prk_alloc(sizeof(double *) * (size_t)threads);
-    for (int t = 0; t < threads; t++) aps[t] = prk_alloc(sizeof(double) * (size_t)((mc + MR) * KC));
+    double **bps = prk_alloc(sizeof(double *) * (size_t)threads);
+    for (int t = 0; t < threads; t++) {
+        aps[t] = prk_alloc(sizeof(double) * (size_t)((mc + MR) * KC));
+        bps[t] = prk_alloc(sizeof(double) * (size_t)(nb * NR) * KC);
+    }
 
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
@@ -187,7 +190,7 @@ int main(int argc, char **argv)
 
     for (int iter = 0; iter <= iterations; iter++) {
         double t0 = prk_now();
-        dgemm(c, a, b, n, bp, aps, mc);
+        dgemm(c, a, b, n, bps, aps, mc);
         times[iter] = prk_now() - t0;
     }
 

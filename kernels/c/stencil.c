@@ -42,14 +42,24 @@ int main(int argc, char **argv)
             const int nt = omp_get_num_threads(), t = omp_get_thread_num();
             long s, len;
             prk_block(n - 2 * r, nt, t, &s, &len);
-            stencil_rows(out, in, n, r + s, r + s + len, r, n - r, w, r);
+            const long a0 = r + s, b0 = r + s + len;
+            if ((n - 2 * r) / nt >= 2 * r) {
+                /* each thread increments the rows only its own band reads; the rows around band
+                 * boundaries are incremented after the barrier */
+                const long lo = t == 0 ? 0 : a0 + r, hi = t == nt - 1 ? n : b0 - r;
+                stencil_sweep_fused(out, in, n, a0, b0, r, n - r, w, r, lo, hi, 0, n);
 #pragma omp barrier
-            prk_block(n, nt, t, &s, &len);
-            for (long k = s * n; k < (s + len) * n; k++) in[k] += 1.0;
+                if (t > 0)
+                    for (long k = (a0 - r) * n; k < (a0 + r) * n; k++) in[k] += 1.0;
+            } else {
+                stencil_rows(out, in, n, a0, b0, r, n - r, w, r);
+#pragma omp barrier
+                prk_block(n, nt, t, &s, &len);
+                for (long k = s * n; k < (s + len) * n; k++) in[k] += 1.0;
+            }
         }
 #else
-        stencil_rows(out, in, n, r, n - r, r, n - r, w, r);
-        for (size_t k = 0; k < elems; k++) in[k] += 1.0;
+        stencil_sweep_fused(out, in, n, r, n - r, r, n - r, w, r, 0, n, 0, n);
 #endif
         times[iter] = prk_now() - t0;
     }

@@ -17,17 +17,18 @@ from twelveways import results
 
 HOSTILE = "<script>alert(1)</script>"
 
-#: (workload, implementation, ranks, threads, size, scaling, base time s)
+#: (workload, implementation, ranks, threads, size, scaling, base size, base time s), labelled as the
+#: real sweep labels them: one processing element "single", more "strong" or "weak".
 CONFIGS = [
-    ("nstream", "c-serial", 1, 1, 1_000_000, "strong", 0.0040),
-    ("nstream", "c-openmp", 1, 1, 1_000_000, "strong", 0.0041),
-    ("nstream", "c-openmp", 1, 2, 1_000_000, "strong", 0.0024),
-    ("nstream", "c-mpi", 2, 1, 1_000_000, "strong", 0.0023),
-    ("nstream", "numpy", 1, 1, 1_000_000, "strong", 0.0090),
-    ("nstream", "c-mpi", 1, 1, 1_000_000, "weak", 0.0041),
-    ("nstream", "c-mpi", 2, 1, 2_000_000, "weak", 0.0046),
-    ("dgemm", "c-serial", 1, 1, 200, "strong", 0.0030),
-    ("dgemm", "c-openmp", 1, 2, 200, "strong", 0.0017),
+    ("nstream", "c-serial", 1, 1, 1_000_000, "single", 1_000_000, 0.0040),
+    ("nstream", "c-openmp", 1, 1, 1_000_000, "single", 1_000_000, 0.0041),
+    ("nstream", "c-openmp", 1, 2, 1_000_000, "strong", 1_000_000, 0.0024),
+    ("nstream", "c-mpi", 1, 1, 1_000_000, "single", 1_000_000, 0.0041),
+    ("nstream", "c-mpi", 2, 1, 1_000_000, "strong", 1_000_000, 0.0023),
+    ("nstream", "c-mpi", 2, 1, 2_000_000, "weak", 1_000_000, 0.0046),
+    ("nstream", "numpy", 1, 1, 1_000_000, "single", 1_000_000, 0.0090),
+    ("dgemm", "c-serial", 1, 1, 200, "single", 200, 0.0030),
+    ("dgemm", "c-openmp", 1, 2, 200, "strong", 200, 0.0017),
 ]
 
 
@@ -40,7 +41,7 @@ def _work(workload: str, size: int) -> tuple[float, float]:
 def records(seed: int = 3, iterations: int = 12, runs: int = 2) -> list[dict]:
     rng = np.random.default_rng(seed)
     rows = []
-    for index, (workload, impl, ranks, threads, size, scaling, base) in enumerate(CONFIGS):
+    for workload, impl, ranks, threads, size, scaling, base_size, base in CONFIGS:
         bytes_, flops = _work(workload, size)
         for run in range(runs):
             run_id = f"{workload}-{impl}-{ranks}x{threads}-{size}-{run}"
@@ -51,25 +52,32 @@ def records(seed: int = 3, iterations: int = 12, runs: int = 2) -> list[dict]:
                     rows.append(dict(benchmark="prk", workload=workload, implementation=impl, ranks=ranks,
                                      threads=threads, size=size, precision="fp64", seed=-1, run_id=run_id,
                                      iteration=iteration, rank=rank, metric="time", value=value, unit="s",
-                                     valid=valid, scaling=scaling, bytes_per_iteration=bytes_,
+                                     valid=valid, scaling=scaling, base_size=base_size, bytes_per_iteration=bytes_,
                                      flops_per_iteration=flops, stop_reason="ci_target_met"))
     # one run whose validation failed: its (absurdly fast) samples must never be summarized
     for iteration in range(iterations + 1):
         rows.append(dict(benchmark="prk", workload="nstream", implementation="c-serial", ranks=1, threads=1,
                          size=1_000_000, precision="fp64", seed=-1, run_id="nstream-invalid", iteration=iteration,
-                         rank=0, metric="time", value=1e-6, unit="s", valid=False, scaling="strong",
+                         rank=0, metric="time", value=1e-6, unit="s", valid=False, scaling="single", base_size=1_000_000,
                          bytes_per_iteration=32e6, flops_per_iteration=2e6, stop_reason="validation_failed"))
-    # bounds: bandwidth (nstream far beyond the LLC) and peak flops (BLAS dgemm), whole-run rates
+    return rows
+
+
+def bound_records(seed: int = 4) -> list[dict]:
+    """Bounds as twelveways.prk.bounds writes them to results/bounds.nc (one row per timed sample)."""
+    rng = np.random.default_rng(seed)
+    bounds = []
     for pe, (bw, peak) in {1: (9000.0, 40000.0), 2: (11000.0, 78000.0)}.items():
         for sample in range(5):
-            common = dict(benchmark="bounds", ranks=1, threads=pe, precision="fp64", seed=-1, iteration=-1, rank=-1,
-                          metric="rate", valid=True, scaling="", bytes_per_iteration=np.nan,
-                          flops_per_iteration=np.nan, stop_reason="")
-            rows.append({**common, "workload": "nstream", "implementation": "c-openmp", "size": 50_000_000,
-                         "run_id": f"bw-{pe}-{sample}", "value": bw * rng.lognormal(0, 0.02), "unit": "MB/s"})
-            rows.append({**common, "workload": "dgemm", "implementation": "numpy-blas", "size": 2000,
-                         "run_id": f"peak-{pe}-{sample}", "value": peak * rng.lognormal(0, 0.02), "unit": "MFlop/s"})
-    return rows
+            common = dict(benchmark="bounds", ranks=1, threads=pe, precision="fp64", seed=-1, iteration=sample + 1,
+                          rank=-1, valid=True)
+            bounds.append({**common, "workload": "memory_bandwidth", "implementation": "c-openmp", "size": 50_000_000,
+                           "run_id": f"bw-{pe}", "metric": "bandwidth", "value": bw * rng.lognormal(0, 0.02),
+                           "unit": "MB/s"})
+            bounds.append({**common, "workload": "peak_flops", "implementation": "numpy-blas", "size": 2000,
+                           "run_id": f"peak-{pe}", "metric": "flop_rate", "value": peak * rng.lognormal(0, 0.02),
+                           "unit": "MFlop/s"})
+    return bounds
 
 
 ENVIRONMENT = {
@@ -124,6 +132,7 @@ def write_result_set(folder: Path) -> Path:
     (folder / "checklist.json").write_text(json.dumps(CHECKLIST, indent=1))
     attrs = results.provenance(ENVIRONMENT, CONFIG)
     results.write(results.from_records(records(), "prk", attrs=attrs), folder / "results" / "prk.nc")
+    results.write(results.from_records(bound_records(), "bounds", attrs=attrs), folder / "results" / "bounds.nc")
     return folder
 
 

@@ -3,8 +3,8 @@
 # src/twelveways/report and src/twelveways/plots.py, the notebooks stay thin.
 #
 # A stage whose notebook needs more files than its main results file lists them in
-# <STAGE>_ANALYSIS_INPUTS in its own rules file (included before this one), e.g. in prk.smk:
-#     PRK_ANALYSIS_INPUTS = ["results/bounds.nc"]
+# <STAGE>_ANALYSIS_INPUTS in its own rules file (included before this one), e.g. in train.smk:
+#     TRAIN_ANALYSIS_INPUTS = ["results/train-tuning.nc"]
 
 from twelveways.report.notebooks import NOTEBOOKS
 
@@ -43,6 +43,7 @@ rule notebook_prk:
     input:
         notebook="notebooks/prk.py",
         results="results/prk.nc",
+        bounds="results/bounds.nc",
         extra=globals().get("PRK_ANALYSIS_INPUTS", []),
         environment=ENV_JSON,
         config=CONFIG_FILE,

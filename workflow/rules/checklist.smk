@@ -1,1 +1,41 @@
-# checklist stage (being written)
+# Checklist: audit the workflow's own results (SC15 rules R1-R12, fallacies F1-F12) and check the
+# project's claims (config report.claims). Logic lives in src/twelveways/checklist; this rule only calls it.
+# --exit-zero: a failed check is a finding for the report, not a broken workflow (the verdict says INVALID).
+
+
+def checklist_results():
+    """The enabled stages' results files, plus the measured bounds when the PRK stage runs (R11)."""
+    files = results_files()
+    if stage_on("prk"):
+        files.append("results/bounds.nc")
+    return files
+
+
+def checklist_claims():
+    """The claims file, when the config names one (report.claims; empty string: none)."""
+    path = str(config["report"].get("claims", "") or "").strip()
+    return [path] if path else []
+
+
+rule checklist:
+    """Run every check and claim on the results; write reports/checklist.json and .md."""
+    input:
+        results=checklist_results(),
+        environment=ENV_JSON,
+        config=CONFIG_FILE,
+        claims=checklist_claims(),
+        code=["src/twelveways/checklist/rules.py", "src/twelveways/checklist/fallacies.py",
+              "src/twelveways/checklist/claims.py", "src/twelveways/checklist/evidence.py"],
+    output:
+        json=report("reports/checklist.json", caption="../report/checklist.rst", category="Checklist"),
+        md=report("reports/checklist.md", caption="../report/checklist.rst", category="Checklist"),
+    params:
+        claims=lambda wildcards, input: input.claims[0] if input.claims else "",
+    log:
+        "logs/checklist.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.checklist audit {input.results:q} --environment {input.environment:q} "
+        "--config {input.config:q} --claims {params.claims:q} --output {output.json:q} --output {output.md:q} "
+        "--exit-zero > {log:q} 2>&1"

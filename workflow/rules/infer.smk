@@ -1,1 +1,32 @@
-# infer stage (being written)
+# Inference stage (issue 6): the trained model(s) on MLPerf LoadGen, every scenario and variant.
+# Logic lives in src/twelveways/infer; this rule only calls its entry point.
+# The checkpoints are the training stage's outputs (rule train_sweeps writes results/models/<name>.pt
+# and .json), so a missing checkpoint makes Snakemake train it first.
+# Benchmark rules take every core (threads: workflow.cores) so that no other job runs beside them.
+
+INFER = config["infer"]
+INFER_MODELS = expand("results/models/{name}{ext}", name=INFER["models"], ext=[".pt", ".json"])
+INFER_ANALYSIS_INPUTS = []
+
+
+rule infer:
+    """LoadGen SingleStream, MultiStream, Server (search for the highest VALID QPS), Offline and
+    AccuracyOnly for every model and precision variant; every LoadGen log kept and parsed."""
+    input:
+        config=CONFIG_FILE,
+        environment=ENV_JSON,
+        models=INFER_MODELS,
+    output:
+        results="results/inference.nc",
+        logs=directory("results/inference"),
+    params:
+        checkpoints=[f"results/models/{name}.pt" for name in INFER["models"]],
+    threads: workflow.cores
+    log:
+        "logs/infer/infer.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.infer.run --config {input.config:q} --model {params.checkpoints:q} "
+        "--output {output.results:q} --environment {input.environment:q} --logs {output.logs:q} "
+        "> {log:q} 2>&1"

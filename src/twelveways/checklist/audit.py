@@ -47,7 +47,7 @@ def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
     parser = _Parser(prog=prog, description="Check results against the SC15 rules (R1-R12) and the "
                      "data-science fallacies (F1-F12), and check claims against the data.")
     parser.add_argument("results", nargs="+", help="results files (.nc in the twelveways schema, or .csv of samples)")
-    parser.add_argument("--claims", help="YAML file of claims to check")
+    parser.add_argument("--claims", help="YAML file of claims to check (empty: none)")
     parser.add_argument("--format", choices=sorted(render.RENDERERS), help="output format (default: from the "
                         "--output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here instead of stdout (repeatable; "

@@ -15,6 +15,9 @@ defined here, in one place:
   confidence?, ci_method?, ci_target?, normality_checked?, note?, base_case?, base_value?}``;
 * ``claims`` attribute: JSON list in the claims-file format (``claims.py``);
 * per-sample annotation columns that are not factors: :data:`ANNOTATION_COLUMNS`;
+* synonyms accepted: ``time_to_train`` for ``time_to_quality``, ``time_per_step`` for
+  ``iteration_time``, ``sparsification`` for ``approximation`` (:data:`TIME_TO_QUALITY`,
+  :data:`PER_ITERATION_METRICS`, :data:`APPROXIMATION_COLUMNS`);
 * the rows of a selection (:func:`select`): summarizable rows (valid, iteration != 0) matching
   ``metric`` and ``filters``; when a selection mixes whole-run rows (``rank == -1``) with
   per-rank rows and the filters do not name ``rank``, only the whole-run rows are used.
@@ -53,9 +56,16 @@ CONFIG_COLUMNS = ("benchmark", "workload", "implementation", "ranks", "threads",
 
 TRAIN_BENCHMARKS = {"train", "training"}
 INFER_BENCHMARKS = {"infer", "inference"}
-TRAIN_METRICS = {"train_loss", "train_accuracy", "time_to_quality", "epochs_to_quality"}
-END_TO_END_METRICS = {"time_to_quality", "end_to_end_time", "total_time"}
-PER_ITERATION_METRICS = {"iteration_time", "step_time", "throughput", "samples_per_second", "epoch_time"}
+#: End-to-end time to the quality target, one row per run (MLPerf calls it time_to_train).
+TIME_TO_QUALITY = ("time_to_quality", "time_to_train")
+TRAIN_METRICS = {"train_loss", "train_accuracy", "epochs_to_quality", "epochs_to_target", *TIME_TO_QUALITY}
+END_TO_END_METRICS = {"end_to_end_time", "total_time", *TIME_TO_QUALITY}
+PER_ITERATION_METRICS = {"iteration_time", "step_time", "time_per_step", "throughput", "samples_per_second", "epoch_time"}
+#: Trajectories (cumulative values along the iteration axis): never summarized as samples.
+CURVE_METRICS = {"wall_time", "samples_seen", "elapsed_time", "cumulative_time"}
+#: Columns naming an approximation that trades per-iteration cost against convergence (F2).
+APPROXIMATION_COLUMNS = ("approximation", "sparsification", "compression")
+SUMMARY_SUFFIXES = ("_min", "_max", "_mean", "_median", "_std")
 PERCENTILE_RE = re.compile(r"(^|_)p\d{1,2}(\.\d+)?($|_)|percentile|quantile", re.IGNORECASE)
 
 STATISTIC_ALIASES = {"mean": "arithmetic_mean", "amean": "arithmetic_mean", "average": "arithmetic_mean",
@@ -77,6 +87,8 @@ def metric_kind(metric: str, unit: str = "", overrides: Mapping | None = None) -
     if overrides and metric in overrides:
         return str(overrides[metric])
     name = str(metric).lower()
+    if name in CURVE_METRICS:
+        return "curve"
     if "speedup" in name or "efficiency" in name or name == "ratio" or name.endswith("_ratio"):
         return "ratio"
     if any(token in name for token in QUALITY_TOKENS):
@@ -131,7 +143,7 @@ class ResultSource:
         frame = results.to_frame(self.ds)
         frame["valid"] = frame["valid"].astype(bool)
         for name in frame.columns:
-            if frame[name].dtype == object:
+            if _texty(frame[name]):
                 frame[name] = frame[name].fillna("").astype(str)
         return frame
 
@@ -187,10 +199,17 @@ class ResultSource:
         if isinstance(declared, list):
             extra = [c for c in declared if c in self.frame.columns]
         else:
+            runs = max(1, int(self.frame["run_id"].nunique()))
             extra = [c for c in self.frame.columns
                      if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS
-                     and self.frame[c].dtype.kind in "OiubU"]
+                     and self.frame[c].nunique(dropna=False) <= runs]
         return list(CONFIG_COLUMNS) + extra
+
+    def is_derived(self, metric: str) -> bool:
+        """A per-run summary of other rows (attr derived_metrics, a percentile, *_mean/_min/...)."""
+        declared = self.attr("derived_metrics", [])
+        return (metric in (declared if isinstance(declared, list) else []) or is_percentile(metric)
+                or str(metric).endswith(SUMMARY_SUFFIXES))
 
     def column(self, name: str) -> pd.Series:
         """A column, or an empty-string column when the file lacks it."""
@@ -199,24 +218,37 @@ class ResultSource:
         return pd.Series([""] * len(self.frame), index=self.frame.index, dtype=object)
 
 
-def select(frame: pd.DataFrame, metric: str | None = None, filters: Mapping | None = None,
+def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filters: Mapping | None = None,
            summarizable: bool = True, collapse_ranks: bool = True) -> pd.DataFrame:
     """Rows of ``metric`` matching ``filters`` ({column: value or [values]}); see the module doc."""
     rows = results.summarizable(frame) if summarizable else frame
-    if metric is not None:
+    if isinstance(metric, (list, tuple, set)):
+        rows = rows[rows["metric"].isin(list(metric))]
+    elif metric is not None:
         rows = rows[rows["metric"] == metric]
     filters = dict(filters or {})
     for column, wanted in filters.items():
         if column not in rows.columns:
             return rows.iloc[0:0]
-        options = wanted if isinstance(wanted, (list, tuple, set)) else [wanted]
-        as_text = {str(v) for v in options}
-        rows = rows[rows[column].astype(str).isin(as_text)]
+        rows = rows[matches(rows[column], wanted)]
     if collapse_ranks and "rank" not in filters and len(rows):
         ranks = set(rows["rank"].tolist())
         if -1 in ranks and len(ranks) > 1:
             rows = rows[rows["rank"] == -1]
     return rows
+
+
+def _texty(column: pd.Series) -> bool:
+    return column.dtype == object or pd.api.types.is_string_dtype(column.dtype)
+
+
+def matches(column: pd.Series, wanted) -> pd.Series:
+    """Rows whose value equals ``wanted`` (or one of a list); numbers compare as numbers (32 == 32.0)."""
+    options = list(wanted) if isinstance(wanted, (list, tuple, set)) else [wanted]
+    if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
+        numbers = pd.to_numeric(pd.Series(options, dtype=object), errors="coerce").dropna().astype(float)
+        return column.astype(float).isin(set(numbers))
+    return column.astype(str).isin({str(v) for v in options})
 
 
 def finite(values) -> np.ndarray:
@@ -254,8 +286,8 @@ class AuditData:
             return pd.DataFrame(columns=list(results.COLUMNS))
         merged = pd.concat(frames, ignore_index=True, sort=False)
         for name in merged.columns:
-            if merged[name].dtype == object:
-                merged[name] = merged[name].fillna("")
+            if _texty(merged[name]):
+                merged[name] = merged[name].fillna("").astype(str)
         return merged
 
     @cached_property

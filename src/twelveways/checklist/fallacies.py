@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .claims import DEFINITIONS
-from .evidence import (END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS, TRAIN_BENCHMARKS, TRAIN_METRICS,
-                       AuditData, finite, select, truthy)
+from .evidence import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
+                       TIME_TO_QUALITY, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, finite, select, truthy)
 from .model import Status, check, ev, worst
 
 NA = Status.NOT_APPLICABLE
@@ -24,6 +24,13 @@ NA = Status.NOT_APPLICABLE
 
 def _files(rows: pd.DataFrame) -> str:
     return ", ".join(sorted(set(rows["source_file"]))) if len(rows) else ""
+
+
+def _level(value) -> str:
+    """A factor level as text (32.0 from a merged numeric column prints as 32)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _training(data: AuditData, include_tuning: bool = False) -> pd.DataFrame:
@@ -57,7 +64,7 @@ def _reached(rows: pd.DataFrame) -> pd.DataFrame:
     """time_to_quality rows of runs that reached the target (column reached_target / converged if present)."""
     for name in ("reached_target", "converged"):
         if name in rows:
-            return rows[[truthy(v) is not False for v in rows[name]]]
+            return rows[np.array([truthy(v) is not False for v in rows[name]], dtype=bool)]
     return rows
 
 
@@ -76,10 +83,10 @@ def f1_scaling_accuracy(data: AuditData):
                 continue
             table = {}
             for level, part in rows.groupby(factor):
-                ttq = select(part, "time_to_quality")
+                ttq = select(part, TIME_TO_QUALITY)
                 rate = part[data.kinds.loc[part.index] == "rate"]
-                table[str(level)] = {"throughput_median": float(np.median(finite(rate["value"]))) if len(rate) else None,
-                                     "time_to_quality_median": _median(_reached(ttq), "time_to_quality"),
+                table[_level(level)] = {"throughput_median": float(np.median(finite(rate["value"]))) if len(rate) else None,
+                                     "time_to_quality_median": _median(_reached(ttq), TIME_TO_QUALITY),
                                      "runs": int(ttq["run_id"].nunique()),
                                      "reached_target": int(_reached(ttq)["run_id"].nunique())}
             missing = [lvl for lvl, t in table.items() if t["runs"] == 0]
@@ -87,12 +94,14 @@ def f1_scaling_accuracy(data: AuditData):
             evidence.append(ev(f"{workload}: {factor} sweep", table, _files(rows), f"column {factor}",
                                "rows metric=time_to_quality", "rows of kind rate", "column reached_target"))
             if missing:
-                evidence.append(ev(f"{workload}: {factor} levels without time to quality", missing, _files(rows)))
+                evidence.append(ev(f"{workload}: {factor} levels without time to quality", missing, _files(rows),
+                                   f"column {factor}", "rows metric=time_to_quality"))
             else:
                 fastest = max(table, key=lambda k: table[k]["throughput_median"] or -1)
                 quickest = min(table, key=lambda k: table[k]["time_to_quality_median"] or np.inf)
                 evidence.append(ev(f"{workload}: highest throughput at {factor}={fastest}, shortest time to quality at",
-                                   quickest, _files(rows)))
+                                   quickest, _files(rows), "rows of kind rate",
+                                   "rows metric=time_to_quality"))
     if not statuses:
         return NA, [ev("training sweep of batch_size or ranks", 0, "", "column batch_size", "column ranks")], ""
     return worst(statuses), evidence, ("Report time to quality (and whether the target was reached) for every batch size "
@@ -109,8 +118,8 @@ def f2_per_iteration(data: AuditData):
     for claim in data.claims:
         if claim.metric not in PER_ITERATION_METRICS or claim.b is None:
             continue
-        a = _reached(select(fr, "time_to_quality", claim.a))
-        b = _reached(select(fr, "time_to_quality", claim.b))
+        a = _reached(select(fr, TIME_TO_QUALITY, claim.a))
+        b = _reached(select(fr, TIME_TO_QUALITY, claim.b))
         if a.empty or b.empty:
             statuses.append(Status.FAIL)
             evidence.append(ev(f"claim {claim.id}: per-iteration claim on {claim.metric} without end-to-end time to quality",
@@ -122,17 +131,21 @@ def f2_per_iteration(data: AuditData):
         evidence.append(ev(f"claim {claim.id}: end-to-end speedup, median time to quality b/a", ratio,
                            _files(pd.concat([a, b])), "rows metric=time_to_quality"))
     train = _training(data)
-    if "approximation" in train and train["approximation"].nunique() > 1:
+    for column in APPROXIMATION_COLUMNS:
+        if column not in train or train[column].nunique() < 2:
+            continue
         table = {}
-        for level, part in train.groupby("approximation"):
+        for level, part in train.groupby(column):
             per_iter = part[part["metric"].isin(PER_ITERATION_METRICS)]
-            table[str(level)] = {"per_iteration_rows": int(len(per_iter)),
-                                 "time_to_quality_median": _median(_reached(part), "time_to_quality"),
-                                 "iteration_time_median": _median(part, "iteration_time")}
+            table[_level(level)] = {"per_iteration_rows": int(len(per_iter)),
+                                    "time_to_quality_median": _median(_reached(part), TIME_TO_QUALITY),
+                                    "per_iteration_median": float(np.median(finite(select(per_iter)["value"])))
+                                    if len(per_iter) else None}
         missing = [k for k, t in table.items() if t["time_to_quality_median"] is None]
         statuses.append(Status.FAIL if missing else Status.PASS)
-        evidence.append(ev("approximation levels: per iteration and end to end", table, _files(train),
-                           "column approximation", "rows metric=iteration_time", "rows metric=time_to_quality"))
+        evidence.append(ev(f"{column} levels: per iteration and end to end", table, _files(train),
+                           f"column {column}", "rows metric=iteration_time/time_per_step",
+                           "rows metric=time_to_quality/time_to_train"))
     if not statuses:
         return NA, [ev("per-iteration claims or approximation factor", 0, "", "claims", "column approximation")], ""
     return worst(statuses), evidence, ("Report an approximation's effect end to end (time to the quality target), "
@@ -156,7 +169,8 @@ def f3_generalization(data: AuditData):
                    "rows metric=train_accuracy/train_loss", "rows metric=test_accuracy", "column run_id")]
     train_acc, test_acc = _median(train, "train_accuracy"), _median(tested, "test_accuracy")
     if train_acc is not None and test_acc is not None:
-        evidence.append(ev("median train accuracy minus median test accuracy", train_acc - test_acc, _files(train)))
+        evidence.append(ev("median train accuracy minus median test accuracy", train_acc - test_acc, _files(train),
+                                "rows metric=train_accuracy", "rows metric=test_accuracy"))
     return status, evidence, "Report accuracy on a held-out test split for every run, and the train/test gap (F3)."
 
 
@@ -169,19 +183,20 @@ def f4_tuning(data: AuditData):
     if train.empty:
         return NA, [ev("training rows", 0, "", "column benchmark")], ""
     tuning_rows = train[train["role"] == "tuning"] if "role" in train else train.iloc[0:0]
-    declared = data.attrs("tuning")
+    declared = data.attrs("tuning") + data.attrs("lr_search")
     trials_run = int(tuning_rows[["source_file", "run_id"]].drop_duplicates().shape[0])
     statuses, evidence = [], []
     for src, spec in declared:
         spec = spec if isinstance(spec, dict) else {}
-        trials = int(spec.get("trials", 0) or 0)
-        tuned = spec.get("parameters") or []
+        trials = spec.get("n_trials", spec.get("trials", 0)) or 0
+        trials = len(trials) if isinstance(trials, list) else int(trials)
+        tuned = spec.get("parameters") or (["learning_rate"] if "chosen_lr" in spec else [])
         if trials == 0 and not tuned:
             statuses.append(Status.PASS if trials_run == 0 else Status.WARN)
         else:
             statuses.append(Status.PASS if trials_run >= max(trials, 1) else Status.FAIL)
         evidence.append(ev("declared tuning vs tuning runs reported", {"declared_trials": trials, "parameters": tuned,
-                           "tuning_runs_in_rows": trials_run}, src.path, "attr tuning", "column role"))
+                           "tuning_runs_in_rows": trials_run}, src.path, "attr tuning / lr_search", "column role"))
     if trials_run:
         cost = tuning_rows[data.kinds.loc[tuning_rows.index] == "cost"]
         per_run = cost.groupby(["source_file", "run_id"])["value"].max()
@@ -189,11 +204,12 @@ def f4_tuning(data: AuditData):
             statuses.append(Status.WARN)
             evidence.append(ev("tuning runs without a time to cost them", trials_run, _files(tuning_rows), "column role"))
         else:
-            final = _reached(select(train[train["role"] != "tuning"] if "role" in train else train, "time_to_quality"))
+            final = _reached(select(train[train["role"] != "tuning"] if "role" in train else train, TIME_TO_QUALITY))
             evidence.append(ev("total cost of tuning runs, s (max time row per run)", float(per_run.sum()),
                                _files(tuning_rows), "rows role=tuning of kind cost"))
             if len(final):
-                evidence.append(ev("median time to quality of final runs, s", float(np.median(final["value"])), _files(final)))
+                evidence.append(ev("median time to quality of final runs, s", float(np.median(final["value"])),
+                                   _files(final), "rows metric=time_to_quality"))
         if not declared:
             statuses.append(Status.PASS)
     if not statuses:
@@ -266,7 +282,7 @@ def f6_kernel_share(data: AuditData):
         w = finite(whole.loc[(whole["workload"] == workload) & (data.kinds.loc[whole.index] == "cost"), "value"])
         if k.size and w.size:
             evidence.append(ev(f"{workload}: median kernel time / median end-to-end time", float(np.median(k) / np.median(w)),
-                               _files(kernel)))
+                               _files(kernel), "column/attr timing_scope", "column value"))
     return status, evidence, "Show each kernel's share of the end-to-end time, not the kernel alone (F6)."
 
 
@@ -332,7 +348,7 @@ def f9_inference(data: AuditData):
         if latency.size:
             evidence.append(ev("median inference latency", float(np.median(latency)), _files(infer), "rows metric~latency"))
     if len(train):
-        ttq = _median(_reached(train), "time_to_quality")
+        ttq = _median(_reached(train), TIME_TO_QUALITY)
         if ttq is not None:
             evidence.append(ev("median training time to quality", ttq, _files(train), "rows metric=time_to_quality"))
     status = Status.WARN if infer.empty else Status.PASS
@@ -360,7 +376,7 @@ def f10_io(data: AuditData):
                            "io_unstated": int(len(unstated))}, _files(fr[end_to_end]), "column/attr timing_scope",
                            "column/attr io_included"))
         preloaded = fr[scope.isin(["preloaded", "in_memory"])]
-        a, b = _median(_reached(fr[end_to_end]), "time_to_quality"), _median(_reached(preloaded), "time_to_quality")
+        a, b = _median(_reached(fr[end_to_end]), TIME_TO_QUALITY), _median(_reached(preloaded), TIME_TO_QUALITY)
         if a is not None and b is not None:
             evidence.append(ev("median time to quality: with I/O / preloaded", a / b, _files(fr), "rows metric=time_to_quality"))
     elif len(_training(data)):
@@ -386,7 +402,7 @@ def f11_input_size(data: AuditData):
     table = {}
     for level, part in ml.groupby(column):
         kinds = data.kinds.loc[part.index]
-        table[str(level)] = {"quality_rows": int((kinds == "quality").sum()),
+        table[_level(level)] = {"quality_rows": int((kinds == "quality").sum()),
                              "performance_rows": int(kinds.isin(["cost", "rate"]).sum())}
     evidence = [ev(f"input sizes ({column})", table, _files(ml), f"column {column}", "rows of kind quality/cost/rate")]
     if len(table) < 2:
@@ -414,6 +430,13 @@ def _pareto(data: AuditData) -> list[dict]:
     return points
 
 
+def definition_key(text) -> str:
+    """'relative_to_errors', or a text starting 'relative to errors: ...' -> the definition's key ('' if none)."""
+    head = str(text or "").split(":")[0].strip().lower().replace("_", " ").replace("-", " ")
+    return {"relative": "relative", "absolute points": "absolute_points",
+            "relative to errors": "relative_to_errors"}.get(" ".join(head.split()), "")
+
+
 @check("F12", "badly chosen comparison points")
 def f12_comparison_points(data: AuditData):
     """Relative accuracy states its definition (absolute points, relative, relative to errors); Pareto front shown."""
@@ -424,12 +447,12 @@ def f12_comparison_points(data: AuditData):
         if rows.empty and not summaries:
             continue
         definition = str(src.attr("relative_accuracy_definition", "") or "")
-        ok = definition in DEFINITIONS
+        ok = definition_key(definition) in DEFINITIONS
         statuses.append(Status.PASS if ok else Status.FAIL)
         evidence.append(ev("relative accuracy definition", definition or "not stated", src.path,
                            "attr relative_accuracy_definition", "rows metric=relative_accuracy"))
         for s in summaries:
-            if not ok and str(s.get("relative_accuracy", "")) not in DEFINITIONS:
+            if not ok and definition_key(s.get("relative_accuracy", "")) not in DEFINITIONS:
                 evidence.append(ev(f"summary of {s.get('metric')} without a definition", s.get("value"), src.path,
                                    "attr summaries[].relative_accuracy"))
     for origin, ident, message, kind in data.claim_problems:
@@ -448,7 +471,8 @@ def f12_comparison_points(data: AuditData):
                            "rows metric=test_accuracy", "rows of kind rate"))
         dominated = [p["variant"] for p in points if not p["on_front"]]
         if dominated:
-            evidence.append(ev("dominated variants (poor comparison points)", dominated, _files(_ml(data))))
+            evidence.append(ev("dominated variants (poor comparison points)", dominated, _files(_ml(data)),
+                                   "rows metric=test_accuracy", "rows of kind rate"))
     if not statuses:
         return NA, [ev("relative accuracy or accuracy/performance variants", 0, "", "rows metric=relative_accuracy")], ""
     return worst(statuses), evidence, ("Say whether relative accuracy means absolute points, relative, or relative to "

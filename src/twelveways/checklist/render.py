@@ -94,3 +94,4 @@ def to_html(report: dict) -> str:
 
 
 RENDERERS = {"json": to_json, "md": to_markdown, "html": to_html}
+html_fragment = to_html  # the name the report stage imports

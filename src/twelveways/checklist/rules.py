@@ -16,7 +16,7 @@ from scipy import stats as sps
 
 from .. import stats
 from ..errors import StatisticsError
-from .evidence import (END_TO_END_METRICS, AuditData, describe, finite, is_percentile, normalize_statistic,
+from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from .model import Status, check, ev, worst
 
@@ -88,7 +88,7 @@ ALIASES = {"kernels": ["workload"], "workloads": ["workload"], "models": ["workl
            "implementations": ["implementation"], "resources": ["ranks", "threads"]}
 
 
-def _reasons(data: AuditData, src) -> dict:
+def _reasons(data: AuditData, src) -> tuple[dict, str]:
     """factor -> reason, from attr subset_reasons / subset_reason and config.json subset_reasons."""
     merged = {}
     for raw in (data.config_value("subset_reasons", default={}), src.attr("subset_reasons", {})):
@@ -152,8 +152,13 @@ def _recompute(src, summary) -> dict | None:
     values = finite(rows["value"])
     if values.size < 2 or np.any(values <= 0):
         return None
-    return {"n": int(values.size), "arithmetic_mean": float(np.mean(values)), "harmonic_mean": float(sps.hmean(values)),
-            "geometric_mean": float(sps.gmean(values)), "median": float(np.median(values))}
+    again = {"n": int(values.size), "arithmetic_mean": float(np.mean(values)), "harmonic_mean": float(sps.hmean(values)),
+             "geometric_mean": float(sps.gmean(values)), "median": float(np.median(values))}
+    statistic = normalize_statistic(summary.get("statistic"))
+    digits = "".join(ch for ch in statistic if ch.isdigit() or ch == ".")
+    if is_percentile(statistic) and digits:
+        again[statistic] = float(np.percentile(values, float(digits)))
+    return again
 
 
 def _identify(stored, recomputed) -> str | None:
@@ -263,6 +268,8 @@ def r5_confidence_intervals(data: AuditData):
         target = data.measurement(src, "ci_target", 0.05)
         rows = src.frame[src.kinds.isin(["cost", "rate"])]
         rows = rows[rows["valid"] & (rows["iteration"] != 0)]
+        derived = {m for m in set(rows["metric"]) if src.is_derived(m)}
+        rows = rows[~rows["metric"].isin(derived)]
         if "role" in rows:
             rows = rows[rows["role"] != "tuning"]
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
@@ -496,6 +503,23 @@ def r9_setup(data: AuditData):
 
 # ------------------------------------------------------------------ R10
 
+SYNONYMS = {"rank_summary": ("rank_summary", "time_summary"), "timer": ("timer",), "synchronization": ("synchronization",)}
+
+
+def _stated(src, key: str) -> str:
+    """Attribute ``key`` (or a synonym, or ``<prefix>_<key>``), else a constant column of that name."""
+    for name in SYNONYMS[key]:
+        for attr in [name] + sorted(a for a in src.ds.attrs if a.endswith("_" + name)):
+            value = src.attr(attr)
+            if str(value or "").strip():
+                return str(value)
+        if name in src.frame.columns:
+            values = sorted(set(src.frame[name].astype(str)) - {""})
+            if values:
+                return "; ".join(values)
+    return ""
+
+
 @check("R10", "how parallel time was measured, synchronized, summarized")
 def r10_parallel_time(data: AuditData):
     """Parallel runs state their timer, synchronization and rank summary; a stated max over ranks is recomputed."""
@@ -506,12 +530,13 @@ def r10_parallel_time(data: AuditData):
         if parallel.empty:
             continue
         needed = ["timer", "rank_summary"] + (["synchronization"] if (parallel["ranks"] > 1).any() else [])
-        present = {k: src.attr(k) or (src.attr("time_summary") if k == "rank_summary" else None) for k in needed}
+        present = {k: _stated(src, k) for k in needed}
         missing = [k for k, v in present.items() if not str(v or "").strip()]
         statuses.append(Status.FAIL if missing else Status.PASS)
         evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
         evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
-                           {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed], "attr time_summary"))
+                           {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed],
+                           "attr time_summary or *_time_summary", "column timer"))
         summary = str(present.get("rank_summary") or "").lower()
         multi = parallel[parallel["ranks"] > 1]
         if "max" in summary and not multi.empty:

@@ -4,7 +4,8 @@ MLPerf lets the QSL load samples into memory before the timed run (untimed), so 
 split is read once here.  The model description's ``data`` section names the file the training
 stage wrote, already preprocessed into model-ready features:
 
-* ``{"test": "data/digits/test.npz", "x_key": "X", "y_key": "y"}`` (npz, or a torch ``.pt`` dict);
+* ``{"test": "data/train/digits.npz", "x_key": "x_test", "y_key": "y_test", "sha256": "..."}`` (npz,
+  or a torch ``.pt`` dict; the hash, when given, must match: the split the model was tested on);
 * ``{"source": "sklearn-digits", "test_fraction": 0.2, "seed": 0, "scale": 16.0}``: scikit-learn's
   bundled digits, split here with a stratified seeded split and divided by ``scale`` (used by the
   tests, and as the fallback while no data file is described; the report states which was used).
@@ -12,6 +13,7 @@ stage wrote, already preprocessed into model-ready features:
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +61,12 @@ def load_split(data: dict | None, input_shape: tuple[int, ...], root: str | Path
 def _read_file(path: Path, data: dict):
     if not path.is_file():
         raise ConfigError(f"test data file not found: {path} (the training stage writes it)")
+    expected = data.get("sha256")
+    if expected:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != expected:
+            raise ModelError(f"{path}: sha256 {digest[:12]}... differs from the model description's {str(expected)[:12]}... "
+                             "(data changed since the model was trained)")
     x_key, y_key = data.get("x_key", "X"), data.get("y_key", "y")
     try:
         if path.suffix == ".npz":

@@ -129,22 +129,38 @@ def detail(run_dir: str | Path) -> dict:
     return {"values": values, "errors": errors, "warnings": warnings}
 
 
+def _trace_chunks(run_dir: Path, block: int = 1 << 26):
+    """The trace (plain or gzipped) in blocks that end at a newline, so memory stays bounded."""
+    path = run_dir / TRACE
+    gz = path.with_name(TRACE + ".gz")
+    if path.is_file():
+        handle = path.open("rb")
+    elif gz.is_file():
+        handle = gzip.open(gz, "rb")
+    else:
+        raise MeasurementError(f"{run_dir}: no LoadGen trace (run with the trace enabled)")
+    with handle:
+        rest = b""
+        while True:
+            data = handle.read(block)
+            if not data:
+                break
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            rest = data[cut:]
+            yield data[:cut]
+        if rest:
+            yield rest
+
+
 def trace_samples(run_dir: str | Path) -> dict[str, np.ndarray]:
     """Every ``Sample`` event of the trace as arrays (sample_seq, query_seq, sample_idx, issue_start_ns, complete_ns)."""
-    base = Path(run_dir)
-    path = base / TRACE
-    if path.is_file():
-        raw = path.read_bytes()
-    elif path.with_name(TRACE + ".gz").is_file():
-        with gzip.open(path.with_name(TRACE + ".gz"), "rb") as handle:
-            raw = handle.read()
-    else:
-        raise MeasurementError(f"{base}: no LoadGen trace (run with the trace enabled)")
-    rows = _SAMPLE.findall(raw)
     names = ("sample_seq", "query_seq", "sample_idx", "issue_start_ns", "complete_ns")
-    if not rows:
+    parts = [np.array(rows, dtype=np.int64) for chunk in _trace_chunks(Path(run_dir))
+             if (rows := _SAMPLE.findall(chunk))]
+    if not parts:
         return {name: np.zeros(0, dtype=np.int64) for name in names}
-    table = np.array(rows, dtype=np.int64)
+    table = np.concatenate(parts)
     order = np.argsort(table[:, 0], kind="stable")
     return {name: table[order, i] for i, name in enumerate(names)}
 

@@ -12,6 +12,7 @@ performance, search, load_sweep, accuracy, summary, cost), query_seq, sample_ind
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,21 @@ def pct_name(fraction: float) -> str:
     return f"p{fraction * 100:g}"
 
 
-def run_rows(base: dict, parsed: dict) -> pd.DataFrame:
+def keep_rows(total: int, max_rows: int, key: str, seed: int) -> np.ndarray | None:
+    """Indices of a seeded uniform subsample of ``max_rows`` out of ``total`` (None: keep all).
+
+    Long runs (the full profile's Server runs hold over a million queries) would make the
+    long-form results file enormous; the exact percentiles stay LoadGen's (summary rows), every
+    latency stays in the run's gzipped trace, and metric ``latency_rows_fraction`` says how many
+    of the run's per-query latencies the ``latency`` rows hold.
+    """
+    if max_rows <= 0 or total <= max_rows:
+        return None
+    rng = np.random.default_rng([seed, zlib.crc32(key.encode())])
+    return np.sort(rng.choice(total, size=max_rows, replace=False))
+
+
+def run_rows(base: dict, parsed: dict, max_latency_rows: int = 0) -> pd.DataFrame:
     """Rows of one performance run: ``base`` holds the factors, ``parsed`` the parse results."""
     summary, detail = parsed["summary"], parsed["detail"]
     rows: list[tuple[str, float, str]] = []
@@ -75,10 +90,15 @@ def run_rows(base: dict, parsed: dict) -> pd.DataFrame:
     frame["sample_index"] = -1
     latencies = parsed.get("per_query")
     if latencies is not None:
-        per_query = pd.DataFrame({"metric": "latency", "value": latencies["latency_ns"].astype(np.float64),
-                                  "unit": "ns", "query_seq": latencies["query_seq"],
-                                  "sample_index": latencies["sample_index"]})
-        frame = pd.concat([frame, per_query], ignore_index=True)
+        total = int(latencies["latency_ns"].shape[0])
+        keep = keep_rows(total, max_latency_rows, str(base.get("run_id", "")), int(base.get("seed", 0)))
+        pick = (lambda a: a) if keep is None else (lambda a: a[keep])
+        per_query = pd.DataFrame({"metric": "latency", "value": pick(latencies["latency_ns"]).astype(np.float64),
+                                  "unit": "ns", "query_seq": pick(latencies["query_seq"]),
+                                  "sample_index": pick(latencies["sample_index"])})
+        fraction = pd.DataFrame({"metric": ["latency_rows_fraction"], "value": [len(per_query) / max(total, 1)],
+                                 "unit": ["1"], "query_seq": [-1], "sample_index": [-1]})
+        frame = pd.concat([frame, fraction, per_query], ignore_index=True)
     return _with_base(frame, base)
 
 

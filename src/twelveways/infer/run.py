@@ -93,7 +93,7 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
                                     role=role, run_id=str(Path(parsed["run_dir"]).relative_to(logs.resolve())),
                                     threads=cfg["threads"], seed=seed, valid=parsed["valid"],
                                     below_minimum=parsed["below_minimum"], target_qps=target_qps)
-        frames.append(records.run_rows(base, parsed))
+        frames.append(records.run_rows(base, parsed, int(cfg["max_latency_rows"])))
 
     variants = _Variants(cfg, seed, logs.resolve(), lambda key, name, parsed: pending_pilots.append((key, name, parsed)))
 

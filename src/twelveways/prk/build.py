@@ -239,9 +239,33 @@ def _csv(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line and exit 1, like every other expected problem."""
+
+    def error(self, message: str):
+        self.exit(1, f"error: {message}\n")
+
+
+#: Options whose values start with '-' ("--cflags -O2"): glued to the option before argparse sees them.
+_DASH_VALUED = ("--cflags", "--openmp-flag")
+
+
+def _glue_dash_values(argv: Sequence[str]) -> list[str]:
+    out, items = [], list(argv)
+    i = 0
+    while i < len(items):
+        if items[i] in _DASH_VALUED and i + 1 < len(items):
+            out.append(f"{items[i]}={items[i + 1]}")
+            i += 2
+        else:
+            out.append(items[i])
+            i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m twelveways.prk.build",
-                                     description="Compile the C PRK kernels and record how (build.json).")
+    parser = _Parser(prog="python -m twelveways.prk.build",
+                     description="Compile the C PRK kernels and record how (build.json).")
     parser.add_argument("--out", default="build/kernels", help="output folder (default: build/kernels)")
     parser.add_argument("--cc", default="gcc", help="C compiler (default: gcc)")
     parser.add_argument("--mpicc", default=None, help="MPI compiler wrapper (default: mpicc next to this Python)")
@@ -251,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: serial,openmp,mpi")
     parser.add_argument("--source-dir", default=None, help="kernel sources (default: kernels/c of this checkout)")
     parser.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_glue_dash_values(sys.argv[1:] if argv is None else argv))
     try:
         manifest = build_kernels(args.out, cc=args.cc, mpicc=args.mpicc, cflags=args.cflags,
                                  openmp_flag=args.openmp_flag, kernels=_csv(args.kernels),

@@ -3,7 +3,8 @@
 * ``execute NAME --output X.ipynb [paths]`` — one notebook (used by the workflow's rules);
 * ``render --output reports/report.html --notebook NAME=PATH ...`` — the report;
 * ``rebuild --from DIR --output DIR`` — a reader's command: every notebook and the report from
-  a stored result set (``data/reference``), no benchmark run.
+  a stored result set (``data/reference``), no benchmark run;
+* ``snapshot --results results --output data/reference`` — refresh that set from a real run.
 """
 
 from __future__ import annotations
@@ -141,6 +142,61 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
     return report
 
 
+#: The committed reference set must stay small (issue 4).
+SNAPSHOT_LIMIT_BYTES = 2 * 2**20
+
+
+def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str | Path,
+             limit: int = SNAPSHOT_LIMIT_BYTES) -> list[Path]:
+    """Copy a real run's results into a reference set (``DIR/results/*.nc``, ``DIR/*.json``).
+
+    Results files are re-written with gzip compression (same content, validated on the way);
+    the set must stay under ``limit`` bytes.  Used once per release to refresh data/reference.
+    """
+    import shutil
+    import tempfile
+
+    from .. import results
+
+    results_dir, output = nb.resolve(results_dir), nb.resolve(output)
+    env, config = results_dir / "environment.json", results_dir / "config.json"
+    for needed in (env, config):
+        if not needed.is_file():
+            raise ResultsError(f"{needed} is missing: run the workflow first (snakemake --cores all)")
+    staging = Path(tempfile.mkdtemp(prefix=".snapshot-", dir=output.parent if output.parent.is_dir() else None))
+    try:
+        (staging / "results").mkdir()
+        written = [Path(shutil.copy2(env, staging / "environment.json")), Path(shutil.copy2(config, staging / "config.json"))]
+        if checklist and nb.resolve(checklist).is_file():
+            written.append(Path(shutil.copy2(nb.resolve(checklist), staging / "checklist.json")))
+        for path in sorted(results_dir.glob("*.nc")):
+            ds = results.open(path)
+            encoding = {name: {"compression": "gzip", "compression_opts": 9} for name in ds.data_vars}
+            for name in ds.data_vars:
+                if ds[name].dtype == object:
+                    encoding[name]["dtype"] = str
+            ds.to_netcdf(staging / "results" / path.name, engine="h5netcdf", encoding=encoding)
+            results.open(staging / "results" / path.name)  # what readers will load must validate
+            written.append(staging / "results" / path.name)
+        total = sum(path.stat().st_size for path in written)
+        if total > limit:
+            raise ResultsError(f"the reference set would take {total / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB "
+                               "budget: run a smaller profile for it")
+        if output.exists():
+            shutil.rmtree(output)
+        staging.rename(output)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return sorted(p for p in output.rglob("*") if p.is_file())
+
+
+def _snapshot(args) -> int:
+    for path in snapshot(args.results, args.checklist, args.output):
+        print(f"{path} ({path.stat().st_size / 1024:.0f} KiB)")
+    return 0
+
+
 def _rebuild(args) -> int:
     print(rebuild(args.source, args.output, args.jobs))
     return 0
@@ -154,6 +210,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default="reports/", help="output folder (default reports/)")
     p.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
     p.set_defaults(func=_rebuild)
+    p = sub.add_parser("snapshot", help="copy a real run's results into a small reference set (data/reference)")
+    p.add_argument("--results", default="results", help="results folder of a finished run (default results)")
+    p.add_argument("--checklist", default="reports/checklist.json", help="its checklist (default reports/checklist.json)")
+    p.add_argument("--output", default="data/reference", help="reference folder to (re)write (default data/reference)")
+    p.set_defaults(func=_snapshot)
     p = sub.add_parser("execute", help="execute one notebook with papermill")
     p.add_argument("notebook", help=f"notebook name ({', '.join(nb.NOTEBOOKS)}) or a jupytext .py file")
     p.add_argument("--output", required=True, help="executed .ipynb to write")

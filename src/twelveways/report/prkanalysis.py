@@ -26,7 +26,7 @@ from ..errors import ResultsError, StatisticsError
 
 #: Factors that identify one configuration (the optional ones only when the file has them).
 CONFIG = ["workload", "implementation", "ranks", "threads", "size", "precision"]
-OPTIONAL_CONFIG = ["scaling", "radius", "tile", "pattern"]
+OPTIONAL_CONFIG = ["scaling", "base_size", "radius", "tile", "pattern"]
 TIME_METRICS = ("time", "iteration_time")
 #: PRK's rate unit per kernel: the bytes moved (MB/s) or the flops executed (MFlop/s).
 RATE_BASIS = {"nstream": "bytes", "transpose": "bytes", "stencil": "flops", "p2p": "flops",
@@ -194,22 +194,36 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
     """Speedup (strong) or efficiency (weak) of every configuration, with its base case.
 
     Strong scaling, per workload and size: the base case is the best serial run (fastest
-    median among all one-process, one-thread configurations); weak scaling, per workload and
-    implementation: each implementation's own one-process run.  Values are ratios of medians
-    (R4); the interval divides the CI bounds of both medians (conservative).  Returns the
-    table and, per group, the base case's description with its absolute time (R1).
+    median among all one-process, one-thread configurations of that size, whatever their
+    label, e.g. the sweep's ``single`` runs); weak scaling, per workload, implementation and
+    base size: that implementation's own one-process run at the base size.  Values are ratios
+    of medians (R4); the interval divides the CI bounds of both medians (conservative).
+    Returns the table and, per group, the base case's description with its absolute time (R1).
     """
+    if kind not in ("strong", "weak"):
+        raise ValueError(f"kind must be 'strong' or 'weak', not {kind!r}")
     if "scaling" in summary.columns:
-        part = summary[summary["scaling"].astype(str) == kind]
+        swept = summary[summary["scaling"].astype(str) == kind]
     else:
-        part = summary if kind == "strong" else summary.iloc[:0]
+        swept = summary if kind == "strong" else summary.iloc[:0]
+    serial = summary[summary["pe"] == 1]
+    has_base = "base_size" in summary.columns
+    group_keys = (["workload", "size"] if kind == "strong"
+                  else ["workload", "implementation"] + (["base_size"] if has_base else []))
     rows, bases = [], {}
-    group_keys = ["workload", "size"] if kind == "strong" else ["workload", "implementation"]
-    for key, group in part.groupby(group_keys, observed=True):
-        serial = group[group["pe"] == 1]
-        if serial.empty or group["pe"].nunique() < 2:
+    for key, group in swept.groupby(group_keys, observed=True):
+        if kind == "strong":
+            workload, size = key
+            pool = serial[(serial["workload"] == workload) & (serial["size"] == size)]
+        else:  # without base_size (files from elsewhere): the smallest one-process size is the base
+            workload, implementation = key[:2]
+            pool = serial[(serial["workload"] == workload) & (serial["implementation"] == implementation)]
+            size = key[2] if has_base else (pool["size"].min() if not pool.empty else None)
+            pool = pool[pool["size"] == size]
+        group = pd.concat([pool, group[group["pe"] > 1]], ignore_index=True)
+        if pool.empty or group["pe"].nunique() < 2:
             continue
-        base = serial.loc[serial["median_s"].idxmin()]
+        base = pool.loc[pool["median_s"].idxmin()]
         label = (f"base case: {'best serial' if kind == 'strong' else 'one process'} = {base['implementation']}, "
                  f"size {int(base['size'])}: median {base['median_s']:.4g} s per iteration"
                  + (f" (95% CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)" if np.isfinite(base["ci_low_s"]) else "")

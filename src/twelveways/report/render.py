@@ -70,6 +70,16 @@ ul.tw-checks li { margin: 0.15rem 0; break-inside: avoid; }
 .tw-status-not-applicable { --c: var(--na); } .tw-status-needs-human { --c: var(--human); } .tw-status-other { --c: var(--na); }
 .tw-badge[class*="tw-status-"] { background: var(--c); }
 .tw-verdict[class*="tw-status-"] strong { color: var(--c); }
+section.checklist h2 { font-size: 1.1rem; }
+section.checklist .verdict { font-size: 1.2rem; }
+.checklist-valid .verdict strong { color: var(--pass); } .checklist-invalid .verdict strong { color: var(--fail); }
+tr.status-pass td:last-child { color: var(--pass); font-weight: 600; }
+tr.status-warn td:last-child { color: var(--warn); font-weight: 600; }
+tr.status-fail td:last-child { color: var(--fail); font-weight: 600; }
+tr.status-needs_human td:last-child { color: var(--human); font-weight: 600; }
+tr.status-not_applicable td:last-child { color: var(--na); }
+details.status-fail > summary { color: var(--fail); } details.status-warn > summary { color: var(--warn); }
+details.status-pass > summary { color: var(--pass); } details.status-not_applicable > summary { color: var(--na); }
 footer { max-width: 1150px; margin: 0 auto; padding: 1rem 2rem 2rem; color: var(--muted); font-size: 0.85rem; }
 """
 
@@ -181,7 +191,10 @@ def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
         from twelveways.checklist.render import html_fragment
     except ImportError:
         return checklistview.summary_html(data)
-    return sanitize(html_fragment(data))
+    try:
+        return sanitize(html_fragment(data))
+    except (KeyError, TypeError, AttributeError):  # a checklist.json of another shape: the plain summary
+        return checklistview.summary_html(data)
 
 
 def _read_optional_json(path) -> dict:

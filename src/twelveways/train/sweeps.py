@@ -243,7 +243,7 @@ def count_ops(cfg: RunConfig, manifest: dict, train: dict) -> list[dict]:
     """Ops of one training step per rank (per-rank batch), by kind and dtype, as executed (F5)."""
     import torch
 
-    from .loop import _autocast
+    from .loop import MomentumSGD, _autocast
     from .opcount import DtypeOpCounter
 
     entry = manifest["datasets"][cfg.data_name]
@@ -251,7 +251,7 @@ def count_ops(cfg: RunConfig, manifest: dict, train: dict) -> list[dict]:
     generator = torch.Generator().manual_seed(0)
     torch.manual_seed(0)
     model = models.build(cfg.model, entry["input_shape"], entry["n_classes"])
-    optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=train["momentum"])
+    optimizer = MomentumSGD(model.parameters(), lr=cfg.lr, momentum=train["momentum"])
     x = torch.rand((batch, *entry["input_shape"]), generator=generator)
     y = torch.randint(0, entry["n_classes"], (batch,), generator=generator)
     with DtypeOpCounter() as counter:

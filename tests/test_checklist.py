@@ -1,0 +1,103 @@
+"""Checklist engine: each crafted violation fails its own check and no other; the clean set passes.
+
+The crafted results come from tests/data/good_results/make_results.py (written into tmp_path),
+so every seeded violation is visible as code next to the clean set it modifies.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from twelveways.checklist import Status, audit, evidence
+from twelveways.checklist.model import REGISTRY
+
+sys.path.insert(0, str(Path(__file__).parent / "data" / "good_results"))
+import make_results  # noqa: E402
+
+ALL_CHECKS = [f"R{i}" for i in range(1, 13)] + [f"F{i}" for i in range(1, 13)]
+
+
+def run_audit(paths: dict, claims=None):
+    data = evidence.load(paths["results"], environment=paths["environment"], config=paths["config"])
+    return audit.run(data, claims)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    paths = make_results.build(tmp_path_factory.mktemp("clean"))
+    return paths, run_audit(paths)
+
+
+def test_every_check_is_registered_once():
+    assert sorted(REGISTRY) == sorted(ALL_CHECKS)
+    assert audit.ORDER == ALL_CHECKS
+
+
+def test_clean_set_passes_every_applicable_check(clean):
+    _, report = clean
+    statuses = {c.id: c.status for c in report.checks}
+    assert {k: v for k, v in statuses.items() if v not in (Status.PASS, Status.NOT_APPLICABLE)} == {}
+    # every check a violation is seeded for is applicable (and passes) on the clean set
+    assert all(statuses[check] is Status.PASS for check in make_results.VIOLATIONS.values())
+    assert {k for k, v in statuses.items() if v is Status.NOT_APPLICABLE} == {"F6", "F8"}
+    assert report.verdict == "VALID"
+
+
+def test_every_check_names_its_evidence(clean):
+    _, report = clean
+    for check in report.checks:
+        assert check.evidence, check.id
+        assert all(e.what and e.source.get("fields") for e in check.evidence), check.id
+
+
+@pytest.mark.parametrize("violation, check_id", sorted(make_results.VIOLATIONS.items()))
+def test_seeded_violation_fails_its_check_and_no_other(tmp_path, violation, check_id):
+    report = run_audit(make_results.build(tmp_path, violation))
+    failed = sorted(c.id for c in report.checks if c.status is Status.FAIL)
+    assert failed == [check_id]
+    assert report.verdict == "INVALID"
+
+
+def test_r3_recomputes_the_arithmetic_mean_of_a_rate(tmp_path):
+    report = run_audit(make_results.build(tmp_path, "rate_arithmetic_mean"))
+    r3 = next(c for c in report.checks if c.id == "R3")
+    recomputed = [e.value for e in r3.evidence if "recomputed" in e.what and "harmonic_mean" in e.value]
+    assert recomputed and recomputed[0]["stored"] == pytest.approx(recomputed[0]["arithmetic_mean"])
+    assert recomputed[0]["relative_difference"] > 0  # arithmetic mean of rates exceeds the harmonic mean
+
+
+def test_r6_reports_the_shapiro_p_value_of_the_skewed_data(tmp_path):
+    report = run_audit(make_results.build(tmp_path, "normality_assumed_on_skewed_data"))
+    r6 = next(c for c in report.checks if c.id == "R6")
+    shapiro = [e.value for e in r6.evidence if "Shapiro" in e.what]
+    assert shapiro and shapiro[0]["p_value"] < 0.05 and shapiro[0]["skewness"] > 0
+
+
+def test_prk_only_results_make_training_fallacies_not_applicable(tmp_path):
+    paths = make_results.build(tmp_path)
+    data = evidence.load(paths["results"][:1])
+    report = audit.run(data)
+    statuses = {c.id: c.status for c in report.checks}
+    for check_id in ("F1", "F2", "F3", "F4", "F6", "F7", "F9", "F10", "F11", "F12"):
+        assert statuses[check_id] is Status.NOT_APPLICABLE, check_id
+    assert statuses["F5"] is Status.PASS  # PRK rates state their dtype
+    assert statuses["R9"] is Status.WARN  # no environment.json given to match the hash
+
+
+def test_metric_kinds_follow_units_and_names():
+    kind = evidence.metric_kind
+    assert kind("time", "s") == "cost" and kind("latency", "ns") == "cost"
+    assert kind("rate", "MB/s") == "rate" and kind("throughput", "samples/s") == "rate"
+    assert kind("speedup", "1") == "ratio" and kind("parallel_efficiency", "1") == "ratio"
+    assert kind("test_accuracy", "1") == "quality"
+    assert kind("wall_time", "s", {"wall_time": "curve"}) == "curve"
+
+
+def test_stage_switched_off_without_reason_fails_r2(tmp_path):
+    paths = make_results.build(tmp_path)
+    Path(paths["config"]).write_text('{"stages": {"prk": true, "train": true, "infer": false}, "subset_reasons": {}}')
+    report = run_audit(paths)
+    assert next(c for c in report.checks if c.id == "R2").status is Status.FAIL

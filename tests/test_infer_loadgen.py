@@ -1,0 +1,179 @@
+"""Inference stage on the real LoadGen: every scenario for a fraction of a second, AccuracyOnly once,
+and the results file checked against LoadGen's own summaries (a small MLP trained here on digits)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from twelveways import config as twconfig
+from twelveways import results
+from twelveways.infer import harness, model, parse, run, runs, variants
+
+ARCH = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [32], "num_classes": 10}
+DATA = {"source": "sklearn-digits", "test_fraction": 0.2, "seed": 0, "scale": 16.0}
+
+
+def _train(path: Path) -> Path:
+    """A small MLP trained on the digits training split (about a second on one core)."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    torch.manual_seed(0)
+    bunch = load_digits()
+    x, _, y, _ = train_test_split(bunch.data / 16.0, bunch.target, test_size=0.2, random_state=0, stratify=bunch.target)
+    x = torch.tensor(x, dtype=torch.float32).reshape(-1, 1, 8, 8)
+    y = torch.tensor(y)
+    net = model.build(ARCH)
+    opt = torch.optim.Adam(net.parameters(), lr=0.01)
+    for _ in range(15):
+        for idx in torch.randperm(len(x)).split(64):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(net(x[idx]), y[idx]).backward()
+            opt.step()
+    return model.save(net, path, {"name": "tiny-mlp", "architecture": ARCH, "data": DATA,
+                                  "quality": {"metric": "accuracy", "target": 0.9},
+                                  "training": {"time_to_quality_s": 1.0}})
+
+
+def _config(**infer) -> dict:
+    base = {"models": ["tiny"], "variants": ["fp32"], "min_duration_s": 0.3,
+            "server_search": {"max_runs": 3, "rel_tolerance": 0.3}, "server_load_fractions": []}
+    base.update(infer)
+    return twconfig.validate({"seed": 5, "infer": base})
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory) -> Path:
+    return _train(tmp_path_factory.mktemp("model") / "tiny.pt")
+
+
+@pytest.fixture(scope="module")
+def stage(checkpoint, tmp_path_factory):
+    """The whole stage once: every scenario, the Server search and AccuracyOnly."""
+    out = tmp_path_factory.mktemp("stage")
+    cfg = _config()
+    ds = run.execute(cfg, [checkpoint], out / "inference.nc", out / "inference", progress=False)
+    return cfg, out, ds
+
+
+def _summary_value(path: Path, pattern: str) -> int:
+    """A value read straight from mlperf_log_summary.txt, independently of twelveways.infer.parse."""
+    match = re.search(pattern, path.read_text(), re.MULTILINE)
+    assert match, f"{pattern!r} not in {path}"
+    return int(match.group(1))
+
+
+def test_every_scenario_and_accuracy_ran_with_logs_kept(stage):
+    _, out, ds = stage
+    frame = results.to_frame(results.open(out / "inference.nc"))
+    assert ds.attrs["family"] == "infer"
+    performance = frame[frame["role"].isin(["performance", "search"])]
+    assert set(performance["scenario"]) == {"SingleStream", "MultiStream", "Server", "Offline"}
+    assert (frame["mode"] == "AccuracyOnly").any()
+    for run_id in performance["run_id"].unique():
+        folder = out / "inference" / run_id
+        assert (folder / "mlperf_log_summary.txt").is_file() and (folder / "mlperf_log_detail.txt").is_file()
+        assert not (folder / "audit.config").exists()
+    accuracy = frame[(frame["metric"] == "accuracy")]["value"]
+    assert len(accuracy) == 1 and accuracy.iloc[0] > 0.85
+    assert performance["below_statistical_minimum"].all()  # 0.3 s runs with small counts
+    assert ds.attrs["statistical_minimum_label"] == "below the MLPerf statistical minimum"
+
+
+def test_p90_in_results_equals_summary_and_per_query_latencies_reproduce_it(stage):
+    _, out, _ = stage
+    frame = results.to_frame(results.open(out / "inference.nc"))
+    checked = 0
+    for scenario in ("SingleStream", "Server", "MultiStream"):
+        rows = frame[(frame["scenario"] == scenario) & frame["role"].isin(["performance", "search"])]
+        for run_id, part in rows.groupby("run_id"):
+            summary = out / "inference" / run_id / "mlperf_log_summary.txt"
+            expected = _summary_value(summary, r"^90\.00 percentile latency \(ns\)\s*:\s*(\d+)")
+            stored = part.loc[part["metric"] == "latency_p90", "value"]
+            assert stored.tolist() == [float(expected)]
+            latencies = np.sort(part.loc[part["metric"] == "latency", "value"].to_numpy())
+            if part.loc[part["metric"] == "latency_rows_fraction", "value"].iloc[0] == 1.0:
+                assert latencies[int(len(latencies) * 0.9)] == expected  # LoadGen's rule: sorted[floor(n p)]
+                checked += 1
+    assert checked >= 3
+
+
+def test_validity_is_loadgens_verdict_never_overridden(stage):
+    _, out, _ = stage
+    frame = results.to_frame(results.open(out / "inference.nc"))
+    runs_seen = frame[frame["role"].isin(["performance", "search", "pilot"])].groupby("run_id")
+    for run_id, part in runs_seen:
+        text = (out / "inference" / run_id / "mlperf_log_summary.txt").read_text()
+        verdict = re.search(r"^Result is : (\w+)", text, re.MULTILINE).group(1)
+        assert part["valid"].unique().tolist() == [verdict == "VALID"]
+        for line, metric in (("Min duration satisfied", "min_duration_satisfied"),
+                             ("Early stopping satisfied", "early_stopping_satisfied")):
+            flag = re.search(rf"{line}\s*: (\w+)", text).group(1) == "Yes"
+            assert part.loc[part["metric"] == metric, "value"].tolist() == [float(flag)]
+
+
+def test_server_search_and_costs_are_recorded(stage):
+    _, out, ds = stage
+    frame = results.to_frame(ds)
+    search = results.attr_json(ds, "server_search")["tiny-mlp-fp32"]
+    probes = frame[(frame["role"] == "search")].groupby("target_qps")["valid"].first()
+    assert sorted(probes.index.tolist()) == sorted(p[0] for p in search["probes"])
+    best = frame.loc[frame["metric"] == "latency_bounded_qps", "value"].iloc[0]
+    if search["best_qps"] is not None:
+        assert best == search["best_qps"] and probes[best]
+    assert "inference_time_per_sample" in set(frame["metric"])
+    assert "training_cost_in_inferences" in set(frame["metric"])
+
+
+def test_invalid_server_run_is_kept_invalid(checkpoint, tmp_path):
+    """A latency bound nobody can meet: LoadGen says INVALID and so does the results file."""
+    cfg = _config(server_latency_bound_ms=0.000001)["infer"]
+    loaded = model.load(checkpoint)
+    from twelveways.infer import data
+
+    split = data.load_split(DATA, loaded.input_shape)
+    variant = variants.make(loaded.module, "fp32")
+    prep = runs.prepare(loaded, variant, variants.TorchRunner(variant, split.features), len(split), split.labels, cfg)
+    parsed = runs.performance_run(prep, "Server", cfg, 1, tmp_path / "server", target_qps=500.0)
+    assert parsed["summary"]["result"] == "INVALID" and not parsed["valid"]
+    assert parsed["summary"]["criteria"]["latency_bound_satisfied"] is False
+
+
+def test_each_run_gets_a_fresh_directory_so_audit_config_cannot_leak(checkpoint, tmp_path):
+    cfg = _config(min_duration_s=0.1)["infer"]
+    loaded = model.load(checkpoint)
+    from twelveways.infer import data
+
+    split = data.load_split(DATA, loaded.input_shape)
+    variant = variants.make(loaded.module, "fp32")
+    prep = runs.prepare(loaded, variant, variants.NullRunner(), len(split), split.labels, cfg)
+    folder = tmp_path / "ss"
+    folder.mkdir()
+    (folder / "audit.config").write_text("*.SingleStream.min_query_count = 7777\n")
+    parsed = runs.performance_run(prep, "SingleStream", cfg, 1, folder)
+    assert not (folder / "audit.config").exists()
+    assert parsed["detail"]["values"]["effective_min_query_count"] == cfg["min_queries"]["single_stream"]
+    assert (folder / (harness.TRACE + ".gz")).is_file()  # the trace is kept, compressed
+
+
+def test_cli_errors_are_one_line(tmp_path, checkpoint):
+    cfg_path = tmp_path / "config.json"
+    twconfig.write_json(_config(), cfg_path)
+    missing = subprocess.run([sys.executable, "-m", "twelveways.infer.run", "--config", str(cfg_path), "--model",
+                              str(tmp_path / "absent.pt"), "--output", str(tmp_path / "x.nc")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("error: ") and missing.stderr.count("\n") == 1
+    assert "absent.pt" in missing.stderr and not (tmp_path / "x.nc").exists()
+    cfg_path.write_text(json.dumps({"infer": {"variants": ["fp8"]}}))
+    bad = subprocess.run([sys.executable, "-m", "twelveways.infer.run", "--config", str(cfg_path), "--model",
+                          str(checkpoint), "--output", str(tmp_path / "x.nc")], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and bad.stderr.startswith("error: ") and "infer.variants" in bad.stderr
