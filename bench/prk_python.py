@@ -11,6 +11,10 @@ kernel's mean iteration time), because the JSON's bytes/flops are as moved/execu
 differs from PRK's count for transpose (PRK counts 2 of the 4 matrix passes) and stencil (PRK
 counts the zero-weight centre).  Both rates are reported.
 
+Because the reference numbers come from another machine and moment, the straightforward NumPy
+formulation is also timed here, interleaved with ours in the same seeded order, and the
+same-run speedup (ratio of medians) is reported beside the speedup over the reference.
+
 ``run(quick)`` returns a dict; ``python bench/prk_python.py [--quick]`` prints it.
 """
 
@@ -66,6 +70,74 @@ def _run_case(kernel: str, args: list[int], iterations: int, threads: int) -> di
             "threads": doc["threads"]}
 
 
+def _baseline(kernel: str, args: list[int], iterations: int) -> float:
+    """PRK-rate of the straightforward NumPy formulation (whole-array expressions with temporaries,
+    pure-Python loops for p2p), timed like the kernels: warm-up excluded, mean of the iterations.
+
+    Written here from the PRK definitions so that ours can be compared with it in the same run on
+    a noisy machine (the issue's reference numbers come from another machine and moment)."""
+    import numpy as np
+
+    if kernel == "nstream":
+        n = args[0]
+        a, b, c = np.zeros(n), np.full(n, 2.0), np.full(n, 2.0)
+        work = 4.0 * 8 * n
+
+        def step():
+            nonlocal a
+            a += b + 3.0 * c
+    elif kernel == "transpose":
+        n = args[0]
+        a, b = np.arange(n * n, dtype=float).reshape(n, n), np.zeros((n, n))
+        work = 2.0 * 8 * n * n
+
+        def step():
+            nonlocal a, b
+            b += a.T
+            a += 1.0
+    elif kernel == "stencil":
+        n, r = args
+        a, b = np.add.outer(np.arange(n, dtype=float), np.arange(n, dtype=float)), np.zeros((n, n))
+        points = [(0, 0, 0.0)] + [p for k in range(1, r + 1) for p in
+                                  ((0, k, 1 / (2 * k * r)), (0, -k, -1 / (2 * k * r)), (k, 0, 1 / (2 * k * r)), (-k, 0, -1 / (2 * k * r)))]
+        work = (2.0 * (4 * r + 1) + 1) * (n - 2 * r) ** 2
+
+        def step():
+            nonlocal a
+            acc = sum(w * a[r + di:n - r + di, r + dj:n - r + dj] for di, dj, w in points)
+            b[r:n - r, r:n - r] += acc
+            a += 1.0
+    elif kernel == "p2p":
+        m = n = 600  # pure-Python loops: ~10 s per iteration at 4000 x 4000
+        a = np.zeros((m, n))
+        a[0, :], a[:, 0] = np.arange(n), np.arange(m)
+        work = 2.0 * (m - 1) * (n - 1)
+        iterations = 1
+
+        def step():
+            for i in range(1, m):
+                for j in range(1, n):
+                    a[i, j] = a[i - 1, j] + a[i, j - 1] - a[i - 1, j - 1]
+            a[0, 0] = -a[m - 1, n - 1]
+    elif kernel == "dgemm":
+        n = args[0]
+        a = np.tile(np.arange(n, dtype=float), (n, 1))
+        b, c = a.copy(), np.zeros((n, n))
+        work = 2.0 * n ** 3
+
+        def step():
+            nonlocal c
+            c += np.dot(a, b)
+    else:
+        return float("nan")
+    times = []
+    for _ in range(iterations + 1):
+        start = time.perf_counter_ns()
+        step()
+        times.append((time.perf_counter_ns() - start) * 1e-9)
+    return 1e-6 * work / (sum(times[1:]) / iterations)
+
+
 def _summary(values: list[float]) -> dict:
     if not values:
         return {"median": None, "min": None, "max": None, "n": 0}
@@ -76,11 +148,19 @@ def run(quick: bool = False) -> dict:
     """Measure every case; figures with medians, ranges, the reference and the target."""
     repetitions = 3 if quick else 5
     started = time.time()
+    from threadpoolctl import threadpool_limits
+
     samples: dict[str, list[dict]] = {case[0]: [] for case in CASES}
+    baseline: dict[str, list[float]] = {case[0]: [] for case in CASES}
+    jobs = [(kind, case) for case in CASES for kind in ("ours", "baseline") if not (kind == "baseline" and case[5] is None)]
     for rep in range(repetitions):
-        for case in measure.seeded_order(CASES, SEED + rep):
+        for kind, case in measure.seeded_order(jobs, SEED + rep):
             label, kernel, args, iterations, threads = case[:5]
-            samples[label].append(_run_case(kernel, args, iterations, threads))
+            if kind == "ours":
+                samples[label].append(_run_case(kernel, args, iterations, threads))
+            else:
+                with threadpool_limits(limits=threads, user_api="blas"):
+                    baseline[label].append(_baseline(kernel, args, iterations))
     figures = {}
     for label, kernel, args, iterations, threads, reference, factor, unit in CASES:
         good = [s for s in samples[label] if "error" not in s and s["valid"]]
@@ -99,6 +179,13 @@ def run(quick: bool = False) -> dict:
                 entry["speedup_over_reference_median"] = prk["median"] / reference
                 entry["speedup_over_reference_range"] = [prk["min"] / reference, prk["max"] / reference]
                 entry["meets_target"] = prk["median"] >= reference * factor
+        if baseline[label]:
+            base = _summary(baseline[label])
+            entry["same_run_baseline_prk_rate"] = base
+            entry["same_run_baseline"] = ("straightforward NumPy (temporaries; pure-Python loops for p2p at 600x600), "
+                                          "timed in-process in the same seeded interleaving")
+            if prk["median"] is not None and base["median"]:
+                entry["speedup_over_same_run_baseline_median"] = prk["median"] / base["median"]
         if kernel in NOTES:
             entry["note"] = NOTES[kernel]
         figures[label] = entry

@@ -46,10 +46,12 @@ tables.show(pd.DataFrame(env_render.summary_rows(capture), columns=["", "value"]
 
 # %% [markdown]
 # ## The capture, part by part
+#
+# Every field as captured, folded by part (click a part to open it).
 
 # %%
 for title, frame in tables.sections(capture):
-    tables.show(frame, title)
+    tables.show(frame, title, collapse_after=0)
 
 # %% [markdown]
 # ## The configuration of this run

@@ -51,8 +51,10 @@ times = pa.iteration_times(samples)
 summary = pa.summarize(times, confidence)
 bound_table = pa.bounds(bound_rows)
 summary["percent_of_bound"] = pa.percent_of_bound(summary, bound_table)
-times["config"] = times["implementation"] + " " + times["ranks"].astype(str) + "r×" + times["threads"].astype(str) + "t"
-summary["config"] = summary["implementation"] + " " + summary["ranks"].astype(str) + "r×" + summary["threads"].astype(str) + "t"
+for frame in (times, summary):
+    frame["config"] = frame["implementation"] + " " + frame["ranks"].astype(str) + "r×" + frame["threads"].astype(str) + "t"
+    several = frame.groupby("workload")["size"].transform("nunique") > 1
+    frame["label"] = frame["config"].where(~several, frame["config"] + " n=" + frame["size"].astype(str))
 workloads = sorted(times["workload"].unique())
 
 
@@ -86,16 +88,16 @@ tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {s
 # %% [markdown]
 # ## Every timed iteration
 #
-# One panel per kernel and problem size; each dot is one timed iteration (warm-up excluded),
-# over a violin (eight or more samples) or a box (fewer).
+# One panel per kernel (n = problem size where a kernel ran at several); each dot is one timed
+# iteration (warm-up excluded), over a violin (eight or more samples) or a box (fewer).
 
 # %%
-panels = list(times.groupby(["workload", "size"]))
-fig, axes = grid(len(panels))
-for ax, ((workload, size), part) in zip(axes, panels):
+fig, axes = grid(len(workloads))
+for ax, workload in zip(axes, workloads):
+    part = times[times["workload"] == workload].sort_values("label")
     spread = part["time_s"].max() / part["time_s"].min()
-    plots.distribution(part, x="config", y="time_s", ax=ax, log=spread > 20, ylabel="time per iteration (s)",
-                       title=f"{workload}, size {size}")
+    plots.distribution(part, x="label", y="time_s", ax=ax, log=spread > 20, ylabel="time per iteration (s)",
+                       title=workload)
     ax.set_xlabel("")
 fig.tight_layout()
 plots.save(fig, figures_dir, "distributions")
@@ -105,7 +107,7 @@ plt.show()
 # ## Median and its CI per configuration
 
 # %%
-columns = ["workload", "size", "config", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
+columns = ["workload", "size", "config", "scaling", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
            "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
 tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({confidence:.0%} CI of the median)",
             collapse_after=40)
@@ -116,11 +118,12 @@ if len(wide):
                 "(the sample or time budget ran out first; see the stop reasons).", "warning")
 
 # %%
-fig, axes = grid(len(panels))
-for ax, ((workload, size), _) in zip(axes, panels):
-    part = summary[(summary["workload"] == workload) & (summary["size"] == size)]
-    plots.ci_bars(part, x="config", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
-                  ylabel="median time per iteration (s)", title=f"{workload}, size {size}: median, {confidence:.0%} CI")
+fig, axes = grid(len(workloads))
+for ax, workload in zip(axes, workloads):
+    part = summary[summary["workload"] == workload].sort_values("label")
+    plots.ci_bars(part, x="label", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
+                  log=part["median_s"].max() / part["median_s"].min() > 20,
+                  ylabel="median time per iteration (s)", title=f"{workload}: median, {confidence:.0%} CI")
 fig.tight_layout()
 plots.save(fig, figures_dir, "median-ci")
 plt.show()
@@ -162,7 +165,7 @@ for kind in ("strong", "weak"):
                     "processing-element counts of the same kernel).")
         continue
     groups = list(table.groupby("group"))
-    fig, axes = grid(len(groups), height=4.2)
+    fig, axes = grid(len(groups), width=8.5, height=3.8, ncols=1)
     for ax, (group, part) in zip(axes, groups):
         fits = pa.amdahl_fits(part) if kind == "strong" else None
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,

@@ -101,3 +101,54 @@ def test_stage_switched_off_without_reason_fails_r2(tmp_path):
     Path(paths["config"]).write_text('{"stages": {"prk": true, "train": true, "infer": false}, "subset_reasons": {}}')
     report = run_audit(paths)
     assert next(c for c in report.checks if c.id == "R2").status is Status.FAIL
+
+
+def rewrite(path: str, change) -> None:
+    """Open a results file, let ``change(ds)`` edit it, write it back."""
+    from twelveways import results
+
+    ds = results.open(path)
+    change(ds)
+    results.write(ds, path)
+
+
+def status_of(paths: dict, check_id: str) -> Status:
+    return next(c.status for c in run_audit(paths).checks if c.id == check_id)
+
+
+def test_r10_fails_when_the_whole_run_time_is_not_the_max_over_ranks(tmp_path):
+    paths = make_results.build(tmp_path)
+
+    def halve_whole_run_times(ds):
+        mask = ((ds["rank"] == -1) & (ds["ranks"] == 2) & (ds["metric"] == "time")).values
+        ds["value"].values[mask] /= 2
+
+    rewrite(paths["results"][0], halve_whole_run_times)
+    assert status_of(paths, "R10") is Status.FAIL
+
+
+def test_r10_fails_without_synchronization_statement(tmp_path):
+    paths = make_results.build(tmp_path)
+    rewrite(paths["results"][0], lambda ds: ds.attrs.pop("synchronization"))
+    assert status_of(paths, "R10") is Status.FAIL
+
+
+@pytest.mark.parametrize("text, status", [
+    ("relative to errors: variant error rate / fp32 error rate, must be <= 1 + tolerance", Status.PASS),
+    ("absolute_points", Status.PASS),
+    ("99% of the baseline", Status.FAIL),
+])
+def test_f12_reads_the_definition_key_or_its_text(tmp_path, text, status):
+    paths = make_results.build(tmp_path)
+    rewrite(paths["results"][2], lambda ds: ds.attrs.update(relative_accuracy_definition=text))
+    assert status_of(paths, "F12") is status
+
+
+def test_r5_accepts_a_recorded_stop_reason_for_a_wide_ci(tmp_path):
+    paths = make_results.build(tmp_path, "ci_wider_than_target")
+
+    def note(ds):
+        ds["stop_reason"] = ("sample", ["max_seconds"] * ds.sizes["sample"])
+
+    rewrite(paths["results"][1], note)
+    assert status_of(paths, "R5") is Status.PASS

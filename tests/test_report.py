@@ -276,10 +276,22 @@ def test_strong_scaling_uses_the_best_serial_base_case_and_ratios_of_medians():
         dict(workload="k", implementation="fast", size=1, pe=2, median_s=1.25, ci_low_s=1.2, ci_high_s=1.3, rate=3.2, rate_unit="MB/s"),
     ])
     table, bases = prkanalysis.scaling_table(summary, "strong")
-    assert "fast" in bases[("k", 1)] and "median 2 s" in bases[("k", 1)]
+    assert bases[("k", 1)].startswith("base case: best serial = fast") and "median 2 s" in bases[("k", 1)]
     speedups = dict(zip(zip(table["implementation"], table["pe"]), table["value"]))
     assert speedups == {("slow", 1): 0.5, ("fast", 1): 1.0, ("fast", 2): 1.6}
     assert prkanalysis.scaling_table(summary, "weak")[0].empty
+
+
+def test_weak_scaling_is_over_each_implementations_own_one_process_run():
+    rows = []
+    for impl, t1 in (("a", 1.0), ("b", 2.0)):
+        rows.append(dict(workload="k", implementation=impl, size=10, base_size=10, scaling="single", pe=1, median_s=t1,
+                         ci_low_s=t1 * 0.9, ci_high_s=t1 * 1.1, rate=1.0, rate_unit="MB/s"))
+        rows.append(dict(workload="k", implementation=impl, size=20, base_size=10, scaling="weak", pe=2, median_s=t1 * 1.25,
+                         ci_low_s=t1 * 1.2, ci_high_s=t1 * 1.3, rate=1.0, rate_unit="MB/s"))
+    table, bases = prkanalysis.scaling_table(pd.DataFrame(rows), "weak")
+    assert sorted(table[table["pe"] == 2]["value"]) == [0.8, 0.8]
+    assert "one process = a" in bases[("k", 10)] and "one process = b" in bases[("k", 10)]
 
 
 def test_amdahl_fit_recovers_a_known_serial_fraction():

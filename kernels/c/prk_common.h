@@ -98,9 +98,12 @@ PRK_FN double prk_now(void)
 #ifdef PRK_MPI
     return MPI_Wtime();
 #else
+    /* seconds since the first call, so the double keeps nanosecond precision on long uptimes */
+    static time_t base = -1;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1.0e-9 * (double)ts.tv_nsec;
+    if (base < 0) base = ts.tv_sec;
+    return (double)(ts.tv_sec - base) + 1.0e-9 * (double)ts.tv_nsec;
 #endif
 }
 
@@ -255,13 +258,22 @@ PRK_FN void prk_json_int(prk_json_t *j, const char *key, long long v)
     prk_json_raw(j, "\"%s\": %lld", key, v);
 }
 
+/* Shortest of %.15g/%.16g/%.17g that reads back as the same double; non-finite -> null (strict JSON). */
+PRK_FN const char *prk_fmt_num(char *buf, size_t size, double v)
+{
+    if (!isfinite(v)) return "null";
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 PRK_FN void prk_json_num(prk_json_t *j, const char *key, double v)
 {
+    char buf[40];
     prk_json_sep(j);
-    if (isfinite(v))
-        prk_json_raw(j, "\"%s\": %.17g", key, v);
-    else
-        prk_json_raw(j, "\"%s\": null", key);
+    prk_json_raw(j, "\"%s\": %s", key, prk_fmt_num(buf, sizeof(buf), v));
 }
 
 PRK_FN void prk_json_str(prk_json_t *j, const char *key, const char *v)
@@ -278,10 +290,8 @@ PRK_FN void prk_json_bool(prk_json_t *j, const char *key, int v)
 
 PRK_FN void prk_print_num(double v)
 {
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("null");
+    char buf[40];
+    fputs(prk_fmt_num(buf, sizeof(buf), v), stdout);
 }
 
 /* Everything a kernel knows at the end of its run, besides the times. */

@@ -88,12 +88,6 @@ int main(int argc, char **argv)
                 const double *restrict m = matrix + row * stencil;
                 const uint32_t *restrict c = col + row * stencil;
                 double temp = 0.0;
-#ifdef SPARSE_PREFETCH
-                if (row + SPARSE_PREFETCH < size2) {
-                    const uint32_t *cn = col + (row + SPARSE_PREFETCH) * stencil;
-                    for (int k = 0; k < stencil; k++) __builtin_prefetch(vector + cn[k], 0, 3);
-                }
-#endif
                 for (int k = 0; k < stencil; k++) temp += m[k] * vector[c[k]];
                 result[row] += temp;
             }

@@ -64,7 +64,7 @@ def distribution(data: pd.DataFrame, x: str, y: str, hue: str | None = None, *, 
         ax.text(0.5, 0.5, "no valid samples", ha="center", va="center", transform=ax.transAxes)
         return ax
     groups = data.groupby([x] + ([hue] if hue else []), observed=True)[y].size()
-    common = dict(data=data, x=x, y=y, hue=hue, order=order, ax=ax, log_scale=log or None)
+    common = dict(data=data, x=x, y=y, hue=hue, order=order, ax=ax, log_scale=10 if log else None)
     if int(groups.min()) >= MIN_VIOLIN_POINTS:
         sns.violinplot(**common, cut=0, inner=None, density_norm="width", fill=True, linewidth=0.6,
                        alpha=0.35, legend=False)
@@ -177,9 +177,9 @@ def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high:
     ax.set_ylabel("speedup over the base case" if kind == "strong" else "weak-scaling efficiency T(1)/T(p)")
     heading = title or f"{kind} scaling"
     if base_label:
-        heading += "\n" + textwrap.fill(base_label, 70)
+        heading += "\n" + "\n".join(textwrap.fill(part, 90) for part in base_label.split("; "))
     ax.set_title(heading, fontsize="small")
-    ax.legend(fontsize="x-small", loc="lower right")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.set_ylim(bottom=0)
     return ax
 
@@ -220,7 +220,7 @@ def latency_cdf(data: pd.DataFrame, value: str, hue: str | None = None, *,
                 xlabel: str | None = None, title: str | None = None):
     """Empirical CDF (an exact step function) with the reported percentiles marked (R8)."""
     ax = _axes(ax)
-    sns.ecdfplot(data=data, x=value, hue=hue, ax=ax, log_scale=log or None)
+    sns.ecdfplot(data=data, x=value, hue=hue, ax=ax, log_scale=10 if log else None)
     groups = data.groupby(hue, observed=True) if hue else [(None, data)]
     for _, part in groups:
         values = part[value].to_numpy(float)

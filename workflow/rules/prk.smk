@@ -2,19 +2,16 @@
 # Logic lives in src/twelveways/prk (build.py, bounds.py, sweep.py); these rules only call it.
 # Benchmark rules take every core (threads: workflow.cores) so that no other job runs beside them.
 
+from glob import glob as _prk_glob
+
 PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
 PRK_MPI_KERNELS = ["nstream", "transpose", "stencil", "p2p"]
 PRK_BINARIES = (
     [f"build/kernels/{k}-{v}" for k in PRK_KERNELS for v in ("serial", "openmp")]
     + [f"build/kernels/{k}-mpi" for k in PRK_MPI_KERNELS]
 )
-PRK_C_SOURCES = sorted(glob("kernels/c/*.c") + glob("kernels/c/*.h"))
-PRK_PY_KERNELS = sorted(glob("kernels/python/*.py"))
-
-
-def prk_mpi_launcher(wildcards, resources):
-    """The MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else ''."""
-    return str(getattr(resources, "mpi", "") or "")
+PRK_C_SOURCES = sorted(_prk_glob("kernels/c/*.c") + _prk_glob("kernels/c/*.h"))
+PRK_PY_KERNELS = sorted(_prk_glob("kernels/python/*.py"))
 
 
 rule prk_build:
@@ -35,7 +32,7 @@ rule prk_build:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.prk.build --cc {params.cc:q} --cflags {params.cflags:q} "
-        "--openmp-flag {params.openmp_flag:q} --output-dir build/kernels > {log:q} 2>&1"
+        "--openmp-flag {params.openmp_flag:q} --out build/kernels > {log:q} 2>&1"
 
 
 rule prk_bounds:
@@ -69,7 +66,8 @@ rule prk_run:
     output:
         report("results/prk.nc", caption="../report/prk_run.rst", category="PRK"),
     params:
-        launcher=prk_mpi_launcher,
+        # the MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else the venv's mpiexec
+        launcher=lambda wildcards, resources: str(getattr(resources, "mpi", "") or ""),
     threads: workflow.cores
     log:
         "logs/prk/run.log",

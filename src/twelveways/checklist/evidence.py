@@ -49,7 +49,9 @@ QUALITY_TOKENS = ("accuracy", "loss", "error_rate", "top1", "top5", "f1_score", 
 ANNOTATION_COLUMNS = {"stop_reason", "flags", "note", "source_file", "environment_hash", "base_case",
                       "base_value", "reached_target", "converged", "learning_rate", "epoch",
                       "samples_seen", "wall_time", "query", "query_id", "timestamp", "loadgen_valid",
-                      "percentile", "quantile"}
+                      "percentile", "quantile", "run_order", "params", "status"}
+#: Name endings of per-run or per-sample bookkeeping columns (never factors).
+ANNOTATION_SUFFIXES = ("_order", "_seq", "_index", "_timestamp", "_run_id")
 #: Required columns that identify a configuration (the rest: seed, run_id, iteration, value, valid).
 CONFIG_COLUMNS = ("benchmark", "workload", "implementation", "ranks", "threads", "size", "precision",
                   "metric", "unit", "rank")
@@ -201,7 +203,7 @@ class ResultSource:
         else:
             runs = max(1, int(self.frame["run_id"].nunique()))
             extra = [c for c in self.frame.columns
-                     if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS
+                     if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS and not c.endswith(ANNOTATION_SUFFIXES)
                      and self.frame[c].nunique(dropna=False) <= runs]
         return list(CONFIG_COLUMNS) + extra
 
@@ -256,9 +258,18 @@ def finite(values) -> np.ndarray:
     return array[np.isfinite(array)]
 
 
-def describe(key: Mapping) -> str:
-    """Short text of a configuration, e.g. ``workload=transpose implementation=c-mpi ranks=2``."""
-    return " ".join(f"{k}={v}" for k, v in key.items() if v not in ("", -1, None) or k == "rank")
+def describe(key: Mapping, varying: set | None = None) -> str:
+    """Short text of a configuration, e.g. ``workload=transpose implementation=c-mpi ranks=2``.
+
+    With ``varying`` (the columns that take several values in the file) only those are named.
+    """
+    parts = []
+    for k, v in key.items():
+        if (varying is not None and k not in varying) or (v in ("", -1, None) and k != "rank"):
+            continue
+        text = str(v)
+        parts.append(f"{k}={text if len(text) <= 40 else text[:39] + '…'}")
+    return " ".join(parts)
 
 
 @dataclass

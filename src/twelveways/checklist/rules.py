@@ -276,12 +276,13 @@ def r5_confidence_intervals(data: AuditData):
                   "too_few_noted": 0, "too_few_unnoted": 0}
         worst_cases = []
         keys = [c for c in src.factor_columns if c in rows.columns]
+        varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
         for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
             values = finite(group["value"])
             if values.size == 0:
                 continue
             counts["configurations"] += 1
-            label = describe(dict(zip(keys, key)))
+            label = describe(dict(zip(keys, key)), varying)
             if values.size > 1 and np.all(values == values[0]):
                 counts["deterministic"] += 1
                 continue
@@ -320,7 +321,7 @@ def r5_confidence_intervals(data: AuditData):
         statuses.append(status)
         evidence.append(ev(f"configurations (confidence {confidence:.0%}, target ±{target:.1%})", counts, src.path,
                            "column value", "attr ci_target", "attr confidence", "config measurement"))
-        for width, label, n, ci, note in sorted(worst_cases, key=lambda c: -c[0] if math.isfinite(c[0]) else -1e300)[:5]:
+        for width, label, n, ci, note in sorted(worst_cases, key=lambda c: (bool(c[4]), -c[0] if math.isfinite(c[0]) else -1e300))[:5]:
             evidence.append(ev(f"{label}: n={n}, CI {ci}", {"relative_half_width": width if math.isfinite(width) else None,
                                                            "note": note or "none"},
                                src.path, "column value", "column stop_reason", "attr ci_notes", "attr summaries[].note"))

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import results
 from ..config import read_json
-from ..errors import TwelveWaysError
+from ..errors import ConfigError, TwelveWaysError
 from ..measure import seeded_order
 from . import accuracy, records, scenarios
 from .querycount import BELOW_MINIMUM_LABEL, MIN_DURATION_S, min_query_count
@@ -74,6 +74,9 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     from . import harness, runs
 
     cfg, seed = config["infer"], int(config["seed"])
+    for path in model_paths:  # before importing torch: a missing checkpoint is a one-line error, fast
+        if not Path(path).is_file():
+            raise ConfigError(f"model checkpoint not found: {path} (the training stage writes it)")
     loaded = _prepare_all(cfg, model_paths, root)
     names = {m.name for m, _ in loaded}
     if len(names) != len(loaded):

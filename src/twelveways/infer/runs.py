@@ -79,7 +79,7 @@ def _max_batch(name: str, cfg: dict) -> int:
 
 
 def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Path,
-                    target_qps: float | None = None) -> dict:
+                    target_qps: float | None = None, trace: bool | None = None) -> dict:
     """Run one PerformanceOnly test and return its parsed logs, per-query latencies included.
 
     Offline has a single query, whose latency is LoadGen's "Max latency"; its trace (one event
@@ -88,7 +88,7 @@ def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Pa
     """
     scenario = scenarios.get(name)
     test_settings = scenarios.settings(scenario, "PerformanceOnly", cfg, prep.calibration, seed, target_qps)
-    trace = name != "Offline"
+    trace = (name != "Offline") if trace is None else bool(trace)
     meta = {"variant": prep.label, "scenario": name, "mode": "PerformanceOnly", "target_qps": target_qps,
             "calibration": prep.calibration, "max_batch": _max_batch(name, cfg)}
     with SampleLibrary(prep.total, int(cfg["performance_sample_count"])) as qsl, \
@@ -96,7 +96,7 @@ def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Pa
         run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=trace, metadata=meta)
     parsed = {"summary": parse.summary(run_dir), "detail": parse.detail(run_dir),
               "wall_s": json.loads((run_dir / harness.SETTINGS_FILE).read_text())["wall_s"], "run_dir": run_dir}
-    if trace:
+    if trace and name != "Offline":
         parsed["per_query"] = parse.per_query_latencies(run_dir, name, parsed["summary"])
         harness.compress_trace(run_dir)
     else:
@@ -135,11 +135,16 @@ def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
 
 
 def start_qps(prep: Prepared, cfg: dict) -> float:
-    """First Server probe: the configured value, or the calibrated single-sample service rate."""
+    """First Server probe: the configured value, or the calibrated single-sample service rate
+    (at most a quarter of the calibrated Offline throughput)."""
     configured = float(cfg["server_search"]["start_qps"])
     if configured > 0:
         return configured
-    return max(1.0, 1.0 / max(prep.calibration["latency_single_s"], 1e-7))
+    rate = 1.0 / max(prep.calibration["latency_single_s"], 1e-7)
+    if prep.calibration.get("source") == "LoadGen pilot runs":
+        # one query per sample costs far more than a sample in Offline's big batches
+        rate = min(rate, prep.calibration["throughput_sps"] / 4)
+    return max(1.0, rate)
 
 
 def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe=None,

@@ -232,7 +232,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
             stops[point.key()] = reason
             timed = [r["value"] for r in rows if r["metric"] == "time" and r["iteration"] > 0]
             bar.console.print(f"{point.key()}: {len({r['run_id'] for r in rows})} run(s), {len(timed)} rank-iteration "
-                              f"times, stop: {reason}", highlight=False)
+                              f"times, stop: {reason}", highlight=False, soft_wrap=True)
             bar.advance(task)
     attrs.update(scheduler_attrs())
     attrs.update({

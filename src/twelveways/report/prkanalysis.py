@@ -190,15 +190,24 @@ def amdahl_fit(pe, speedup) -> float:
     return float(fraction)
 
 
+def _describe_base(base: pd.Series, role: str) -> str:
+    text = (f"{role} = {base['implementation']}, size {int(base['size'])}: median {base['median_s']:.4g} s per iteration")
+    if np.isfinite(base["ci_low_s"]):
+        text += f" (95% CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)"
+    if np.isfinite(base["rate"]):
+        text += f", {base['rate']:.4g} {base['rate_unit']}"
+    return text
+
+
 def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]:
     """Speedup (strong) or efficiency (weak) of every configuration, with its base case.
 
     Strong scaling, per workload and size: the base case is the best serial run (fastest
     median among all one-process, one-thread configurations of that size, whatever their
-    label, e.g. the sweep's ``single`` runs); weak scaling, per workload, implementation and
-    base size: that implementation's own one-process run at the base size.  Values are ratios
-    of medians (R4); the interval divides the CI bounds of both medians (conservative).
-    Returns the table and, per group, the base case's description with its absolute time (R1).
+    label, e.g. the sweep's ``single`` runs).  Weak scaling, per workload and base size: each
+    implementation's efficiency is over its own one-process run at the base size.  Values are
+    ratios of medians (R4); the interval divides the CI bounds of both medians (conservative).
+    Returns the table and, per group, the base case(s) with their absolute time (R1).
     """
     if kind not in ("strong", "weak"):
         raise ValueError(f"kind must be 'strong' or 'weak', not {kind!r}")
@@ -207,34 +216,32 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
     else:
         swept = summary if kind == "strong" else summary.iloc[:0]
     serial = summary[summary["pe"] == 1]
-    has_base = "base_size" in summary.columns
-    group_keys = (["workload", "size"] if kind == "strong"
-                  else ["workload", "implementation"] + (["base_size"] if has_base else []))
+    if kind == "weak" and "base_size" not in summary.columns:
+        # files from elsewhere: the smallest one-process size of an implementation is its base
+        swept = swept.assign(base_size=swept.groupby(["workload", "implementation"])["size"].transform("min"))
+    keys = ["workload", "size"] if kind == "strong" else ["workload", "base_size"]
     rows, bases = [], {}
-    for key, group in swept.groupby(group_keys, observed=True):
+    for key, group in swept.groupby(keys, observed=True):
+        workload, size = key
+        pool = serial[(serial["workload"] == workload) & (serial["size"] == size)]
         if kind == "strong":
-            workload, size = key
-            pool = serial[(serial["workload"] == workload) & (serial["size"] == size)]
-        else:  # without base_size (files from elsewhere): the smallest one-process size is the base
-            workload, implementation = key[:2]
-            pool = serial[(serial["workload"] == workload) & (serial["implementation"] == implementation)]
-            size = key[2] if has_base else (pool["size"].min() if not pool.empty else None)
-            pool = pool[pool["size"] == size]
-        group = pd.concat([pool, group[group["pe"] > 1]], ignore_index=True)
-        if pool.empty or group["pe"].nunique() < 2:
-            continue
-        base = pool.loc[pool["median_s"].idxmin()]
-        label = (f"base case: {'best serial' if kind == 'strong' else 'one process'} = {base['implementation']}, "
-                 f"size {int(base['size'])}: median {base['median_s']:.4g} s per iteration"
-                 + (f" (95% CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)" if np.isfinite(base["ci_low_s"]) else "")
-                 + (f", {base['rate']:.4g} {base['rate_unit']}" if np.isfinite(base["rate"]) else ""))
-        bases[key] = label
-        for _, row in group.iterrows():
-            value = base["median_s"] / row["median_s"]
-            low = base["ci_low_s"] / row["ci_high_s"]
-            high = base["ci_high_s"] / row["ci_low_s"]
-            rows.append({**row.to_dict(), "group": " ".join(map(str, key)), "value": value, "low": low, "high": high,
-                         "base": label})
+            pool_by_impl = {None: pool}
+        else:
+            pool_by_impl = {impl: pool[pool["implementation"] == impl] for impl in group["implementation"].unique()}
+        labels, group_rows = [], []
+        for impl, own in pool_by_impl.items():
+            members = group[group["pe"] > 1] if impl is None else group[(group["implementation"] == impl) & (group["pe"] > 1)]
+            if own.empty or members.empty:
+                continue
+            base = own.loc[own["median_s"].idxmin()]
+            labels.append(_describe_base(base, "best serial" if kind == "strong" else "one process"))
+            for _, row in pd.concat([own, members], ignore_index=True).iterrows():
+                group_rows.append({**row.to_dict(), "group": f"{workload} {size}",
+                                   "value": base["median_s"] / row["median_s"],
+                                   "low": base["ci_low_s"] / row["ci_high_s"], "high": base["ci_high_s"] / row["ci_low_s"]})
+        if labels:
+            bases[key] = "base case: " + "; ".join(labels)
+            rows += [{**row, "base": bases[key]} for row in group_rows]
     return pd.DataFrame(rows), bases
 
 

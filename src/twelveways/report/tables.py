@@ -131,7 +131,8 @@ def number(value: float) -> str:
 
 
 def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE) -> str:
-    """Escaped HTML of a table; long ones inside a <details> block (no script needed to expand)."""
+    """Escaped HTML of a table; longer than ``collapse_after`` rows: inside a <details> block
+    (folded, opens without any script)."""
     if frame.empty:
         return f"<p class='tw-note'>{html.escape(caption or 'table')}: nothing recorded.</p>"
     body = frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—",

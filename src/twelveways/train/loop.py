@@ -124,12 +124,16 @@ class GradientExchange:
             if self.residual is not None:
                 self.residual = flat
                 self.residual[index] = 0.0
-            all_index = np.empty(self.size * self.k, dtype=np.int32)
-            all_values = np.empty(self.size * self.k, dtype=np.float32)
-            self.comm.Allgather(index.to(torch.int32).numpy(), all_index)
-            self.comm.Allgather(values.numpy(), all_values)
+            # one Allgather of [indices | values bit-cast to int32]: the exchange is latency-bound
+            send = np.empty(2 * self.k, dtype=np.int32)
+            send[:self.k] = index.to(torch.int32).numpy()
+            send[self.k:] = values.numpy().view(np.int32)
+            received = np.empty((self.size, 2 * self.k), dtype=np.int32)
+            self.comm.Allgather(send, received)
+            all_index = torch.from_numpy(np.ascontiguousarray(received[:, :self.k]).reshape(-1)).long()
+            all_values = torch.from_numpy(np.ascontiguousarray(received[:, self.k:]).reshape(-1).view(np.float32))
             averaged = torch.zeros(self.numel)
-            averaged.index_add_(0, torch.from_numpy(all_index).long(), torch.from_numpy(all_values))
+            averaged.index_add_(0, all_index, all_values)
             averaged /= self.size
         self.comm_seconds += time.perf_counter() - start
         offset = 0

@@ -61,6 +61,7 @@ DEFINITIONS = {
     "epochs_to_target": "epochs until the first eval reaching the target; valid only if converged",
     "throughput": "training samples per second of step time (forward, backward, gradient exchange, update)",
     "time_per_step": "mean wall time of one optimiser step on rank 0 (per iteration cost, F2)",
+    "comm_time_per_step": "mean time of the gradient exchange per step on rank 0, top-k selection included",
     "comm_bytes_per_step": "gradient payload each rank contributes per step (dense fp32, or k values + k int32 indices)",
     "train_flops": "matmul/conv flops executed in training, counted per dtype by a TorchDispatchMode (all ranks)",
     "flop_rate": "train_flops / step time",
