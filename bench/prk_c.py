@@ -188,6 +188,7 @@ def run(quick: bool = False) -> dict:
                    f"{f['rate_prk_counting']['median']:.0f} < {f['target']:.0f} {f['unit']}"
                    for f in met if not f["meets_target"]],
         "seconds": round(time.time() - started, 1),
+        "load_average_at_end": os.getloadavg(),
     }
     return result
 

@@ -49,8 +49,7 @@ if len(counts):
     ax.barh(order[::-1], counts.reindex(order[::-1]).to_numpy())
     ax.set_xlabel("number of checks")
     ax.set_title("checks by status (a count: bars are the right mark)")
-    plots.save(fig, figures_dir, "status-counts")
-    plt.show()
+    plots.show(fig, figures_dir, "status-counts")
 
 # %% [markdown]
 # ## Every check with its evidence and recommendation

@@ -54,7 +54,7 @@ summary["percent_of_bound"] = pa.percent_of_bound(summary, bound_table)
 for frame in (times, summary):
     frame["config"] = frame["implementation"] + " " + frame["ranks"].astype(str) + "r×" + frame["threads"].astype(str) + "t"
     several = frame.groupby("workload")["size"].transform("nunique") > 1
-    frame["label"] = frame["config"].where(~several, frame["config"] + " n=" + frame["size"].astype(str))
+    frame["label"] = frame["config"].where(~several, frame["config"] + " n=" + frame["size"].map(plots.compact))
 workloads = sorted(times["workload"].unique())
 
 
@@ -100,8 +100,7 @@ for ax, workload in zip(axes, workloads):
                        title=workload)
     ax.set_xlabel("")
 fig.tight_layout()
-plots.save(fig, figures_dir, "distributions")
-plt.show()
+plots.show(fig, figures_dir, "distributions")
 
 # %% [markdown]
 # ## Median and its CI per configuration
@@ -125,8 +124,7 @@ for ax, workload in zip(axes, workloads):
                   log=part["median_s"].max() / part["median_s"].min() > 20,
                   ylabel="median time per iteration (s)", title=f"{workload}: median, {confidence:.0%} CI")
 fig.tight_layout()
-plots.save(fig, figures_dir, "median-ci")
-plt.show()
+plots.show(fig, figures_dir, "median-ci")
 
 # %% [markdown]
 # ## Is the time normally distributed? (rule 6)
@@ -142,8 +140,7 @@ for ax, (_, row) in zip(axes, largest.iterrows()):
     mask = ((times["workload"] == row["workload"]) & (times["config"] == row["config"]) & (times["size"] == row["size"]))
     plots.qq(times.loc[mask, "time_s"], ax=ax, title=f"{row['workload']} {row['config']}, size {row['size']}")
 fig.tight_layout()
-plots.save(fig, figures_dir, "qq")
-plt.show()
+plots.show(fig, figures_dir, "qq")
 tested = summary["shapiro_p"].notna()
 rejected = int((summary.loc[tested, "shapiro_p"] < 0.05).sum())
 tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int(tested.sum())} configurations.")
@@ -171,8 +168,7 @@ for kind in ("strong", "weak"):
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
                       base_label=part["base"].iloc[0], amdahl_fits=fits, ax=ax, title=f"{kind} scaling: {group}")
     fig.tight_layout()
-    plots.save(fig, figures_dir, f"scaling-{kind}")
-    plt.show()
+    plots.show(fig, figures_dir, f"scaling-{kind}")
     shown = table[["group", "config", "pe", "median_s", "value", "low", "high"]].rename(
         columns={"value": "speedup" if kind == "strong" else "efficiency"})
     tables.show(shown, f"{kind} scaling (ratios of medians; interval from both CIs)", collapse_after=40)
@@ -193,8 +189,7 @@ else:
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     plots.roofline(points, "intensity", "gflops", bandwidth=pa.best_bound(bound_table, "bandwidth"),
                    peak=pa.best_bound(bound_table, "flops"), hue="workload", style="config", ax=ax)
-    plots.save(fig, figures_dir, "roofline")
-    plt.show()
+    plots.show(fig, figures_dir, "roofline")
     ranked = summary[["workload", "size", "config", "rate", "rate_unit", "percent_of_bound"]].sort_values(
         ["workload", "percent_of_bound"], ascending=[True, False])
     tables.show(ranked, "percent of the measured bound", collapse_after=40)

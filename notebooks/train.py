@@ -139,8 +139,7 @@ if not speed.empty:
                              + long["sparsification"].where(long["sparsification"] != "none", "dense"))
     fig, ax = plt.subplots(figsize=(9, 4.2))
     sns.stripplot(data=long, x="configuration", y="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False)
-    ax.axhline(1.0, color="k", lw=1, ls="--", label="no change")
-    ax.set(yscale="log", ylabel="factor over the base (log)",
+    ax.set(yscale="log", ylabel="factor over the base (log; 1 = no change)",
            title=f"F2: base case = {speed['base_case'].iloc[0].split(',')[0]}, "
                  f"{speed['base_time_per_step_s'].iloc[0] * 1e3:.2f} ms/step, score {speed['base_score_s'].iloc[0]:.3f} s")
     ax.tick_params(axis="x", labelrotation=15)

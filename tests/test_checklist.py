@@ -152,3 +152,37 @@ def test_r5_accepts_a_recorded_stop_reason_for_a_wide_ci(tmp_path):
 
     rewrite(paths["results"][1], note)
     assert status_of(paths, "R5") is Status.PASS
+
+
+def training_like(tmp_path, *, drop_topk_time=False, declared_trials=2):
+    """Rows in the training benchmark's own vocabulary: time_to_train, time_per_step, sparsification, lr_search."""
+    from twelveways import results
+
+    rows = []
+
+    def add(run_id, role, sparsification, metric, value, unit, **extra):
+        rows.append({"benchmark": "train", "workload": "mlp-small", "implementation": "torch", "ranks": 1, "threads": 1,
+                     "size": 8, "precision": "fp32", "seed": 0, "run_id": run_id, "iteration": -1, "rank": -1,
+                     "metric": metric, "value": value, "unit": unit, "valid": True, "role": role,
+                     "sparsification": sparsification, **extra})
+
+    for sparsification, ttt, step in (("none", 10.0, 0.010), ("topk+ef", 9.0, 0.008)):
+        for seed in range(6):
+            run = f"{sparsification}/s{seed}"
+            if not (drop_topk_time and sparsification != "none"):
+                add(run, "final", sparsification, "time_to_train", ttt * (1 + 0.001 * seed), "s")
+            add(run, "final", sparsification, "time_per_step", step * (1 + 0.001 * seed), "s")
+            add(run, "final", sparsification, "train_accuracy", 0.99, "1")
+            add(run, "final", sparsification, "test_accuracy", 0.96, "1")
+    for trial in range(2):
+        add(f"lr{trial}", "tuning", "none", "run_wall_time", 12.0, "s")
+    attrs = {"lr_search": {"n_trials": declared_trials, "chosen_lr": 0.05, "total_cost_s": 24.0}}
+    path = results.write(results.from_records(rows, "train", attrs=attrs), tmp_path / "train.nc")
+    return audit.run(evidence.load([path]))
+
+
+def test_training_vocabulary_synonyms_are_understood(tmp_path):
+    statuses = {c.id: c.status for c in training_like(tmp_path).checks}
+    assert (statuses["F2"], statuses["F3"], statuses["F4"]) == (Status.PASS, Status.PASS, Status.PASS)
+    statuses = {c.id: c.status for c in training_like(tmp_path, drop_topk_time=True, declared_trials=3).checks}
+    assert (statuses["F2"], statuses["F4"]) == (Status.FAIL, Status.FAIL)

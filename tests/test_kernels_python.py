@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,11 +45,7 @@ def run_kernel(name: str, args, ranks: int | None = None, env_extra: dict | None
     argv = [sys.executable, str(program), *map(str, args)]
     if ranks is not None:
         argv = [MPIEXEC, "-n", str(ranks), *argv]
-    env = None
-    if env_extra:
-        import os
-
-        env = {**os.environ, **env_extra}
+    env = {**os.environ, **env_extra} if env_extra else None
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -7,7 +7,6 @@ relabel its JSON, so these tests do not depend on a C build.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 import sys

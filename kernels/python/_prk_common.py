@@ -123,11 +123,13 @@ def document(*, kernel: str, implementation: str, ranks: int, threads: int, para
     the work by PRK's own convention (e.g. transpose counts 2 x 8 B x order^2), recorded in
     ``parameters['prk_work_per_iteration']`` so that rates can also be compared with PRK's.
     """
+    if len(warmup_times) != ranks or len(iteration_times) != ranks:
+        raise ValueError("one warm-up time and one list of iteration times per rank are required")
     max_times = [max(column) for column in zip(*iteration_times)]
     avg_time = sum(max_times) / len(max_times)
     work = bytes_per_iteration if rate_unit == "MB/s" else flops_per_iteration
     parameters = {**parameters, "prk_work_per_iteration": float(prk_work if prk_work is not None else work)}
-    rate = 1e-6 * work / avg_time if avg_time > 0 else float("inf")
+    rate = 1e-6 * work / avg_time if avg_time > 0 else None  # null, as the C kernels print
     valid = bool(math.isfinite(error) and error <= tolerance)
     return {
         "kernel": kernel,
@@ -144,9 +146,10 @@ def document(*, kernel: str, implementation: str, ranks: int, threads: int, para
         "time_summary": TIME_SUMMARY,
         "bytes_per_iteration": float(bytes_per_iteration),
         "flops_per_iteration": float(flops_per_iteration),
-        "validation": {"error": float(error), "tolerance": float(tolerance), "details": details},
+        "validation": {"error": float(error) if math.isfinite(error) else None, "tolerance": float(tolerance),
+                       "details": details},
         "valid": valid,
-        "rate": float(rate),
+        "rate": rate,
         "rate_unit": rate_unit,
         "avg_time_s": float(avg_time),
     }
@@ -154,11 +157,13 @@ def document(*, kernel: str, implementation: str, ranks: int, threads: int, para
 
 def emit(doc: dict) -> None:
     """Print the JSON object (the only stdout output) and a human line on stderr; exit 0 or 1."""
-    sys.stdout.write(json.dumps(doc, allow_nan=True) + "\n")
+    sys.stdout.write(json.dumps(doc) + "\n")
     sys.stdout.flush()
     verdict = "Solution validates" if doc["valid"] else "ERROR: validation failed"
-    print(f"{doc['kernel']} {doc['implementation']}: {verdict}; rate {doc['rate']:.1f} {doc['rate_unit']}, "
-          f"avg time {doc['avg_time_s']:.6g} s (error {doc['validation']['error']:.3g}, "
+    rate = "n/a" if doc["rate"] is None else f"{doc['rate']:.1f}"
+    error = doc["validation"]["error"]
+    print(f"{doc['kernel']} {doc['implementation']}: {verdict}; rate {rate} {doc['rate_unit']}, "
+          f"avg time {doc['avg_time_s']:.6g} s (error {'n/a' if error is None else f'{error:.3g}'}, "
           f"tolerance {doc['validation']['tolerance']:.0e})", file=sys.stderr, flush=True)
     sys.exit(0 if doc["valid"] else 1)
 

@@ -653,26 +653,6 @@ def compilers(config: Mapping | None = None) -> dict:
     return {"gcc": _safe(_compiler, "gcc"), "cc": _safe(_compiler, "cc"), "used": _safe(used), "mpicc": _safe(mpicc)}
 
 
-def _mpi4py() -> dict:
-    """MPI library facts without initialising MPI (these calls are allowed before MPI_Init)."""
-    if "mpi4py.MPI" not in sys.modules:
-        import mpi4py
-
-        mpi4py.rc.initialize = False
-        mpi4py.rc.finalize = False
-    import mpi4py
-    from mpi4py import MPI
-
-    text = MPI.Get_library_version().strip()
-    return {
-        "library_version": _first_line(text),
-        "library_version_full": text,
-        "standard": "{}.{}".format(*MPI.Get_version()),
-        "vendor": "{} {}".format(MPI.get_vendor()[0], ".".join(map(str, MPI.get_vendor()[1]))),
-        "mpi4py_version": mpi4py.__version__,
-    }
-
-
 def _mpiexec() -> dict:
     path = _venv_tool("mpiexec")
     text = _run([path, "--version"], timeout=15, both=True)
@@ -682,10 +662,13 @@ def _mpiexec() -> dict:
             "version": match.group(1) if match else _first_line(text)}
 
 
-def mpi(config: Mapping | None = None) -> dict:
+def mpi(config: Mapping | None = None, library: dict | None = None) -> dict:
+    """MPI library (from the runtime probe: mpi4py is never imported here) and launcher."""
     prk = (config or {}).get("prk") if isinstance(config, Mapping) else None
     configured = (prk or {}).get("launcher") if isinstance(prk, Mapping) else None
-    return {"library": _safe(_mpi4py), "launcher": _safe(_mpiexec),
+    if library is None:
+        library = _safe(lambda: _runtimes().get("mpi") or _raise("runtime probe returned no MPI section"))
+    return {"library": library, "launcher": _safe(_mpiexec),
             "configured_launcher": configured or "mpiexec (default)",
             "launcher_in_use": launcher_in_use()}
 
@@ -725,12 +708,30 @@ if "torch" in out["imported"]:
     out["torch"] = t
 else:
     out["torch"] = {"unavailable": "cannot import torch: " + out.get("import_errors", {}).get("torch", "?")}
+try:  # library facts only: MPI is not initialised (these calls are allowed before MPI_Init)
+    import mpi4py
+    mpi4py.rc.initialize = False
+    mpi4py.rc.finalize = False
+    from mpi4py import MPI
+    text = MPI.Get_library_version().strip()
+    vendor = MPI.get_vendor()
+    out["mpi"] = {"library_version": " ".join(text.splitlines()[0].split()) if text else "",
+                  "library_version_full": text,
+                  "standard": "{}.{}".format(*MPI.Get_version()),
+                  "vendor": vendor[0] + " " + ".".join(map(str, vendor[1])),
+                  "mpi4py_version": mpi4py.__version__}
+except Exception as exc:
+    out["mpi"] = {"unavailable": f"mpi4py: {type(exc).__name__}: {exc}"}
 json.dump(out, sys.stdout, default=str)
 """
 
 
 def _runtimes() -> dict:
-    """BLAS/OpenMP thread pools (numpy, scipy, torch loaded) and torch's build, in a child process."""
+    """BLAS/OpenMP thread pools (numpy, scipy, torch loaded), torch's build and the MPI library.
+
+    In a child process: importing torch is slow and loads its own OpenMP, and importing mpi4py
+    here would decide, for the rest of the calling process, whether MPI initialises.
+    """
     try:
         done = subprocess.run([sys.executable, "-c", _RUNTIME_PROBE], capture_output=True, text=True,
                               timeout=120, stdin=subprocess.DEVNULL)
@@ -845,6 +846,8 @@ def scheduler(environ: Mapping[str, str] | None = None) -> dict:
 
 
 def _slurm_version() -> str:
+    if "SLURM_JOB_ID" not in os.environ:
+        return "none (not running under SLURM)"
     if not shutil.which("srun"):
         return "none (srun not on PATH)"
     return _first_line(_run(["srun", "--version"], timeout=10))
@@ -937,15 +940,6 @@ def _preload() -> None:
             __import__(name)
         except ImportError:
             pass  # the reader reports it as unavailable
-    try:
-        if "mpi4py.MPI" not in sys.modules:
-            import mpi4py
-
-            mpi4py.rc.initialize = False
-            mpi4py.rc.finalize = False
-        from mpi4py import MPI  # noqa: F401
-    except ImportError:
-        pass
     from . import measure, results  # noqa: F401
 
 
@@ -953,12 +947,12 @@ def capture(config: Mapping | None = None, label: str = "start") -> dict:
     """Capture the whole environment; every field present, unreadable ones say why (see module doc)."""
     started = time.perf_counter()
     load = {label: load_at(label)}
+    variables = _safe(environment_variables, dict(os.environ))  # before imports can set any (joblib does)
     with ThreadPoolExecutor(max_workers=6) as pool:
         runtimes_future = pool.submit(_safe, _runtimes)  # the slowest probe (imports torch): first
         _preload()
         cpuinfo_future = pool.submit(_safe, _cpuinfo)
         compilers_future = pool.submit(_safe, compilers, config)
-        mpi_future = pool.submit(_safe, mpi, config)
         gpus_future = pool.submit(_safe, gpus)
         slurm_future = pool.submit(_safe, _slurm_version)
         result = {
@@ -969,13 +963,14 @@ def capture(config: Mapping | None = None, label: str = "start") -> dict:
             "os": _safe(operating_system),
             "python": _safe(python),
             "loadgen": _safe(loadgen),
-            "environment_variables": _safe(environment_variables),
+            "environment_variables": variables,
             "git": _safe(git),
         }
         result["hardware"] = _safe(hardware, cpuinfo_future.result())
         result["compilers"] = compilers_future.result()
-        result["mpi"] = mpi_future.result()
         runtimes = runtimes_future.result()
+        result["mpi"] = _safe(mpi, config, runtimes if is_unavailable(runtimes) else runtimes.get(
+            "mpi", unavailable("runtime probe returned no MPI section")))
         result["gpus"] = gpus_future.result()
         sched = _safe(scheduler)
         if isinstance(sched, dict):
@@ -984,8 +979,9 @@ def capture(config: Mapping | None = None, label: str = "start") -> dict:
     result["blas_openmp"] = runtimes if is_unavailable(runtimes) else runtimes.get(
         "threadpools", unavailable("runtime probe returned no threadpools"))
     if isinstance(result["blas_openmp"], list):
+        pools = sorted(result["blas_openmp"], key=lambda p: json.dumps(p, sort_keys=True, default=str))
         result["blas_openmp"] = {"imported_before_inspection": runtimes.get("imported", []),
-                                 "threadpools": result["blas_openmp"]}
+                                 "threadpools": pools}  # sorted: the loader's order varies between runs
     result["torch"] = runtimes if is_unavailable(runtimes) else runtimes.get(
         "torch", unavailable("runtime probe returned no torch section"))
     result["timer"] = _safe(timer)  # measured last, when the probes no longer compete for the CPU
@@ -1050,6 +1046,7 @@ def write(capture: Mapping, path: str | os.PathLike = DEFAULT_OUTPUT) -> Path:
     except OSError as exc:
         raise ResultsError(f"cannot write {path}", cause=exc) from exc
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual permissions
         with os.fdopen(fd, "w") as handle:
             json.dump(capture, handle, indent=2, sort_keys=True, default=str)
             handle.write("\n")
@@ -1062,6 +1059,12 @@ def write(capture: Mapping, path: str | os.PathLike = DEFAULT_OUTPUT) -> Path:
             raise ResultsError(f"cannot write {path}", cause=exc) from exc
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def read(path: str | os.PathLike) -> dict:

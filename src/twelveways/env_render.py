@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from .env import KEY_PACKAGES, VOLATILE, is_unavailable, unavailable, unavailable_fields
+from .env import KEY_PACKAGES, VOLATILE, _umask, is_unavailable, unavailable, unavailable_fields
 from .errors import ResultsError
 
 _MISSING = object()
@@ -88,6 +88,17 @@ def _smt(capture) -> str:
     if is_unavailable(smt):
         return fmt(smt)
     return f"{'active' if smt.get('active') else 'inactive'} (control: {fmt(smt.get('control'))})"
+
+
+def _frequency(capture) -> str:
+    freq = get(capture, "hardware.frequency")
+    if is_unavailable(freq):
+        return fmt(freq)
+    values = [freq.get(k) for k in ("governor", "scaling_driver", "min_mhz", "max_mhz")]
+    if all(is_unavailable(v) for v in values):
+        return fmt(values[0])  # one reason is enough when nothing could be read
+    return (f"governor {fmt(values[0])}; driver {fmt(values[1])}; min {fmt(values[2])} MHz; "
+            f"max {fmt(values[3])} MHz")
 
 
 def _boost(capture) -> str:
@@ -178,7 +189,6 @@ def _load(capture) -> str:
 def summary_rows(capture: Mapping) -> list[tuple[str, str]]:
     """(label, text) rows of the human-readable summary."""
     os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
-    freq = lambda key: fmt(get(capture, f"hardware.frequency.{key}"))  # noqa: E731
     pkgs = get(capture, "python.packages")
     return [
         ("Host", fmt(get(capture, "host.hostname"))),
@@ -190,8 +200,7 @@ def summary_rows(capture: Mapping) -> list[tuple[str, str]]:
         ("Caches", _caches(capture)),
         ("NUMA nodes", fmt(get(capture, "hardware.numa.count"))),
         ("Memory", _bytes(get(capture, "hardware.memory.total_bytes"))),
-        ("Frequency", f"governor {freq('governor')}; driver {freq('scaling_driver')}; "
-                      f"min {freq('min_mhz')} MHz; max {freq('max_mhz')} MHz"),
+        ("Frequency", _frequency(capture)),
         ("Turbo/boost", _boost(capture)),
         ("Virtualization", _virt(capture)),
         ("OS", f"{os_('distribution')}; kernel {os_('kernel_release')}; glibc {os_('glibc')}"),
@@ -221,6 +230,7 @@ def summary_rows(capture: Mapping) -> list[tuple[str, str]]:
 def print_summary(capture: Mapping, file=None) -> None:
     """A two-column table on stdout (rich; plain text when not a terminal)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=file or sys.stdout, width=None if (file or sys.stdout).isatty() else 160)
@@ -228,7 +238,7 @@ def print_summary(capture: Mapping, file=None) -> None:
     table.add_column("field", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
     for label, text in summary_rows(capture):
-        table.add_row(label, text)
+        table.add_row(escape(label), escape(text))
     console.print(table)
 
 
@@ -318,7 +328,6 @@ def _notes(capture: Mapping) -> list[str]:
 def render_artifact_description(capture: Mapping, config: Mapping | None = None) -> str:
     """Markdown in the manner of an SC Artifact Description appendix."""
     cpu = lambda key: fmt(get(capture, f"hardware.cpu.{key}"))  # noqa: E731
-    freq = lambda key: fmt(get(capture, f"hardware.frequency.{key}"))  # noqa: E731
     os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
     packages = get(capture, "python.packages")
     lines = [
@@ -346,8 +355,7 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
                  ("NUMA nodes", fmt(get(capture, "hardware.numa.count"))),
                  ("Memory", _bytes(get(capture, "hardware.memory.total_bytes"))),
                  ("cgroup limits", fmt(get(capture, "hardware.memory.cgroup"))),
-                 ("Frequency governor / driver", f"{freq('governor')} / {freq('scaling_driver')}"),
-                 ("Min / max frequency (MHz)", f"{freq('min_mhz')} / {freq('max_mhz')}"),
+                 ("Frequency governor, driver, min/max", _frequency(capture)),
                  ("Turbo / boost", _boost(capture)), ("Virtualization", _virt(capture)),
                  ("GPUs", _gpus(capture)),
                  ("CPU flags", fmt(get(capture, "hardware.cpu.flags")))]),
@@ -422,12 +430,16 @@ def write_artifact_description(capture: Mapping, path: str | os.PathLike, config
     """Render and write atomically (temporary file, then ``os.replace``)."""
     path = Path(path)
     text = render_artifact_description(capture, config)
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except OSError as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise ResultsError(f"cannot write {path}", cause=exc) from exc
     return path

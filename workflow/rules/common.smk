@@ -1,6 +1,7 @@
 # Shared definitions for every stage. Logic lives in src/twelveways; rules stay thin.
 
 import json
+from glob import glob
 import sys
 from pathlib import Path
 

@@ -19,7 +19,6 @@ rule prk_build:
     input:
         sources=PRK_C_SOURCES,
         builder="src/twelveways/prk/build.py",
-        config=CONFIG_FILE,
     output:
         PRK_BINARIES,
     params:
@@ -75,5 +74,5 @@ rule prk_run:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.prk.sweep --config {input.config:q} --kernels-dir build/kernels "
-        "--environment {input.environment:q} --mpi-launcher {params.launcher:q} "
+        "--environment {input.environment:q} --mpi-launcher={params.launcher:q} "
         "--output {output:q} > {log:q} 2>&1"

@@ -55,6 +55,21 @@ def _ml(data: AuditData) -> pd.DataFrame:
     return rows[rows["role"] != "tuning"] if "role" in rows else rows
 
 
+THROUGHPUT_METRICS = ("throughput", "samples_per_second", "completed_samples_per_second", "qps")
+
+
+def _throughput(data: AuditData, rows: pd.DataFrame) -> float | None:
+    """Median of the first throughput metric present (one unit only), else of all rate rows of one unit."""
+    for metric in THROUGHPUT_METRICS:
+        values = finite(select(rows, metric)["value"])
+        if values.size:
+            return float(np.median(values))
+    rates = rows[data.kinds.loc[rows.index] == "rate"]
+    rates = rates[rates["unit"] == rates["unit"].iloc[0]] if len(rates) else rates
+    values = finite(select(rates)["value"])
+    return float(np.median(values)) if values.size else None
+
+
 def _median(rows: pd.DataFrame, metric: str) -> float | None:
     values = finite(select(rows, metric)["value"])
     return float(np.median(values)) if values.size else None
@@ -84,8 +99,7 @@ def f1_scaling_accuracy(data: AuditData):
             table = {}
             for level, part in rows.groupby(factor):
                 ttq = select(part, TIME_TO_QUALITY)
-                rate = part[data.kinds.loc[part.index] == "rate"]
-                table[_level(level)] = {"throughput_median": float(np.median(finite(rate["value"]))) if len(rate) else None,
+                table[_level(level)] = {"throughput_median": _throughput(data, part),
                                      "time_to_quality_median": _median(_reached(ttq), TIME_TO_QUALITY),
                                      "runs": int(ttq["run_id"].nunique()),
                                      "reached_target": int(_reached(ttq)["run_id"].nunique())}
@@ -396,7 +410,7 @@ def f11_input_size(data: AuditData):
     """An input-size sweep reports quality at every size, beside the rate."""
     ml = _ml(data)
     column = "input_size" if "input_size" in ml else "size"
-    ml = ml[ml[column].astype(str).str.strip().isin(["", "0", "-1"]) == False]  # noqa: E712
+    ml = ml[~ml[column].astype(str).str.strip().isin(["", "0", "-1", "nan", "0.0", "-1.0"])]
     if ml.empty or not (data.kinds.loc[ml.index] == "quality").any():
         return NA, [ev("ML rows with quality and an input size", 0, "", f"column {column}")], ""
     table = {}
@@ -419,11 +433,10 @@ def _pareto(data: AuditData) -> list[dict]:
     ml = _ml(data)
     points = []
     for key, part in ml.groupby(["workload", "precision", "implementation"]):
-        acc = finite(part.loc[part["metric"].isin(["test_accuracy", "accuracy"]), "value"])
-        rate = finite(part.loc[data.kinds.loc[part.index] == "rate", "value"])
-        if acc.size and rate.size:
-            points.append({"variant": "/".join(map(str, key)), "accuracy": float(np.median(acc)),
-                           "throughput": float(np.median(rate))})
+        acc = finite(select(part, ["test_accuracy", "accuracy"])["value"])
+        rate = _throughput(data, part)
+        if acc.size and rate is not None:
+            points.append({"variant": "/".join(map(str, key)), "accuracy": float(np.median(acc)), "throughput": rate})
     for p in points:
         p["on_front"] = not any(q["accuracy"] >= p["accuracy"] and q["throughput"] >= p["throughput"] and q is not p
                                 and (q["accuracy"] > p["accuracy"] or q["throughput"] > p["throughput"]) for q in points)

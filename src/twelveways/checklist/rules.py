@@ -10,6 +10,7 @@ Shapiro–Wilk, ``twelveways.stats.median_ci`` for the CI of the median).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 from scipy import stats as sps
@@ -115,6 +116,8 @@ def r2_subset_reasons(data: AuditData):
     for src in data.sources:
         available = src.attr("levels_available")
         field = "attr levels_available"
+        if not isinstance(available, dict) and (src.frame["benchmark"] == "bounds").all():
+            continue  # machine bounds (R11) are not a benchmark selection
         if not isinstance(available, dict):
             prk = src.frame[src.frame["benchmark"] == "prk"]
             if prk.empty:
@@ -564,19 +567,22 @@ def r10_parallel_time(data: AuditData):
 # ------------------------------------------------------------------ R11
 
 UNIT_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+BINARY_PREFIX = {"Ki": 2.0 ** 10, "Mi": 2.0 ** 20, "Gi": 2.0 ** 30, "Ti": 2.0 ** 40}
+HARDWARE_UNIT = re.compile(r"\s*(Ki|Mi|Gi|Ti|k|K|M|G|T|P)?(B|byte|bytes|flop|flops|op|ops)/s\s*", re.IGNORECASE)
 
 
 def hardware_unit(unit: str) -> tuple[str, float] | None:
-    """('byte'|'flop'|'op', scale) for units like MB/s, GFlop/s, Gop/s; None for other rates."""
-    import re
-
-    match = re.fullmatch(r"\s*([kKMGTP]?)(i?)(B|byte|bytes|flop|flops|Flop|FLOP|op|ops|Op)/s\s*", str(unit))
+    """('byte'|'flop'|'op', scale to base units/s) for units like MB/s, GiB/s, MFlop/s, Gop/s; None otherwise."""
+    match = HARDWARE_UNIT.fullmatch(str(unit))
     if not match:
         return None
-    prefix, binary, base = match.groups()
-    scale = (1024.0 ** " kMGTP".index(prefix.upper() if prefix != "k" else "K")) if binary and prefix else UNIT_PREFIX[prefix]
-    base = {"b": "byte", "byte": "byte", "bytes": "byte"}.get(base.lower(), "flop" if base.lower().startswith("flop") else "op")
-    return base, scale
+    prefix, base = match.group(1) or "", match.group(2).lower()
+    if prefix in BINARY_PREFIX:
+        scale = BINARY_PREFIX[prefix]
+    else:
+        scale = UNIT_PREFIX.get(prefix, UNIT_PREFIX.get(prefix.upper(), 1.0))
+    kind = "byte" if base.startswith("b") else "flop" if base.startswith("flop") else "op"
+    return kind, scale
 
 
 @check("R11", "upper performance bounds")
@@ -598,8 +604,8 @@ def r11_bounds(data: AuditData):
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), (float(b["value"]) * parsed[1], f"{src.path}: attr bounds"))
     statuses, evidence = [], []
     for src in data.sources:
-        rows = results_rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
-        rows = results_rows[results_rows["valid"] & (results_rows["iteration"] != 0)]
+        rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
+        rows = rows[rows["valid"] & (rows["iteration"] != 0)]
         for unit, group in rows.groupby("unit"):
             parsed = hardware_unit(unit)
             if not parsed:

@@ -76,6 +76,9 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
     out["Server latency-bounded QPS"] = _metric(frame, "latency_bounded_qps", role="summary")
     out["Offline samples/s"] = _metric(frame, "samples_per_second", scenario="Offline", **perf)
     out["Server/Offline throughput loss"] = _metric(frame, "server_throughput_loss", role="summary")
+    for scenario in ("SingleStream", "Offline"):
+        verdict = _metric(frame, "result_valid", scenario=scenario, **perf)
+        out[f"{scenario} LoadGen result"] = verdict.map({1.0: "VALID", 0.0: "INVALID"})
     out["accuracy"] = _metric(frame, "accuracy", role="accuracy")
     out["relative accuracy (vs fp32)"] = _metric(frame, "relative_accuracy", role="accuracy")
     out["within tolerance"] = _metric(frame, "accuracy_within_tolerance", role="accuracy").map({1.0: "yes", 0.0: "NO"})

@@ -56,7 +56,8 @@ def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0
         return prep
     pilot_cfg = dict(cfg, min_duration_s=PILOT_S, statistical_minimum=False,
                      min_queries={"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_SAMPLES})
-    prep.calibration["throughput_sps"] = PILOT_OFFLINE_SAMPLES / (1.3 * 1.1 * PILOT_S)  # ~16k samples, not millions
+    # LoadGen issues expected_qps * 1.1 * min_duration samples: ~16k here, not millions
+    prep.calibration["throughput_sps"] = PILOT_OFFLINE_SAMPLES / (scenarios.EXPECTED_QPS_FACTOR * 1.1 * PILOT_S)
     measured = {"runner_only": calib, "source": "LoadGen pilot runs"}
     for name in ("SingleStream", "MultiStream", "Offline"):
         parsed = performance_run(prep, name, pilot_cfg, seed, Path(pilot_dir) / name)

@@ -150,7 +150,7 @@ class _InvalidRun(Exception):
 
 def run_point(point: Point, config: Mapping, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
               launcher: Sequence[str] | None = None, python_dir=run.PYTHON_KERNELS_DIR,
-              on_run: Callable[[measure.Repetition | None], None] | None = None,
+              on_run: Callable[[], None] | None = None,
               extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], str]:
     """All rows of one configuration, repeated adaptively, and the stop reason."""
     prk, meas = config["prk"], config["measurement"]
@@ -168,7 +168,7 @@ def run_point(point: Point, config: Mapping, *, kernels_dir, run_counter: list[i
         invocation_index[0] += 1
         run_counter[0] += 1
         if on_run is not None:
-            on_run(None)
+            on_run()
         if not doc["valid"]:
             raise _InvalidRun(run_id)
         return [float(t) for t in doc["iteration_max_times"]]
@@ -226,7 +226,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
             bar.update(task, description=f"{point.key()} (runs: {counter[0]})")
             rows, reason = run_point(point, config, kernels_dir=kernels_dir, run_counter=counter,
                                      timer_overhead_ns=timer["overhead_ns"], launcher=launcher, python_dir=python_dir,
-                                     on_run=lambda _r, p=point: bar.update(task, description=f"{p.key()} (runs: {counter[0]})"),
+                                     on_run=lambda p=point: bar.update(task, description=f"{p.key()} (runs: {counter[0]})"),
                                      extra_env=extra_env)
             all_rows.extend(rows)
             stops[point.key()] = reason

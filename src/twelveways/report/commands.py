@@ -151,7 +151,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     """Copy a real run's results into a reference set (``DIR/results/*.nc``, ``DIR/*.json``).
 
     Results files are re-written with gzip compression (same content, validated on the way);
-    the set must stay under ``limit`` bytes.  Used once per release to refresh data/reference.
+    the set must stay under ``limit`` bytes.  Files of ``output`` that snapshot does not write
+    (README.md, run-config.yaml) are kept.  Used once per release to refresh data/reference.
     """
     import shutil
     import tempfile
@@ -163,7 +164,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     for needed in (env, config):
         if not needed.is_file():
             raise ResultsError(f"{needed} is missing: run the workflow first (snakemake --cores all)")
-    staging = Path(tempfile.mkdtemp(prefix=".snapshot-", dir=output.parent if output.parent.is_dir() else None))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".snapshot-", dir=output.parent))  # same file system: renames
     try:
         (staging / "results").mkdir()
         written = [Path(shutil.copy2(env, staging / "environment.json")), Path(shutil.copy2(config, staging / "config.json"))]
@@ -182,12 +184,21 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
         if total > limit:
             raise ResultsError(f"the reference set would take {total / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB "
                                "budget: run a smaller profile for it")
-        if output.exists():
-            shutil.rmtree(output)
-        staging.rename(output)
-    except BaseException:
+        for path in [staging, staging / "results", *written]:
+            path.chmod(0o755 if path.is_dir() else 0o644)  # for readers (mkdtemp/mkstemp make them private)
+        # swap in what snapshot manages; anything else there (README.md, run-config.yaml) stays
+        output.mkdir(parents=True, exist_ok=True)
+        output.chmod(0o755)
+        for name in ("environment.json", "config.json", "checklist.json", "results"):
+            old = output / name
+            if old.is_dir():
+                shutil.rmtree(old)
+            elif old.exists():
+                old.unlink()
+            if (staging / name).exists():
+                (staging / name).rename(old)
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        raise
     return sorted(p for p in output.rglob("*") if p.is_file())
 
 

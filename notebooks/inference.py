@@ -1,0 +1,240 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python (twelveways)
+#     language: python
+#     name: twelveways
+# ---
+
+# %% [markdown]
+# # Inference: the trained models on MLPerf LoadGen
+#
+# How the numbers below were made (F9, F12, SC15 rules 8 and 10): the trained checkpoints are
+# served by a Python system under test and driven by the real MLPerf LoadGen in its four
+# scenarios.  **SingleStream** issues one 1-sample query at a time and reports a tail latency;
+# **MultiStream** issues 8-sample queries one at a time and reports the per-query tail latency;
+# **Server** issues 1-sample queries with Poisson arrivals and reports the highest target QPS
+# LoadGen calls VALID (its latency percentile within the bound, early stopping met): the
+# *latency-bounded throughput*; **Offline** issues every sample at once and reports samples per
+# second.  AccuracyOnly runs every test sample once and the accuracy script scores the logged
+# responses.  Every latency is LoadGen's own (completion minus *scheduled* issue time), read from
+# its trace, and LoadGen's VALID/INVALID verdict is carried unchanged: nothing here overrides it.
+# Each run's logs stay under `results/inference/<model>-<variant>/<scenario>/`.
+
+# %% tags=["parameters"]
+results_dir = "results"
+figures_dir = "results/figures/inference"
+environment_json = "results/environment.json"
+config_json = "results/config.json"
+checklist_json = "reports/checklist.json"
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from twelveways import plots, stats
+from twelveways.errors import StatisticsError
+from twelveways.infer import analysis
+from twelveways.report import tables
+from twelveways.report.notebooks import resolve
+
+plots.setup()
+frame, attrs = analysis.load(resolve(results_dir))
+VARIANTS = sorted(frame["variant"].unique())
+frame["variant"] = pd.Categorical(frame["variant"], categories=VARIANTS)  # one colour per variant in every figure
+figures = resolve(figures_dir)
+lat = analysis.latencies(frame)
+run_table = analysis.runs(frame)
+below = bool(frame.loc[frame["role"].isin(analysis.PERFORMANCE_ROLES), "below_statistical_minimum"].any())
+label = attrs.get("statistical_minimum_label", "below the MLPerf statistical minimum")
+minimum = attrs.get("statistical_minimum", {}) or {}
+if below:
+    tables.note(f"These results are {label}: the runs are shorter than {minimum.get('min_duration_s', 60):g} s "
+                f"and/or issue fewer queries than MLPerf's counts {minimum.get('query_counts')}. LoadGen's verdicts "
+                "still apply to the runs as made, but their tail percentiles carry less statistical confidence.",
+                kind="warning")
+tables.note(f"LoadGen {attrs.get('loadgen_version')}; per-query latencies: {attrs.get('per_query_latency_source')}")
+
+# %% [markdown]
+# ## What each scenario reports
+
+# %%
+definitions = pd.DataFrame([{"scenario": name, "queries": d["arrival"], "latencies over": d["latency_kind"],
+                             "reported number": d["reported"]}
+                            for name, d in (attrs.get("scenario_definitions") or {}).items()])
+tables.show(definitions, "scenarios as declared in twelveways.infer.scenarios")
+
+# %% [markdown]
+# ## Headline numbers per model and precision variant
+#
+# LoadGen's values, unchanged.  The Server/Offline loss is `1 - latency-bounded QPS / Offline
+# samples/s`, a ratio of two measured numbers (never an average of ratios).
+
+# %%
+head = analysis.headline(frame)
+tables.show(head, "per variant: what each scenario reports, and accuracy")
+tables.note("Relative accuracy definition used for the check: " + str(attrs.get("relative_accuracy_definition")))
+
+# %% [markdown]
+# ## LoadGen's verdict for every run, one line per criterion
+#
+# The pilot runs only calibrate what LoadGen is told to expect (they are short on purpose, so
+# many are INVALID); the Server search probes are INVALID above the latency-bounded throughput.
+
+# %%
+tables.show(run_table, "every LoadGen performance run: result and criteria (Yes/NO)")
+
+# %% [markdown]
+# ## Latency CDFs per scenario (R8)
+#
+# Every recorded query's latency as an exact empirical CDF; p50, p90 and p99 are marked.  For
+# Server, the run at the highest VALID target QPS of each variant.
+
+# %%
+server_best = frame[(frame["metric"] == "latency_bounded_qps")].set_index("variant")["value"]
+shown = lat[(lat["role"] == "performance") | ((lat["scenario"] == "Server") &
+                                              (lat["target_qps"] == lat["variant"].map(server_best)))]
+scenarios = [s for s in ("SingleStream", "MultiStream", "Server", "Offline") if s in set(shown["scenario"])]
+scenarios = [s for s in scenarios if s != "Offline"]  # one query per Offline run: no distribution
+if scenarios:
+    fig, axes = plt.subplots(1, len(scenarios), figsize=(5.2 * len(scenarios), 3.8), squeeze=False)
+    for ax, scenario in zip(axes.flat, scenarios):
+        part = shown[shown["scenario"] == scenario]
+        plots.latency_cdf(part, "latency_ms", hue="variant", ax=ax, xlabel="latency (ms, log scale)",
+                          title=f"{scenario}: per-query latency")
+    fig.tight_layout()
+    plots.save(fig, figures, "latency_cdf")
+    plt.show()
+
+# %%
+rows = []
+for (variant, scenario), part in shown.groupby(["variant", "scenario"]):
+    for p in stats.percentiles(part["latency_ms"], qs=(0.5, 0.9, 0.99), confidence=0.95):
+        rows.append({"variant": variant, "scenario": scenario, "percentile": f"p{p['q'] * 100:g}",
+                     "latency (ms)": p["value"], "95% CI": p["ci"], "n": p["n"], "note": p["note"]})
+tables.show(pd.DataFrame(rows), "percentiles of the recorded latencies with exact binomial CIs "
+            "(LoadGen's own percentiles are in the run table above)")
+
+# %% [markdown]
+# ## Latency against load: quantile regression on the Server runs (R8)
+#
+# Every Server run (search probes and the load sweep) at its target QPS; lines are statsmodels
+# QuantReg fits of p50, p90 and p99 latency on the offered load, VALID and INVALID runs alike
+# (the INVALID ones are where the load exceeds what the bound allows).
+
+# %%
+server = lat[lat["scenario"] == "Server"].copy()
+fits = []
+variants = [v for v in VARIANTS if (server["variant"] == v).any()]
+if variants:
+    ncols = min(3, len(variants))
+    nrows = -(-len(variants) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), squeeze=False, sharey=True)
+    for ax in axes.flat[len(variants):]:
+        ax.set_visible(False)
+    for ax, variant in zip(axes.flat, variants):
+        part = server[server["variant"] == variant]
+        sample = part.sample(min(len(part), 4000), random_state=0)
+        sns.stripplot(data=sample, x="target_qps", y="latency_ms", native_scale=True, size=1.5, alpha=0.3,
+                      color="0.4", ax=ax, jitter=False)
+        try:
+            fit = stats.quantile_regression(part["target_qps"], part["latency_ms"], quantiles=(0.5, 0.9, 0.99))
+        except StatisticsError as exc:
+            ax.set_title(f"{variant}\n(no fit: {exc})", fontsize="small")
+            continue
+        grid = np.linspace(part["target_qps"].min(), part["target_qps"].max(), 50)
+        for q, line in fit.items():
+            ax.plot(grid, line.predict(grid), label=f"p{q * 100:g}")
+            fits.append({"variant": variant, "quantile": f"p{q * 100:g}", "ms per 1000 QPS": line.slope * 1000,
+                         "95% CI": tuple(v * 1000 for v in line.slope_ci), "intercept (ms)": line.intercept,
+                         "n": line.n, "converged": line.converged})
+        ax.set_yscale("log")
+        ax.set_xlabel("target QPS (offered load)")
+        ax.set_ylabel("latency (ms, log scale)")
+        ax.set_title(variant)
+        ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    plots.save(fig, figures, "latency_vs_load")
+    plt.show()
+tables.show(pd.DataFrame(fits), "quantile regression of latency on target QPS (statsmodels QuantReg)")
+tables.show(analysis.server_probes(frame), "every Server run: offered load, LoadGen's verdict, p99")
+
+# %% [markdown]
+# ## What the latency bound costs: Server against Offline throughput
+
+# %%
+tp = head[["variant", "Offline samples/s", "Server latency-bounded QPS"]].melt(
+    id_vars="variant", var_name="scenario", value_name="samples per second")
+if tp["samples per second"].notna().any():
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    sns.barplot(data=tp, x="variant", y="samples per second", hue="scenario", order=VARIANTS, ax=ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("samples per second (log scale)")
+    ax.set_title("Offline throughput vs latency-bounded Server throughput")
+    ax.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    plots.save(fig, figures, "server_vs_offline")
+    plt.show()
+missing = head.loc[head["Server latency-bounded QPS"].isna(), "variant"].tolist()
+if missing:
+    tables.note(f"No VALID Server run for {', '.join(missing)}: no target QPS met the latency bound "
+                "(see the Server runs above); their latency-bounded throughput is unknown, not zero.", kind="warning")
+
+# %% [markdown]
+# ## Accuracy, throughput and tail latency: the Pareto front (F12)
+#
+# A variant is on the front when no other variant is at least as accurate, at least as fast
+# (Offline samples/s) and at least as quick in the tail (SingleStream p90 latency) and better in
+# one of them.  Comparing a variant with anything off the front is a badly chosen comparison point.
+# Only variants whose SingleStream and Offline runs LoadGen called VALID compete.
+
+# %%
+front_table = head[["variant", "workload", "precision", "parameters", "accuracy", "Offline samples/s",
+                    "SingleStream p90 latency (ms)", "SingleStream LoadGen result", "Offline LoadGen result"]].copy()
+eligible = (front_table["SingleStream LoadGen result"] == "VALID") & (front_table["Offline LoadGen result"] == "VALID")
+on_front = analysis.pareto(front_table[eligible], ["accuracy", "Offline samples/s"], ["SingleStream p90 latency (ms)"])
+front_table["on Pareto front"] = "not eligible (INVALID run)"
+front_table.loc[eligible, "on Pareto front"] = on_front.map({True: "yes", False: "no"})
+points = front_table[eligible]
+if len(points) and points[["accuracy", "Offline samples/s"]].notna().all(axis=None):
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    sns.scatterplot(data=points, x="Offline samples/s", y="accuracy", hue="workload", style="precision",
+                    size="SingleStream p90 latency (ms)", sizes=(40, 300), ax=ax)
+    for _, row in points[points["on Pareto front"] == "yes"].iterrows():
+        ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(6, 6),
+                    fontsize="x-small")
+    ax.set_xlabel("Offline samples per second")
+    ax.set_title("accuracy vs throughput; marker size = SingleStream p90 latency")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    plots.save(fig, figures, "pareto")
+    plt.show()
+tables.show(front_table, "accuracy, throughput and tail latency per variant")
+
+# %% [markdown]
+# ## Inference cost beside training cost (F9)
+#
+# The training stage's time to quality of each checkpoint, the Offline time per sample, and how
+# many inferences cost as much as training did.
+
+# %%
+tables.show(analysis.costs(frame), "training vs inference cost per variant")
+
+# %% [markdown]
+# ## How LoadGen was configured
+#
+# What LoadGen was told to expect, from short pilot runs (these set how many queries it
+# pre-generates; they are not results), and the stage's configuration.
+
+# %%
+calibration = pd.DataFrame([{"variant": k, **{kk: vv for kk, vv in v.items() if kk != "runner_only"}}
+                            for k, v in (attrs.get("calibration") or {}).items()])
+tables.show(calibration, "calibration per variant")
+tables.show(tables.key_value(attrs.get("infer_config") or {}), "infer configuration")
