@@ -45,6 +45,33 @@ from twelveways import env_render
 tables.show(pd.DataFrame(env_render.summary_rows(capture), columns=["", "value"]), collapse_after=60)
 
 # %% [markdown]
+# ## Start and end of the run
+#
+# The machine's load when the run started and when it ended, and whether anything in the
+# environment changed in between (an end-of-run capture, `environment-end.json`, compared with
+# the start).
+
+# %%
+end_path = resolve(environment_json).with_name("environment-end.json")
+if not end_path.is_file():
+    tables.note(f"No end-of-run capture ({end_path.name}) beside the environment capture: "
+                "the load at the end and any change during the run are not recorded here.")
+else:
+    end = tables.read_json(end_path, "end-of-run environment capture")
+    loads = [{"when": label, **{k: v for k, v in tables.flatten(snapshot)}}
+             for label, snapshot in (end.get("load") or {}).items() if isinstance(snapshot, dict)]
+    if loads:
+        tables.show(pd.DataFrame(loads), "load at start and end")
+    comparison = end.get("comparison") or {}
+    if not comparison:
+        tables.note("The end capture holds no comparison with the start.", "warning")
+    elif comparison.get("same_environment"):
+        tables.note("The environment did not change during the run (same hash at start and end).")
+    else:
+        changed = ", ".join(map(str, comparison.get("differences", []))) or "(fields not listed)"
+        tables.note(f"The environment CHANGED during the run: {changed}", "warning")
+
+# %% [markdown]
 # ## The capture, part by part
 #
 # Every field as captured, folded by part (click a part to open it).

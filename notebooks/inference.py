@@ -115,7 +115,7 @@ if scenarios:
 
 # %%
 rows = []
-for (variant, scenario), part in shown.groupby(["variant", "scenario"]):
+for (variant, scenario), part in shown[shown["scenario"] != "Offline"].groupby(["variant", "scenario"], observed=True):
     for p in stats.percentiles(part["latency_ms"], qs=(0.5, 0.9, 0.99), confidence=0.95):
         rows.append({"variant": variant, "scenario": scenario, "percentile": f"p{p['q'] * 100:g}",
                      "latency (ms)": p["value"], "95% CI": p["ci"], "n": p["n"], "note": p["note"]})

@@ -33,10 +33,8 @@ config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
 
 # %%
-import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import seaborn as sns
 

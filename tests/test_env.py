@@ -62,7 +62,10 @@ def _lookup(capture, path):
 
 @pytest.fixture(scope="module")
 def cli_capture(root, venv_env):
-    proc = subprocess.run([sys.executable, "-m", "twelveways.env", "--json"], cwd=root, env=venv_env,
+    # this process's environment as it is now (earlier imports, e.g. joblib, may have added
+    # variables the capture records), so the in-process capture sees the same variables
+    child_env = {**os.environ, "PATH": venv_env["PATH"]}
+    proc = subprocess.run([sys.executable, "-m", "twelveways.env", "--json"], cwd=root, env=child_env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -137,9 +140,16 @@ def test_hash_ignores_volatile_fields_and_sees_real_changes(cli_capture):
     changed["os"]["kernel_release"] = "0.0.0-other"
     assert env.environment_hash(changed) != cli_capture["hash"]
     assert env.differences(cli_capture, changed) == ["os.kernel_release"]
+    binding = copy.deepcopy(cli_capture)
+    binding["environment_variables"]["OMP_PROC_BIND"] = "close"
+    assert env.environment_hash(binding) != cli_capture["hash"]
+    # thread counts are per job (Snakemake sets them to each job's threads): not the environment
     threads = copy.deepcopy(cli_capture)
     threads["environment_variables"]["OMP_NUM_THREADS"] = "97"
-    assert env.environment_hash(threads) != cli_capture["hash"]
+    threads["torch"]["num_threads"] = 97
+    for pool in threads["blas_openmp"]["threadpools"]:
+        pool["num_threads"] = 97
+    assert env.environment_hash(threads) == cli_capture["hash"]
 
 
 def test_hash_does_not_depend_on_where_the_project_lives(cli_capture, monkeypatch):

@@ -15,7 +15,7 @@ import torch
 
 from twelveways import config as twconfig
 from twelveways import results
-from twelveways.infer import harness, model, parse, run, runs, variants
+from twelveways.infer import harness, model, run, runs, variants
 
 ARCH = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [32], "num_classes": 10}
 DATA = {"source": "sklearn-digits", "test_fraction": 0.2, "seed": 0, "scale": 16.0}

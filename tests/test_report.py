@@ -80,6 +80,7 @@ def test_machine_and_config_strings_are_escaped(synthetic_report, soup):
     assert not [tag for tag in soup.find_all(True) if any(a.lower().startswith("on") for a in tag.attrs)]
     assert not soup.find_all("img", src="x")
     assert "c-mpi beats numpy <script>" not in text  # a claim from config
+    assert "The environment CHANGED during the run: hardware.frequency.governor &lt;changed&gt;" in text
 
 
 def test_invalid_runs_and_warmup_never_reach_the_summary(synthetic_report):
@@ -372,3 +373,17 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
     with pytest.raises(Exception, match="over the"):
         commands.snapshot(run / "results", None, tmp_path / "too-big", limit=1000)
     assert not (tmp_path / "too-big").exists()
+    # a refresh keeps files it does not manage and drops a checklist it was not given
+    (run / "environment-end.json").rename(run / "results" / "environment-end.json")
+    (tmp_path / "reference" / "README.md").write_text("kept")
+    out = commands.snapshot(run / "results", None, tmp_path / "reference")
+    names = sorted(str(p.relative_to(tmp_path / "reference")) for p in out)
+    assert names == ["README.md", "config.json", "environment-end.json", "environment.json", "results/bounds.nc",
+                     "results/prk.nc"]
+
+
+def test_bare_report_command_means_rebuild():
+    args = commands.parser().parse_args(["rebuild"])
+    assert args.source == "data/reference" and args.output == "reports/"
+    with pytest.raises(SystemExit):
+        commands.main(["--from"])  # `twelveways report --from` without a folder: argparse's usage error

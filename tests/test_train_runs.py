@@ -8,7 +8,6 @@ import json
 import subprocess
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -185,3 +184,23 @@ def test_sweeps_cli_reports_errors_in_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.startswith("error:") and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "train.nc").exists()
+
+
+def test_analysis_tables_for_the_notebook(study):
+    from twelveways.train import analysis as ta
+
+    samples, attrs = ta.load(study["root"] / "results")
+    runs = ta.per_run(samples)
+    assert runs["run_id"].is_unique and len(runs) == len(list(study["logs"].glob("*.log")))
+    missed = runs[runs["converged"] == 0]
+    assert missed["time_to_train"].isna().all() and missed["time_to_train_spent"].notna().all()
+    assert list(ta.batch_sweep(runs)["batch_size"]) == [32, 256]
+    speed = ta.speedups(runs, ta.scores(attrs))
+    base = speed[speed["ranks"] == 1].iloc[0]
+    assert base["per_iteration_speedup"] == pytest.approx(1.0) and base["end_to_end_speedup"] == pytest.approx(1.0)
+    sparse = speed[speed["sparsification"] != "none"].iloc[0]
+    assert sparse["comm_reduction"] == pytest.approx(1 / 0.05 / 2, rel=0.02)  # 4 B dense vs 8 B per sent entry
+    trials, totals = ta.tuning(attrs)
+    assert list(trials["lr"]) == TINY["lr_search"]["lrs"] and totals["total_tuning_cost_s"] == pytest.approx(trials["cost_s"].sum())
+    ops = ta.ops_by_dtype(samples)
+    assert (ops["ops_per_step"] > 0).all() and set(ops["op_kind"]) == {"matmul_conv", "elementwise"}

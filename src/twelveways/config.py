@@ -198,6 +198,7 @@ def write_json(config: Mapping, path: str | Path) -> Path:
     with os.fdopen(fd, "w") as handle:
         json.dump(dict(config), handle, indent=2, sort_keys=True)
         handle.write("\n")
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return path
 

@@ -69,6 +69,13 @@ VOLATILE: dict[str, str] = {
     "environment_variables.PMIX_*": "set per process by the MPI launcher",
     "environment_variables.OMPI_COMM_WORLD_*": "set per process by Open MPI's launcher",
     "environment_variables.MPI_LOCAL*": "set per process by the MPI launcher",
+    "environment_variables.*_NUM_THREADS": "per job: Snakemake sets the thread variables of every job to its "
+                                           "threads; each result records its own thread count",
+    "environment_variables.VECLIB_MAXIMUM_THREADS": "per job, as *_NUM_THREADS",
+    "blas_openmp.threadpools.num_threads": "follows the per-job thread variables",
+    "torch.num_threads": "follows the per-job thread variables",
+    "torch.num_interop_threads": "follows the per-job thread variables",
+    "torch.parallel_info": "lists the per-job thread settings",
     "git": "the project's own version is provenance, not environment: every results file carries "
            "git_commit and git_dirty separately",
     "comparison": "only in an end-of-run capture: how it differs from the start",
@@ -1139,6 +1146,8 @@ def main(argv: list[str] | None = None) -> int:
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # e.g. `twelveways env --json | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

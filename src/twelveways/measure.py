@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import stats
 from .errors import MeasurementError, StatisticsError
 
 STOP_CI_MET = "ci_target_met"
@@ -98,6 +97,8 @@ def ci_within_target(samples: Sequence[float], target: float, confidence: float)
     if values.size == 0:
         return False, None, None
     median = float(np.median(values))
+    from . import stats  # imported here: scipy costs seconds, and timer_properties() needs none of it
+
     try:
         low, high = stats.median_ci(values, confidence)
     except StatisticsError:

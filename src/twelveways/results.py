@@ -198,6 +198,7 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
         ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding or None)
         with builtins.open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; results are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

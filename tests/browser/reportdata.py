@@ -94,6 +94,12 @@ ENVIRONMENT = {
     "hash": "synthetic-environment-hash",
 }
 
+ENVIRONMENT_END = {**ENVIRONMENT, "load": {
+    "start": {"label": "start", "loadavg": {"1min": 0.5}, "processes": 90},
+    "end": {"label": "end", "loadavg": {"1min": 2.5}, "processes": 95}},
+    "comparison": {"against": "results/environment.json", "same_environment": False,
+                   "differences": ["hardware.frequency.governor <changed>"]}}
+
 CONFIG = {"seed": 7, "profile": "test", "stages": {"prk": True, "train": False, "infer": False},
           "subset_reasons": {"train": "synthetic set", "infer": "synthetic set"},
           "measurement": {"confidence": 0.95, "ci_target": 0.05, "min_samples": 5, "max_samples": 40, "max_seconds": 6},
@@ -128,6 +134,7 @@ def write_result_set(folder: Path) -> Path:
     folder = Path(folder)
     (folder / "results").mkdir(parents=True, exist_ok=True)
     (folder / "environment.json").write_text(json.dumps(ENVIRONMENT, indent=1))
+    (folder / "environment-end.json").write_text(json.dumps(ENVIRONMENT_END, indent=1))
     (folder / "config.json").write_text(json.dumps(CONFIG, indent=1))
     (folder / "checklist.json").write_text(json.dumps(CHECKLIST, indent=1))
     attrs = results.provenance(ENVIRONMENT, CONFIG)

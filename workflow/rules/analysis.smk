@@ -23,6 +23,7 @@ rule notebook_environment:
     input:
         notebook="notebooks/environment.py",
         environment=ENV_JSON,
+        end="results/environment-end.json",
         config=CONFIG_FILE,
         code=NOTEBOOK_CODE,
     output:
@@ -30,6 +31,8 @@ rule notebook_environment:
         figures=directory("results/figures/environment"),
     log:
         "logs/notebooks/environment.log",
+    benchmark:
+        "logs/bench/notebook_environment.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -58,6 +61,8 @@ rule notebook_prk:
         ),
     log:
         "logs/notebooks/prk.log",
+    benchmark:
+        "logs/bench/notebook_prk.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -85,6 +90,8 @@ rule notebook_train:
         ),
     log:
         "logs/notebooks/train.log",
+    benchmark:
+        "logs/bench/notebook_train.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -112,6 +119,8 @@ rule notebook_inference:
         ),
     log:
         "logs/notebooks/inference.log",
+    benchmark:
+        "logs/bench/notebook_inference.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -132,6 +141,8 @@ rule notebook_checklist:
         figures=directory("results/figures/checklist"),
     log:
         "logs/notebooks/checklist.log",
+    benchmark:
+        "logs/bench/notebook_checklist.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:

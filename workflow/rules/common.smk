@@ -1,11 +1,16 @@
 # Shared definitions for every stage. Logic lives in src/twelveways; rules stay thin.
 
 import json
+import os
 from glob import glob
 import sys
 from pathlib import Path
 
 from twelveways.results import canonical_hash
+
+# Jobs' shell commands must find the interpreter (and mpiexec, papermill) that runs Snakemake,
+# whether or not the user activated .venv: put its bin folder first on PATH.
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 PY = "python -m"
 ENV_JSON = "results/environment.json"

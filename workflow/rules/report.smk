@@ -14,6 +14,8 @@ rule report:
         report("reports/report.html", caption="../report/report.rst", category="Report"),
     log:
         "logs/report.log",
+    benchmark:
+        "logs/bench/report.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import norm
-
 from ..errors import ConfigError
 
 #: Counts are rounded up to a multiple of this (2^13), as MLPerf does.
@@ -33,6 +31,8 @@ def min_query_count(percentile: float, confidence: float = 0.99) -> int:
         raise ConfigError(f"percentile must lie in (0, 1), got {percentile!r}")
     if not 0 < confidence < 1:
         raise ConfigError(f"confidence must lie in (0, 1), got {confidence!r}")
+    from scipy.stats import norm  # imported here: scipy.stats takes seconds to import
+
     z = norm.ppf(1 - (1 - confidence) / 2)
     margin = (1 - percentile) / 20
     n = z * z * percentile * (1 - percentile) / (margin * margin)

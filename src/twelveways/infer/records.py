@@ -17,8 +17,6 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from . import parse
-
 #: Summary "key : value" lines carried as metrics (name, unit).
 SUMMARY_VALUES = {
     "Completed samples per second": ("completed_samples_per_second", "samples/s"),
@@ -40,6 +38,40 @@ DETAIL_VALUES = {
     "effective_target_latency_ns": ("latency_bound", "ns"),
     "effective_target_latency_percentile": ("target_latency_percentile", "1"),
     "num_errors": ("loadgen_errors", "1"),
+}
+
+
+#: Every metric this stage writes, with its meaning (stored in the results' ``metrics`` attribute).
+METRICS = {
+    "latency": "one row per query: LoadGen's latency (completion minus scheduled issue; MultiStream: of the "
+               "query's last sample; Offline: its single query), ns",
+    "latency_rows_fraction": "share of the run's queries that have a 'latency' row (1 = all)",
+    "result_valid": "LoadGen's 'Result is' line: 1 VALID, 0 INVALID",
+    "latency_bound_satisfied": "Server: 'Performance constraints satisfied' (percentile latency within the bound)",
+    "min_duration_satisfied": "LoadGen's 'Min duration satisfied'",
+    "min_queries_satisfied": "LoadGen's 'Min queries satisfied'",
+    "early_stopping_satisfied": "LoadGen's 'Early stopping satisfied'",
+    "latency_pXX": "LoadGen's summary percentile (sorted[floor(n*p)]) of per-sample (MultiStream: per-query) latency, ns",
+    "early_stopping_latency_pXX": "LoadGen's early-stopping estimate of that percentile, ns (MLPerf's reported "
+                                  "SingleStream/MultiStream number)",
+    "latency_min / latency_max / latency_mean": "LoadGen's summary values, ns",
+    "samples_per_second": "Offline: LoadGen's 'Samples per second'",
+    "completed_samples_per_second / scheduled_samples_per_second": "Server: LoadGen's summary values",
+    "qps_with_loadgen_overhead / qps_without_loadgen_overhead": "SingleStream: LoadGen's summary values",
+    "query_count / overlatency_query_count / min_query_count / samples_per_query": "from mlperf_log_detail.txt",
+    "latency_bound / target_latency_percentile": "the Server bound LoadGen applied (ns) and its percentile",
+    "min_duration / run_wall_time": "LoadGen's min duration and the run's wall time, s",
+    "latency_bounded_qps": "Server summary: highest target QPS LoadGen called VALID (NaN: none)",
+    "server_search_runs": "Server probes made by the search",
+    "offline_samples_per_second / server_throughput_loss": "Offline samples/s, and 1 - latency_bounded_qps / it",
+    "accuracy / accuracy_samples / accuracy_correct": "AccuracyOnly: top-1 accuracy over every test sample once",
+    "accuracy_delta_points / relative_accuracy / relative_errors": "vs the fp32 variant of the same model: "
+        "points (acc - acc_fp32, x100), acc / acc_fp32, err / err_fp32",
+    "accuracy_within_tolerance": "1 when the configured relative-accuracy definition passes",
+    "quality_target / quality_target_met": "the training quality target and whether this variant reaches it",
+    "training_*": "the checkpoint's training cost from its description (time to quality, total time, epochs)",
+    "inference_time_per_sample": "1 / Offline samples per second, s",
+    "training_cost_in_inferences": "training time to quality x Offline samples/s: inferences that cost as much",
 }
 
 
@@ -128,5 +160,3 @@ def base_factors(*, model, variant, scenario: str, mode: str, role: str, run_id:
         "target_qps": float(target_qps), "below_statistical_minimum": bool(below_minimum), "role": role,
     }
 
-
-__all__ = ["run_rows", "value_rows", "base_factors", "parse"]

@@ -19,14 +19,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-import pandas as pd
-
-from .. import results
 from ..config import read_json
 from ..errors import ConfigError, TwelveWaysError
-from ..measure import seeded_order
-from . import accuracy, records, scenarios
 from .querycount import BELOW_MINIMUM_LABEL, MIN_DURATION_S, min_query_count
+
+# pandas, xarray, torch and LoadGen are imported inside the functions that need them, so that a
+# bad argument is reported in a fraction of a second.
 
 PER_QUERY_SOURCE = ("LoadGen trace 'Sample' events (complete_ns: completion minus scheduled issue time, the latency "
                     "LoadGen records); percentiles recomputed from them equal mlperf_log_summary.txt. Offline: its one "
@@ -71,12 +69,16 @@ class _Variants:
 def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, environment: Path | None = None,
             root: Path = Path("."), progress: bool = True):
     """Run the whole stage and write ``output``; return the dataset."""
-    from . import harness, runs
-
-    cfg, seed = config["infer"], int(config["seed"])
-    for path in model_paths:  # before importing torch: a missing checkpoint is a one-line error, fast
+    for path in model_paths:  # before the heavy imports: a missing checkpoint is a one-line error, fast
         if not Path(path).is_file():
             raise ConfigError(f"model checkpoint not found: {path} (the training stage writes it)")
+    import pandas as pd
+
+    from .. import results
+    from ..measure import seeded_order
+    from . import harness, records, runs
+
+    cfg, seed = config["infer"], int(config["seed"])
     loaded = _prepare_all(cfg, model_paths, root)
     names = {m.name for m, _ in loaded}
     if len(names) != len(loaded):
@@ -87,7 +89,7 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     for m, _ in loaded:
         for v in cfg["variants"]:
             harness.fresh_directory(logs / f"{m.name}-{v}")
-    frames: list[pd.DataFrame] = []
+    frames: list = []
     outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
     pending_pilots: list = []
 
@@ -137,6 +139,7 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
 
 def _derived_rows(cfg, seed, loaded, outcome, logs):
     """Accuracy comparisons, latency-bounded vs Offline throughput, training beside inference cost."""
+    from . import accuracy, records
     frames = []
     acc_cfg = cfg["accuracy"]
     for m, _ in loaded:
@@ -184,8 +187,8 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
                     base("Server", "PerformanceOnly", "summary", best is not None, f"{prep.label}/Server",
                          below=any(p.info["parsed"]["below_minimum"] for p in server.probes)), values))
             training = m.description.get("training") or {}
-            costs = [(f"training_{k}", float(val), "s" if k.endswith("_s") else "1") for k, val in sorted(training.items())
-                     if isinstance(val, (int, float)) and not isinstance(val, bool)]
+            costs = [(f"training_{k}", float(val), "s" if k.endswith("_s") else "epochs") for k, val in sorted(training.items())
+                     if (k.endswith("_s") or k == "epochs") and isinstance(val, (int, float)) and not isinstance(val, bool)]
             if isinstance(sps, (int, float)) and sps > 0:
                 costs.append(("inference_time_per_sample", 1.0 / float(sps), "s"))
                 ttq = training.get("time_to_quality_s")
@@ -199,6 +202,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
 
 
 def _attributes(cfg, loaded, outcome) -> dict:
+    from . import accuracy, records, scenarios
     definitions = {name: {k: v for k, v in asdict(s).items() if k not in ("queued",)} for name, s in scenarios.SCENARIOS.items()}
     search = {}
     calibration = {}
@@ -228,6 +232,7 @@ def _attributes(cfg, loaded, outcome) -> dict:
         "models": {m.name: {"path": str(m.path), "parameters": m.parameters, "data_source": split.source,
                             "test_samples": len(split), "description": m.description} for m, split in loaded},
         "loadgen_version": _loadgen_version(),
+        "metrics": records.METRICS,
         "infer_config": cfg,
     }
 

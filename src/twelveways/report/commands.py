@@ -169,6 +169,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     try:
         (staging / "results").mkdir()
         written = [Path(shutil.copy2(env, staging / "environment.json")), Path(shutil.copy2(config, staging / "config.json"))]
+        if (results_dir / "environment-end.json").is_file():  # load at the end, changes during the run
+            written.append(Path(shutil.copy2(results_dir / "environment-end.json", staging / "environment-end.json")))
         if checklist and nb.resolve(checklist).is_file():
             written.append(Path(shutil.copy2(nb.resolve(checklist), staging / "checklist.json")))
         for path in sorted(results_dir.glob("*.nc")):
@@ -189,7 +191,7 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
         # swap in what snapshot manages; anything else there (README.md, run-config.yaml) stays
         output.mkdir(parents=True, exist_ok=True)
         output.chmod(0o755)
-        for name in ("environment.json", "config.json", "checklist.json", "results"):
+        for name in ("environment.json", "environment-end.json", "config.json", "checklist.json", "results"):
             old = output / name
             if old.is_dir():
                 shutil.rmtree(old)
@@ -242,5 +244,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["rebuild", *argv]  # `twelveways report [--from DIR]` is the reader's rebuild
     args = parser().parse_args(argv)
     return int(args.func(args) or 0)

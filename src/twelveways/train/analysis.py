@@ -35,6 +35,8 @@ def per_run(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per run: its factors and every per-run metric (time_to_train is NaN unless converged)."""
     rows = frame[(frame["iteration"] == -1) & (frame["seed"] >= 0)]
     wide = rows.pivot_table(index="run_id", columns="metric", values="value", aggfunc="first")
+    for metric in ("time_to_train", "epochs_to_target"):
+        wide[f"{metric}_spent"] = np.nan
     invalid = rows[~rows["valid"].astype(bool)]
     for _, row in invalid.iterrows():  # an unconverged run has no time to train, only a time spent
         wide.loc[row["run_id"], f"{row['metric']}_spent"] = row["value"]

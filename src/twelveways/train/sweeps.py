@@ -42,7 +42,7 @@ from pathlib import Path
 from ..errors import ConfigError, KernelError, TwelveWaysError
 from . import data as data_mod
 from . import models
-from .loop import MLLOG_PRECISION, scaled_lr
+from .loop import scaled_lr
 from .score import olympic_mean
 
 UNITS = {
@@ -341,9 +341,9 @@ def execute(config: dict, output: Path, environment: str | None, log_dir: Path, 
     manifest = data_mod.read_manifest(data_dir)
     for name in set(train["datasets"]) | {"digits"} | ({"digits32"} if 32 in train["input_sizes"] else set()):
         data_mod.dataset_entry(data_dir, name, verify=True)
-    if log_dir.exists():
-        shutil.rmtree(log_dir)
-    log_dir.mkdir(parents=True)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for stale in log_dir.glob("*.log"):  # logs of an earlier study would be mistaken for this one's
+        stale.unlink()
     finals, parallel, trials = plan(train, manifest)
     ref = reference_config(train)
 
