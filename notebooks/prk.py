@@ -35,7 +35,6 @@ checklist_json = "reports/checklist.json"
 import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 from twelveways import plots
 from twelveways.report import prkanalysis as pa
@@ -152,7 +151,8 @@ tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int
 # serial run of that size, whatever its implementation, and its absolute time is printed on the
 # figure.  Weak scaling grows the problem with the processing elements; the base case is each
 # implementation's own one-process run.  The dashed line is ideal scaling; dotted lines are
-# Amdahl's law fitted to each implementation's own medians (a model, so a line is valid).
+# Amdahl's law fitted to each implementation's own runs (a model, so a line is valid), with the
+# CI of the serial fraction.
 
 # %%
 for kind in ("strong", "weak"):
@@ -164,7 +164,7 @@ for kind in ("strong", "weak"):
     groups = list(table.groupby("group"))
     fig, axes = grid(len(groups), width=8.5, height=3.8, ncols=1)
     for ax, (group, part) in zip(axes, groups):
-        fits = pa.amdahl_fits(part) if kind == "strong" else None
+        fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else None
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
                       base_label=part["base"].iloc[0], amdahl_fits=fits, ax=ax, title=f"{kind} scaling: {group}")
     fig.tight_layout()

@@ -23,7 +23,6 @@ from bs4 import BeautifulSoup  # noqa: E402
 
 from browser import reportdata  # noqa: E402
 from twelveways import plots, results, stats  # noqa: E402
-from twelveways.errors import StatisticsError  # noqa: E402
 from twelveways.report import checklistview, commands, notebooks, prkanalysis, render, tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -295,11 +294,15 @@ def test_weak_scaling_is_over_each_implementations_own_one_process_run():
     assert "one process = a" in bases[("k", 10)] and "one process = b" in bases[("k", 10)]
 
 
-def test_amdahl_fit_recovers_a_known_serial_fraction():
-    pe = np.array([1, 2, 4, 8])
-    assert prkanalysis.amdahl_fit(pe, plots.amdahl(pe, 0.2)) == pytest.approx(0.2, abs=1e-6)
-    with pytest.raises(StatisticsError):
-        prkanalysis.amdahl_fit([1], [1.0])
+def test_amdahl_fits_use_one_self_relative_speedup_per_run():
+    times = pd.DataFrame({"workload": "k", "size": 1, "implementation": "c",
+                          "pe": [1, 1, 2, 2, 4, 4], "run_id": ["a", "b", "c", "d", "e", "f"],
+                          "time_s": 1.0 / plots.amdahl([1, 1, 2, 2, 4, 4], 0.2)})
+    table = pd.DataFrame({"workload": "k", "size": 1, "implementation": "c", "pe": [1, 2, 4],
+                          "median_s": 1.0 / plots.amdahl([1, 2, 4], 0.2), "value": [0.5, 0.8, 1.0]})
+    fit, scale = prkanalysis.amdahl_fits(table, times)["c"]
+    assert fit.serial_fraction == pytest.approx(0.2, abs=1e-6) and scale == 0.5
+    assert prkanalysis.amdahl_fits(table[table["pe"] == 1], times) == {}
 
 
 def test_bounds_and_percent_of_bound():

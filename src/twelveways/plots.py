@@ -12,7 +12,7 @@ Conventions, so that no figure suggests more than was measured:
 * a speedup plot always names its base case and prints its absolute value (R1);
 * axes carry units; log scales are labelled as such.
 
-Statistics are computed by the caller (``twelveways.stats``, scipy); these helpers only draw.
+Statistics come from ``twelveways.stats`` (scipy, statsmodels); these helpers only draw them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from scipy import stats as sps
 
 #: Points fewer than this per group get a box instead of a violin (a density of 3 points misleads).
 MIN_VIOLIN_POINTS = 8
@@ -140,7 +139,12 @@ def ci_bars(summary: pd.DataFrame, x: str, estimate: str, low: str, high: str, h
 
 
 def qq(samples, *, ax=None, title: str | None = None):
-    """Normal Q–Q plot of standardized samples with the Shapiro–Wilk p-value in the corner (R6)."""
+    """Normal Q–Q plot of every sample with the Shapiro–Wilk p-value in the corner (R6).
+
+    The test and the Q–Q data come from ``twelveways.stats.normality`` (scipy).
+    """
+    from . import stats
+
     ax = _axes(ax)
     values = np.asarray(samples, dtype=float)
     values = values[np.isfinite(values)]
@@ -148,12 +152,12 @@ def qq(samples, *, ax=None, title: str | None = None):
         ax.text(0.5, 0.5, f"{values.size} samples: too few for a Q–Q plot", ha="center", va="center",
                 transform=ax.transAxes)
         return ax
-    (theoretical, ordered), (slope, intercept, _) = sps.probplot(values, dist="norm")
+    check = stats.normality(values)
+    theoretical, ordered = np.asarray(check.qq["theoretical"]), np.asarray(check.qq["ordered"])
     ax.plot(theoretical, ordered, "o", markersize=3, alpha=0.8)
-    ax.plot(theoretical, slope * theoretical + intercept, "-", linewidth=1, color="0.3", label="normal reference")
-    subset = values if values.size <= 5000 else np.random.default_rng(0).choice(values, 5000, replace=False)
-    p_value = sps.shapiro(subset).pvalue if np.ptp(subset) > 0 else float("nan")
-    ax.text(0.03, 0.95, f"n = {values.size}\nShapiro–Wilk p = {p_value:.2g}", transform=ax.transAxes,
+    ax.plot(theoretical, check.qq["slope"] * theoretical + check.qq["intercept"], "-", linewidth=1, color="0.3",
+            label="normal reference")
+    ax.text(0.03, 0.95, f"n = {values.size}\nShapiro–Wilk p = {check.p:.2g}", transform=ax.transAxes,
             va="top", fontsize="small", bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
     ax.set_xlabel("normal quantiles")
     ax.set_ylabel("ordered samples")
@@ -171,9 +175,10 @@ def compact(number: float) -> str:
 
 
 def amdahl(p, serial_fraction: float, scale: float = 1.0):
-    """Amdahl's law ``scale / (s + (1 - s) / p)`` (a model: defined for every p >= 1)."""
-    p = np.asarray(p, dtype=float)
-    return scale / (serial_fraction + (1.0 - serial_fraction) / p)
+    """Amdahl's law times ``scale`` (a model: defined for every p >= 1), from ``twelveways.stats``."""
+    from . import stats
+
+    return scale * stats.amdahl_speedup(p, serial_fraction)
 
 
 def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high: str | None = None,
@@ -181,8 +186,9 @@ def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high:
             amdahl_fits: Mapping[str, tuple[float, float]] | None = None, ax=None, title: str | None = None):
     """Strong (speedup) or weak (efficiency) scaling: measured points with CI, ideal and Amdahl lines.
 
-    ``amdahl_fits`` maps a hue level to ``(serial_fraction, scale)``; ``base_label`` states the
-    base case and its absolute value, printed on the figure (R1).
+    ``amdahl_fits`` maps a hue level to ``(fit, scale)``, ``fit`` a ``twelveways.stats.AmdahlFit``
+    (or a bare serial fraction); ``base_label`` states the base case and its absolute value,
+    printed on the figure (R1).
     """
     if kind not in ("strong", "weak"):
         raise ValueError(f"kind must be 'strong' or 'weak', not {kind!r}")
@@ -205,9 +211,13 @@ def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high:
         ax.errorbar(part[x].to_numpy(float), part[y].to_numpy(float), yerr=yerr, fmt="o", linestyle="none",
                     capsize=3, color=palette[level], label=level or "measured")
         if amdahl_fits and level in amdahl_fits and kind == "strong":
-            fraction, scale = amdahl_fits[level]
+            fit, scale = amdahl_fits[level]
+            fraction = float(getattr(fit, "serial_fraction", fit))
+            label = f"{level}: Amdahl fit, serial fraction {fraction:.3f}"
+            if getattr(fit, "ci", None):
+                label += f" (CI {fit.ci[0]:.2f}–{fit.ci[1]:.2f})"
             ax.plot(grid, amdahl(grid, fraction, scale), linestyle=":", color=palette[level], linewidth=1.2,
-                    label=f"{level}: Amdahl fit, serial fraction {fraction:.3f}")
+                    label=label)
     ax.set_xlabel("processing elements (ranks × threads)")
     ax.set_xticks(sorted(set(summary[x].astype(int))))
     ax.set_ylabel("speedup over the base case" if kind == "strong" else "weak-scaling efficiency T(1)/T(p)")

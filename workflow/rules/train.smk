@@ -7,7 +7,8 @@ TRAIN_DATASETS = sorted(set(TRAIN["datasets"]) | {"digits"} | ({"digits32"} if 3
 #: Checkpoints for the inference benchmark: the reference model, and one per family/size when the
 #: families study runs (the inference stage's size variants).
 TRAIN_MODELS = ["reference"] + (list(TRAIN["models"]) if "families" in TRAIN["studies"] else [])
-TRAIN_ANALYSIS_INPUTS = []
+# the notebook's table code (a change reruns notebooks/train.py; see analysis.smk)
+TRAIN_ANALYSIS_INPUTS = ["src/twelveways/train/analysis.py"]
 
 
 rule train_data:

@@ -114,8 +114,10 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
         s.server_target_latency_ns = int(float(cfg["server_latency_bound_ms"]) * 1e6)
         s.server_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
-        # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).
-        s.max_duration_ms = int(min_duration_ms * float(cfg["server_max_duration_factor"]))
+        # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).  The
+        # scheduled run lasts max(min_duration, min_queries / target_qps); the guard is a multiple of that.
+        natural_ms = max(min_duration_ms, 1000.0 * count / float(target_qps))
+        s.max_duration_ms = int(natural_ms * float(cfg["server_max_duration_factor"]))
     elif scenario.name == "Offline":
         expected = calibration["throughput_sps"] * EXPECTED_QPS_FACTOR
         floor = count / (1.1 * max(float(cfg["min_duration_s"]), 1e-3))  # LoadGen issues expected*duration*1.1 samples

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
-from scipy import stats as sps
 
 from .. import results, stats
 from ..errors import ResultsError, StatisticsError
@@ -110,8 +108,7 @@ def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         except StatisticsError:
             row["ci_low_s"] = row["ci_high_s"] = np.nan
         row["ci_halfwidth_pct"] = 100 * max(row["median_s"] - row["ci_low_s"], row["ci_high_s"] - row["median_s"]) / row["median_s"]
-        subset = t if t.size <= 5000 else np.random.default_rng(0).choice(t, 5000, replace=False)
-        row["shapiro_p"] = float(sps.shapiro(subset).pvalue) if t.size >= 3 and np.ptp(t) > 0 else np.nan
+        row["shapiro_p"] = stats.normality(t).p if t.size >= 3 else np.nan
         basis = RATE_BASIS.get(str(row["workload"]), "bytes")
         work = group["flops_per_iteration" if basis == "flops" else "bytes_per_iteration"].iloc[0]
         row["rate"] = float(work / row["mean_s"] / 1e6) if np.isfinite(work) else np.nan
@@ -177,19 +174,6 @@ def percent_of_bound(summary: pd.DataFrame, bound_table: pd.DataFrame) -> pd.Ser
     return pd.Series(out, index=summary.index, name="percent_of_bound")
 
 
-def amdahl_fit(pe, speedup) -> float:
-    """Serial fraction s of Amdahl's law S(p) = 1 / (s + (1-s)/p), least squares (scipy).
-
-    Self-relative speedups (each implementation over its own one-process time) are expected.
-    """
-    pe, speedup = np.asarray(pe, float), np.asarray(speedup, float)
-    if pe.size < 2:
-        raise StatisticsError("an Amdahl fit needs at least two processing-element counts")
-    (fraction,), _ = optimize.curve_fit(lambda p, s: 1.0 / (s + (1.0 - s) / p), pe, speedup,
-                                        p0=[0.1], bounds=([0.0], [1.0]))
-    return float(fraction)
-
-
 def _describe_base(base: pd.Series, role: str) -> str:
     text = (f"{role} = {base['implementation']}, size {int(base['size'])}: median {base['median_s']:.4g} s per iteration")
     if np.isfinite(base["ci_low_s"]):
@@ -245,19 +229,29 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
     return pd.DataFrame(rows), bases
 
 
-def amdahl_fits(table: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """Per implementation of a strong-scaling group: (serial fraction, speedup of its one-process run)."""
+def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float = 0.95) -> dict[str, tuple]:
+    """Per implementation of one strong-scaling group: (AmdahlFit, speedup of its one-process run).
+
+    The fit (``twelveways.stats.amdahl_fit``) takes one self-relative speedup per program run —
+    the implementation's one-process median over that run's median — so its CI reflects the
+    run-to-run spread; implementations with too few runs or process counts get no curve.
+    """
     fits = {}
     for impl, group in table.groupby("implementation"):
         own = group[group["pe"] == 1]
         if own.empty or group["pe"].nunique() < 2:
             continue
         t1 = float(own["median_s"].min())
+        mask = times["implementation"] == impl
+        for column in ("workload", "size"):
+            mask &= times[column] == group[column].iloc[0]
+        mask &= times["pe"].isin(group["pe"])
+        per_run = times[mask].groupby(["pe", "run_id"])["time_s"].median().reset_index()
         try:
-            fraction = amdahl_fit(group["pe"], t1 / group["median_s"])
-        except (StatisticsError, RuntimeError, ValueError):
+            fit = stats.amdahl_fit(per_run["pe"], t1 / per_run["time_s"], confidence=confidence)
+        except StatisticsError:
             continue
-        fits[str(impl)] = (fraction, float(own["value"].max()))
+        fits[str(impl)] = (fit, float(own["value"].max()))
     return fits
 
 
