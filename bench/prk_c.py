@@ -103,6 +103,7 @@ def run(quick: bool = False) -> dict:
     """Measure the reference table's configurations; figures with medians, ranges, references."""
     repetitions = 3 if quick else 5
     started = time.time()
+    load_at_start = os.getloadavg()
     kernels_dir = ROOT / "build" / "kernels"
     manifest = build.build_kernels(kernels_dir)
     likwid = shutil.which("likwid-bench")
@@ -157,7 +158,7 @@ def run(quick: bool = False) -> dict:
         "comparison": "rate_prk_counting = PRK's work count / our mean iteration time, compared with the "
                       "reference table (issue 3); rate_as_reported uses our bytes/flops as moved/executed",
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                    "load_average_at_start": os.getloadavg()},
+                    "load_average_at_start": load_at_start},
         "build": {"compiler": manifest["compiler"].get("version"), "cflags": manifest["cflags"]},
         "figures": figures,
         "errors": errors,

@@ -35,6 +35,7 @@ checklist_json = "reports/checklist.json"
 import math
 
 import matplotlib.pyplot as plt
+import pandas as pd
 
 from twelveways import plots
 from twelveways.report import prkanalysis as pa
@@ -163,15 +164,24 @@ for kind in ("strong", "weak"):
         continue
     groups = list(table.groupby("group"))
     fig, axes = grid(len(groups), width=8.5, height=3.8, ncols=1)
+    fit_rows = []
     for ax, (group, part) in zip(axes, groups):
-        fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else None
+        fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else {}
+        # a fit whose CI spans most of [0, 1] says nothing: listed below, not drawn (rule 12)
+        drawn = {impl: value for impl, value in fits.items() if value[0].ci[1] - value[0].ci[0] < 0.5}
+        fit_rows += [{"group": group, "implementation": impl, "serial fraction": fit.serial_fraction,
+                      "CI low": fit.ci[0], "CI high": fit.ci[1], "runs": fit.n, "max speedup 1/f": fit.max_speedup,
+                      "drawn": impl in drawn} for impl, (fit, _) in fits.items()]
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
-                      base_label=part["base"].iloc[0], amdahl_fits=fits, ax=ax, title=f"{kind} scaling: {group}")
+                      base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}")
     fig.tight_layout()
     plots.show(fig, figures_dir, f"scaling-{kind}")
     shown = table[["group", "config", "pe", "median_s", "value", "low", "high"]].rename(
         columns={"value": "speedup" if kind == "strong" else "efficiency"})
     tables.show(shown, f"{kind} scaling (ratios of medians; interval from both CIs)", collapse_after=40)
+    if fit_rows:
+        tables.show(pd.DataFrame(fit_rows), f"Amdahl fits, one self-relative speedup per run ({confidence:.0%} CI)",
+                    collapse_after=40)
 
 # %% [markdown]
 # ## Bounds: how close to this machine's limits? (rule 11)

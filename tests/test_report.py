@@ -194,11 +194,14 @@ def test_project_root_is_found_from_the_notebooks_folder_and_paths_resolve_to_it
     assert notebooks.resolve("/abs/x") == Path("/abs/x")
 
 
-@pytest.mark.parametrize("name", ["environment", "prk", "checklist"])
+@pytest.mark.parametrize("name", list(notebooks.NOTEBOOKS))
 def test_notebooks_are_paired_percent_files_on_the_project_kernel(name):
+    """The contract every stage's notebook keeps, so the workflow's rules can run it."""
     import jupytext
 
     source = notebooks.notebook_source(name)
+    if not source.is_file():
+        pytest.skip(f"{source.name} not written yet")
     nb = jupytext.read(source)
     assert nb.metadata["kernelspec"]["name"] == "twelveways"
     tagged = [cell for cell in nb.cells if "parameters" in cell.metadata.get("tags", [])]

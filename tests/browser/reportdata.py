@@ -7,7 +7,9 @@ The environment's host name is hostile markup: the report must show it escaped.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -153,6 +155,7 @@ def built_report(kind: str = "synthetic") -> Path:
 
         ensure_kernelspec()
         base = Path(tempfile.mkdtemp(prefix=f"tw-report-{kind}-"))
+        atexit.register(shutil.rmtree, base, True)
         source = write_result_set(base / "set") if kind == "synthetic" else notebooks.project_root() / "data" / "reference"
         _BUILT[kind] = commands.rebuild(source, base / "reports")
     return _BUILT[kind]

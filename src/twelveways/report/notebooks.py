@@ -114,8 +114,8 @@ def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Ma
                 str(prepared), str(output), parameters=params, kernel_name=KERNEL_NAME,
                 cwd=str(cwd or source.parent), progress_bar=False, log_output=False,
                 request_save_on_cell_execute=False, execution_timeout=timeout_s,
-                # the kernel's own start-up chatter (a loopback TCP notice) is not news in a log
-                extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                # the kernel's own chatter (a loopback TCP notice, an interrupt at shutdown) is not news in a log
+                extra_arguments=["--IPKernelApp.log_level=CRITICAL"])
         except PapermillExecutionError as exc:
             last = (exc.evalue or exc.ename or "").strip().splitlines()
             detail = f"{exc.ename}: {last[-1] if last else ''}".strip(": ")
