@@ -179,6 +179,7 @@ if tp["samples per second"].notna().any():
     ax.set_ylabel("samples per second (log scale)")
     ax.set_title("Offline throughput vs latency-bounded Server throughput")
     ax.tick_params(axis="x", rotation=30)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     plots.save(fig, figures, "server_vs_offline")
     plt.show()
@@ -210,6 +211,7 @@ if len(points) and points[["accuracy", "Offline samples/s"]].notna().all(axis=No
     for _, row in points[points["on Pareto front"] == "yes"].iterrows():
         ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(6, 6),
                     fontsize="x-small")
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     ax.set_xlabel("Offline samples per second")
     ax.set_title("accuracy vs throughput; marker size = SingleStream p90 latency")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))

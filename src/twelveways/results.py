@@ -4,6 +4,10 @@ The format is documented in ``results/SCHEMA.md`` (shipped as ``docs/results-sch
 other people can write it and audit their own results.  Format history:
 
 * ``1.0`` (2026-11): first version.
+* ``1.1`` (2026-11): string columns stored as int32 codes with their categories in the
+  variable's ``twelveways_categories`` attribute (JSON list), every variable zlib-compressed:
+  HDF5 variable-length strings cannot be compressed and made files ~30x larger.  1.0 files
+  (plain variable-length strings) are still read.
 
 Design points (DESIGN.md, "Results store"):
 
@@ -33,8 +37,9 @@ import xarray as xr
 
 from .errors import EnvironmentMismatchError, ResultsError
 
-SCHEMA_VERSION = "1.0"
-SUPPORTED_VERSIONS = ("1.0",)
+SCHEMA_VERSION = "1.1"
+SUPPORTED_VERSIONS = ("1.0", "1.1")
+CATEGORIES_ATTR = "twelveways_categories"
 SAMPLE_DIM = "sample"
 
 #: Required columns: name -> (kind, meaning).  Kinds: "str", "int", "float", "bool".
@@ -194,8 +199,9 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     os.close(fd)
     try:
-        encoding = {name: {"dtype": str} for name in ds.data_vars if ds[name].dtype == object}
-        ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding or None)
+        encoded = _encode_strings(ds)
+        encoding = {name: {"zlib": True, "complevel": 4} for name in encoded.data_vars}
+        encoded.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
         with builtins.open(tmp, "rb") as handle:
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; results are meant to be shared
@@ -204,6 +210,34 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _encode_strings(ds: xr.Dataset) -> xr.Dataset:
+    """String columns as int32 codes + a JSON category list (compressible, fast to read)."""
+    out = ds.copy()
+    out.attrs["schema_version"] = SCHEMA_VERSION
+    for name in ds.data_vars:
+        var = ds[name]
+        if var.dtype.kind in "OUS" and var.dims == (SAMPLE_DIM,):
+            codes, categories = pd.factorize(pd.Series(var.values, dtype=object).fillna(""), sort=False)
+            attrs = dict(var.attrs)
+            attrs[CATEGORIES_ATTR] = json.dumps([str(c) for c in categories])
+            out[name] = xr.Variable((SAMPLE_DIM,), codes.astype(np.int32), attrs)
+    return out
+
+
+def _decode_strings(ds: xr.Dataset) -> xr.Dataset:
+    for name in list(ds.data_vars):
+        raw = ds[name].attrs.get(CATEGORIES_ATTR)
+        if raw is None:
+            continue
+        categories = np.array(json.loads(raw) + [""], dtype=object)  # code -1 (missing) -> ""
+        attrs = {k: v for k, v in ds[name].attrs.items() if k != CATEGORIES_ATTR}
+        codes = ds[name].values.astype(np.int64)
+        if codes.size and (codes.max() >= len(categories) - 1 or codes.min() < -1):
+            raise ResultsError(f"column {name!r}: string codes outside its category list")
+        ds[name] = xr.Variable(ds[name].dims, categories[codes], attrs)
+    return ds
 
 
 def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
@@ -249,6 +283,7 @@ def open(path: str | os.PathLike) -> xr.Dataset:  # noqa: A001 - mirrors xarray.
             ds = handle.load()
     except Exception as exc:  # h5py / netCDF raise many types for a damaged file
         raise ResultsError(f"{path}: not a readable NetCDF4 results file (partial or damaged?)", cause=exc) from exc
+    ds = _decode_strings(ds)
     validate(ds, source=str(path))
     if ds["valid"].dtype.kind != "b":
         ds["valid"] = ds["valid"].astype(bool)
