@@ -22,6 +22,11 @@ def stage_on(name):
     return bool(config["stages"].get(name, False))
 
 
+def mpi_launcher(wildcards, resources):
+    """The MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else '' (the venv's mpiexec)."""
+    return str(getattr(resources, "mpi", "") or "")
+
+
 def results_files():
     """The raw results files of the enabled stages (inputs of the checklist and the report)."""
     files = {"prk": "results/prk.nc", "train": "results/train.nc", "infer": "results/inference.nc"}

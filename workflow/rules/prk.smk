@@ -66,7 +66,7 @@ rule prk_run:
         report("results/prk.nc", caption="../report/prk_run.rst", category="PRK"),
     params:
         # the MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else the venv's mpiexec
-        launcher=lambda wildcards, resources: str(getattr(resources, "mpi", "") or ""),
+        launcher=mpi_launcher,
     threads: workflow.cores
     log:
         "logs/prk/run.log",

@@ -39,9 +39,12 @@ rule train_sweeps:
         models=expand("results/models/{name}{ext}", name=TRAIN_MODELS, ext=[".pt", ".json"]),
     log:
         "logs/train/sweeps.log",
+    params:
+        launcher=mpi_launcher,  # a scheduler profile's resources.mpi (profiles/slurm), else ''
     threads: max(max(TRAIN["parallel"]["ranks"]) * TRAIN["threads"], TRAIN["threads"])
     conda:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.train.sweeps --config {input.config:q} --output {output.results:q} "
-        "--environment {input.environment:q} --logs {output.logs:q} --models results/models > {log:q} 2>&1"
+        "--environment {input.environment:q} --logs {output.logs:q} --models results/models "
+        "--mpi-launcher={params.launcher:q} > {log:q} 2>&1"

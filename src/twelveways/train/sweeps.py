@@ -579,6 +579,8 @@ def main(argv=None) -> int:
                         help="environment capture (default: environment.json beside the output, if present)")
     parser.add_argument("--logs", default=None, help="folder for the mllog logs (default: <output dir>/train/mllog)")
     parser.add_argument("--models", default=None, help="folder for the saved models (default: <output dir>/models)")
+    parser.add_argument("--mpi-launcher", default="",
+                        help="MPI launcher overriding train.parallel.launcher (a scheduler profile's 'srun --mpi=pmi2')")
     args = parser.parse_args(argv)
     output = Path(args.output)
     environment = args.environment
@@ -586,6 +588,8 @@ def main(argv=None) -> int:
         environment = str(output.parent / "environment.json")
     try:
         config = data_mod._load_config(args.config)
+        if args.mpi_launcher.strip():
+            config["train"]["parallel"]["launcher"] = args.mpi_launcher.strip()
         path = execute(config, output, environment,
                        Path(args.logs) if args.logs else output.parent / "train" / "mllog",
                        Path(args.models) if args.models else output.parent / "models")
