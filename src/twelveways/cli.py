@@ -37,7 +37,10 @@ def _config_docs(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
     parser.add_argument("--output", help="write to this file instead of stdout")
+    parser.add_argument("--readme", help="also refresh the generated key table inside this README")
     args = parser.parse_args(argv)
+    if args.readme:
+        configdocs.update_readme(args.readme)
     text = configdocs.render()
     if args.output:
         with open(args.output, "w") as handle:
