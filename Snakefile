@@ -10,6 +10,7 @@ for_workflow(config, workflow.overwrite_configfiles)
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/config.smk"
 include: "workflow/rules/env.smk"
 include: "workflow/rules/prk.smk"
 include: "workflow/rules/train.smk"

@@ -212,3 +212,13 @@ def read_json(path: str | Path) -> dict:
     except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read configuration {path}", cause=exc) from exc
     return validate(data)
+
+
+def use_interpreter_bin() -> None:
+    """Put the running interpreter's bin folder first on PATH (for the workflow's shell jobs)."""
+    import os
+
+    bin_dir = str(Path(sys.executable).parent)
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if not parts or parts[0] != bin_dir:
+        os.environ["PATH"] = os.pathsep.join([bin_dir, *parts])

@@ -3,20 +3,6 @@
 # --exit-zero: a failed check is a finding for the report, not a broken workflow (the verdict says INVALID).
 
 
-def checklist_results():
-    """The enabled stages' results files, plus the measured bounds when the PRK stage runs (R11)."""
-    files = results_files()
-    if stage_on("prk"):
-        files.append("results/bounds.nc")
-    return files
-
-
-def checklist_claims():
-    """The claims file, when the config names one (report.claims; empty string: none)."""
-    path = str(config["report"].get("claims", "") or "").strip()
-    return [path] if path else []
-
-
 rule checklist:
     """Run every check and claim on the results; write reports/checklist.json and .md."""
     input:
@@ -31,6 +17,8 @@ rule checklist:
         md=report("reports/checklist.md", caption="../report/checklist.rst", category="Checklist"),
     params:
         claims=lambda wildcards, input: input.claims[0] if input.claims else "",
+    benchmark:
+        "logs/bench/checklist.tsv"
     log:
         "logs/checklist.log",
     conda:

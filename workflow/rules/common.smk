@@ -6,11 +6,12 @@ from glob import glob
 import sys
 from pathlib import Path
 
+from twelveways.config import use_interpreter_bin
 from twelveways.results import canonical_hash
 
 # Jobs' shell commands must find the interpreter (and mpiexec, papermill) that runs Snakemake,
-# whether or not the user activated .venv: put its bin folder first on PATH.
-os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+# whether or not the user activated .venv.
+use_interpreter_bin()
 
 PY = "python -m"
 ENV_JSON = "results/environment.json"
@@ -33,18 +34,15 @@ def results_files():
     return [path for stage, path in files.items() if stage_on(stage)]
 
 
-rule config_dump:
-    """Write the validated configuration (defaults filled) so every job reads the same values."""
-    output:
-        CONFIG_FILE,
-    params:
-        # the hash makes the rule rerun whenever any config value changes
-        config_hash=canonical_hash(config),
-    log:
-        "logs/config_dump.log",
-    conda:
-        "../../envs/twelveways.yaml"
-    run:
-        from twelveways.config import write_json
+def checklist_results():
+    """The enabled stages' results files, plus the measured bounds when the PRK stage runs (R11)."""
+    files = results_files()
+    if stage_on("prk"):
+        files.append("results/bounds.nc")
+    return files
 
-        write_json(config, output[0])
+
+def checklist_claims():
+    """The claims file, when the config names one (report.claims; empty string: none)."""
+    path = str(config["report"].get("claims", "") or "").strip()
+    return [path] if path else []

@@ -13,6 +13,8 @@ rule environment:
             caption="../report/environment.rst",
             category="Environment",
         ),
+    benchmark:
+        "logs/bench/environment.tsv"
     log:
         "logs/environment.log",
     conda:
@@ -31,6 +33,8 @@ rule environment_end:
         results=lambda wildcards: results_files(),
     output:
         "results/environment-end.json",
+    benchmark:
+        "logs/bench/environment_end.tsv"
     log:
         "logs/environment_end.log",
     conda:

@@ -22,6 +22,8 @@ rule infer:
     params:
         checkpoints=[f"results/models/{name}.pt" for name in INFER["models"]],
     threads: workflow.cores
+    benchmark:
+        "logs/bench/infer.tsv"
     log:
         "logs/infer/infer.log",
     conda:

@@ -25,6 +25,8 @@ rule prk_build:
         cc=config["prk"]["build"]["cc"],
         cflags=config["prk"]["build"]["cflags"],
         openmp_flag=config["prk"]["build"]["openmp_flag"],
+    benchmark:
+        "logs/bench/prk_build.tsv"
     log:
         "logs/prk/build.log",
     conda:
@@ -45,6 +47,8 @@ rule prk_bounds:
         nc="results/bounds.nc",
         json=report("results/bounds.json", caption="../report/prk_bounds.rst", category="PRK"),
     threads: workflow.cores
+    benchmark:
+        "logs/bench/prk_bounds.tsv"
     log:
         "logs/prk/bounds.log",
     conda:
@@ -68,6 +72,8 @@ rule prk_run:
         # the MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else the venv's mpiexec
         launcher=mpi_launcher,
     threads: workflow.cores
+    benchmark:
+        "logs/bench/prk_run.tsv"
     log:
         "logs/prk/run.log",
     conda:

@@ -18,6 +18,8 @@ rule train_data:
     output:
         manifest=f"{TRAIN_DATA}/manifest.json",
         data=expand(f"{TRAIN_DATA}/{{name}}.npz", name=TRAIN_DATASETS),
+    benchmark:
+        "logs/bench/train_data.tsv"
     log:
         "logs/train/data.log",
     conda:
@@ -37,6 +39,8 @@ rule train_sweeps:
         results="results/train.nc",
         logs=directory("results/train/mllog"),
         models=expand("results/models/{name}{ext}", name=TRAIN_MODELS, ext=[".pt", ".json"]),
+    benchmark:
+        "logs/bench/train_sweeps.tsv"
     log:
         "logs/train/sweeps.log",
     params:
