@@ -9,10 +9,14 @@
 
 #define SCALAR 3.0
 
+/* OpenMP: dynamic chunks of 64 Ki elements (1.5 MiB of traffic each), so that on a shared machine
+ * a thread that loses its core for a while does not hold the whole iteration back. */
+#define CHUNK 65536
+
 static void triad(double *restrict a, const double *restrict b, const double *restrict c, long n)
 {
 #ifdef _OPENMP
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(dynamic, CHUNK)
 #else
 #pragma GCC ivdep
 #endif

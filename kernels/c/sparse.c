@@ -13,6 +13,10 @@
  */
 #include "prk_common.h"
 
+/* OpenMP: rows are handed out in dynamic chunks, so that on a shared machine a thread that loses
+ * its core for a while does not hold the whole iteration back. */
+#define ROWS_PER_CHUNK 4096
+
 static uint64_t reverse_bits(uint64_t x, int bits)
 {
     if (bits == 0) return 0;
@@ -78,11 +82,11 @@ int main(int argc, char **argv)
 #endif
         {
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, ROWS_PER_CHUNK)
 #endif
             for (long row = 0; row < size2; row++) vector[row] += (double)(row + 1);
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, ROWS_PER_CHUNK)
 #endif
             for (long row = 0; row < size2; row++) {
                 const double *restrict m = matrix + row * stencil;

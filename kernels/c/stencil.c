@@ -34,29 +34,27 @@ int main(int argc, char **argv)
             out[i * n + j] = 0.0;
         }
 
+#ifdef _OPENMP
+    /* OpenMP work unit: blocks of at least 2r (and about 64) interior rows; the last takes the rest */
+    const long block = 2L * r > 64 ? 2L * r : 64;
+    const long nblocks = (n - 2 * r) / block > 0 ? (n - 2 * r) / block : 1;
+#endif
     for (int iter = 0; iter <= iterations; iter++) {
         double t0 = prk_now();
 #ifdef _OPENMP
 #pragma omp parallel
         {
-            const int nt = omp_get_num_threads(), t = omp_get_thread_num();
-            long s, len;
-            prk_block(n - 2 * r, nt, t, &s, &len);
-            const long a0 = r + s, b0 = r + s + len;
-            if ((n - 2 * r) / nt >= 2 * r) {
-                /* each thread increments the rows only its own band reads; the rows around band
-                 * boundaries are incremented after the barrier */
-                const long lo = t == 0 ? 0 : a0 + r, hi = t == nt - 1 ? n : b0 - r;
+            /* blocks of interior rows handed out dynamically; a block increments the rows of `in`
+             * that only it reads, the 2r rows around each block boundary follow the barrier */
+#pragma omp for schedule(dynamic, 1)
+            for (long k = 0; k < nblocks; k++) {
+                const long a0 = r + k * block, b0 = k == nblocks - 1 ? n - r : a0 + block;
+                const long lo = k == 0 ? 0 : a0 + r, hi = k == nblocks - 1 ? n : b0 - r;
                 stencil_sweep_fused(out, in, n, a0, b0, r, n - r, w, r, lo, hi, 0, n);
-#pragma omp barrier
-                if (t > 0)
-                    for (long k = (a0 - r) * n; k < (a0 + r) * n; k++) in[k] += 1.0;
-            } else {
-                stencil_rows(out, in, n, a0, b0, r, n - r, w, r);
-#pragma omp barrier
-                prk_block(n, nt, t, &s, &len);
-                for (long k = s * n; k < (s + len) * n; k++) in[k] += 1.0;
             }
+#pragma omp for schedule(static)
+            for (long k = 1; k < nblocks; k++)
+                for (long x = (r + k * block - r) * n; x < (r + k * block + r) * n; x++) in[x] += 1.0;
         }
 #else
         stencil_sweep_fused(out, in, n, r, n - r, r, n - r, w, r, 0, n, 0, n);

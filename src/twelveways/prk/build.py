@@ -210,7 +210,10 @@ def build_kernels(out_dir: str | os.PathLike = "build/kernels", cc: str = "gcc",
     if plan:
         with ThreadPoolExecutor(max_workers=jobs or min(len(plan), os.cpu_count() or 1)) as pool:
             for name, problem in pool.map(compile_one, plan):
-                (failures.append((name, problem)) if problem else built.append(name))
+                if problem:
+                    failures.append((name, problem))
+                else:
+                    built.append(name)
 
     # entries of targets not requested now stay; a failed target keeps its previous entry (if any)
     failed = {name for name, _ in failures}
