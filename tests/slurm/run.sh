@@ -50,8 +50,14 @@ for _ in $(seq 1 120); do
   sleep 1
 done
 if kill -0 $pid 2>/dev/null; then
-  # Snakemake waits for the jobs still pending on the dead node: interrupt it as a user would.
-  kill -INT $pid; sleep 5; kill -0 $pid 2>/dev/null && kill -TERM $pid
+
+  # Snakemake waits for the jobs still queued for the dead node: interrupt it and cancel them,
+  # as a user would.
+  kill -INT $pid; sleep 3
+  squeue -h -o '  job %i %T %r' > "$work/queue-after-node-loss.txt" || true
+  scancel --state=PENDING >/dev/null 2>&1 || true
+  for _ in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+  kill -0 $pid 2>/dev/null && kill -TERM $pid
 fi
 set +e; wait $pid; rc1=$?; set -e
 if [ $reported = 1 ]; then
@@ -63,7 +69,7 @@ else
   # Seen with Slurm 22.05: the lost node's batch job is requeued "per user/system request" even
   # with --no-requeue, and waits PENDING for the node, so Snakemake has no failure to report.
   echo "note: Snakemake reported no failed job; Slurm's queue after the node was lost:"
-  squeue -h -o '  job %i %T %r' || true
+  cat "$work/queue-after-node-loss.txt"
 fi
 scancel --state=PENDING >/dev/null 2>&1 || true
 finished_before=$(find results -name '*.json' -o -name '*.nc' | sort | xargs -r stat -c '%n %Y' 2>/dev/null || true)

@@ -70,6 +70,7 @@ def _write(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     with os.fdopen(fd, "w") as handle:
         handle.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; reports are meant to be read by others
     os.replace(tmp, path)
 
 

@@ -86,7 +86,8 @@ def _finite(value) -> bool:
 # ------------------------------------------------------------------ R2
 
 ALIASES = {"kernels": ["workload"], "workloads": ["workload"], "models": ["workload"], "benchmarks": ["workload"],
-           "implementations": ["implementation"], "resources": ["ranks", "threads"]}
+           "implementations": ["implementation"], "resources": ["ranks", "threads"], "datasets": ["dataset"],
+           "precisions": ["precision", "variant"], "input_sizes": ["input_size"]}
 
 
 def _reasons(data: AuditData, src) -> tuple[dict, str]:

@@ -234,6 +234,7 @@ def _attributes(cfg, loaded, outcome) -> dict:
         "loadgen_version": _loadgen_version(),
         "metrics": records.METRICS,
         "infer_config": cfg,
+        **records.checklist_attrs(cfg, [m.name for m, _ in loaded]),
     }
 
 

@@ -503,9 +503,26 @@ def execute(config: dict, output: Path, environment: str | None, log_dir: Path, 
         "warmup_s": warmup_s,
         "run_order": "seeded (measure.seeded_order): lr trials, then single-process runs, then MPI launches",
         **checklist_attrs(scores, rows),
+        **levels_attrs(config),
     })
     ds = results.from_records(rows, family="train", attrs=attrs)
     return results.write(ds, output)
+
+
+#: The levels this benchmark can run (R2 compares them with the rows; a level left out needs a reason).
+LEVELS_AVAILABLE = {
+    "workload": list(models.MODELS),
+    "dataset": [name for name in data_mod.DATASETS if name != "digits32"],  # digits32 = digits at input size 32
+    "precision": ["fp32", "mixed:bf16+fp32"],
+    "input_size": [8, 32],
+}
+
+
+def levels_attrs(config: dict) -> dict:
+    """``levels_available`` and the config's reasons for any subset (SC15 R2)."""
+    keys = ("models", "datasets", "precisions", "input_sizes", "resources")
+    reasons = {k: str(v) for k, v in (config.get("subset_reasons") or {}).items() if k in keys and str(v or "").strip()}
+    return {"levels_available": LEVELS_AVAILABLE, "subset_reasons": reasons}
 
 
 def checklist_attrs(scores: dict, rows: list[dict]) -> dict:
