@@ -92,7 +92,7 @@ def test_sigkill_then_rerun_completes(tiny_run, venv_env):
         pytest.skip("the tiny config has no PRK stage")
     before = results.to_frame(results.open(target))
     target.unlink()
-    proc = subprocess.Popen([SNAKEMAKE, "--cores", "2", "--configfile", ".test/config.yaml", "results/prk.nc"],
+    proc = subprocess.Popen([SNAKEMAKE, "results/prk.nc", "--cores", "2", "--configfile", ".test/config.yaml"],
                             cwd=project, env=venv_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     # wait until the PRK job has started (its log appears), then kill everything mid-way
@@ -111,7 +111,7 @@ def test_sigkill_then_rerun_completes(tiny_run, venv_env):
     assert not list((project / "results").glob(".prk.nc.*")) or not target.exists() or results.open(target)
     unlock = _run(["--unlock", "--configfile", ".test/config.yaml"], project, venv_env)  # SIGKILL leaves the lock
     assert unlock.returncode == 0, unlock.stderr[-2000:]
-    rerun = _run(["--cores", "2", "--configfile", ".test/config.yaml", "results/prk.nc"], project, venv_env)
+    rerun = _run(["results/prk.nc", "--cores", "2", "--configfile", ".test/config.yaml"], project, venv_env)
     assert rerun.returncode == 0, rerun.stderr[-4000:]
     after = results.to_frame(results.open(target))
     assert set(after["workload"]) == set(before["workload"])
