@@ -150,3 +150,30 @@ def test_training_declares_its_levels_and_keeps_only_its_reasons():
     assert attrs["subset_reasons"] == {"models": "small only"}
     assert set(attrs["levels_available"]) == {"workload", "dataset", "precision", "input_size"}
     assert "digits32" not in attrs["levels_available"]["dataset"]
+
+
+def _two_rank_file(tmp_path: Path, rank_summary: str | None) -> str:
+    """30 iterations on 2 ranks: rank 0 (always the slowest) tight, rank 1 fast and widely spread."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for it in range(1, 31):
+        for rank, value in ((0, 1e-3 * (1 + 0.005 * rng.standard_normal())), (1, 1e-4 * rng.uniform(1, 9))):
+            rows.append(dict(benchmark="prk", workload="stencil", implementation="c-mpi", ranks=2, threads=1, size=40,
+                             precision="fp64", seed=1, run_id="r0", iteration=it, rank=rank, metric="time",
+                             value=value, unit="s", valid=True, stop_reason="ci_target_met"))
+    attrs = {"environment_hash": "e" * 64, "config_hash": "c" * 64, "git_commit": "a" * 40, "git_dirty": 0}
+    if rank_summary:
+        attrs["rank_summary"] = rank_summary
+    path = tmp_path / f"two-rank-{bool(rank_summary)}.nc"
+    results.write(results.from_records(rows, family="prk", attrs=attrs), path)
+    return str(path)
+
+
+def test_r5_judges_the_max_over_ranks_when_that_is_the_stated_summary(tmp_path):
+    cfg = config(kernels=("stencil",))
+    summarized = statuses([_two_rank_file(tmp_path, "max over ranks per iteration")], cfg, tmp_path)
+    assert summarized["R5"] is Status.PASS  # the max (rank 0) is within ±5%
+    per_rank = statuses([_two_rank_file(tmp_path, None)], cfg, tmp_path)
+    assert per_rank["R5"] is Status.FAIL  # without that statement rank 1's wide CI counts, unnoted
