@@ -32,49 +32,45 @@ smk=(snakemake --profile profiles/slurm --configfile .test/config.yaml --slurm-n
      --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2
      --default-resources slurm_partition=debug runtime=30 mem_mb=1000 cpus_per_task=1)
 
-echo "test-slurm: first run; slurmd is killed once the environment capture is through"
+echo "test-slurm: first run; slurmd is killed while a job step is running"
 "${smk[@]}" > "$work/run1.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-  [ -s results/environment.json ] && break
+# Kill slurmd while an MPI rule's job is running: its rule step (.0) has launched ranks through
+# srun (step .1 onwards), so the job has more steps to launch. (A job whose batch launch is still
+# in flight when slurmd dies never started: Slurm requeues it, rightly, and nothing has failed.)
+victim=""
+for _ in $(seq 1 600); do
   kill -0 $pid 2>/dev/null || break
-  sleep 1
+  victim=$(squeue -h -s -o '%i' 2>/dev/null | grep -E '^[0-9]+\.[1-9][0-9]*$' | head -n1 || true)
+  [ -n "$victim" ] && break
+  sleep 0.5
 done
-sleep 3
+[ -n "$victim" ] || { echo "error: no job step ran before the first run ended"; tail -20 "$work/run1.log"; exit 1; }
 bash "$here/cluster.sh" kill-slurmd "$cluster"
-# The node goes down (SlurmdTimeout); its running jobs end NODE_FAIL, which Snakemake must report.
+echo "test-slurm: killed slurmd while step $victim was running"
+# The running job fails: its next srun cannot reach slurmd, or the node is set DOWN after
+# SlurmdTimeout and the job ends NODE_FAIL (--no-requeue). Snakemake must report it.
 reported=0
-for _ in $(seq 1 120); do
+for _ in $(seq 1 180); do
   if grep -q "Error in rule" "$work/run1.log"; then reported=1; break; fi
   kill -0 $pid 2>/dev/null || break
   sleep 1
 done
-if kill -0 $pid 2>/dev/null; then
-
-  # Snakemake waits for the jobs still queued for the dead node: interrupt it and cancel them,
-  # as a user would.
-  kill -INT $pid; sleep 3
-  squeue -h -o '  job %i %T %r' > "$work/queue-after-node-loss.txt" || true
-  scancel --state=PENDING >/dev/null 2>&1 || true
-  for _ in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 1; done
-  kill -0 $pid 2>/dev/null && kill -TERM $pid
-fi
+# Bring the node back: jobs still pending for it run; Snakemake then exits non-zero.
+bash "$here/cluster.sh" restart-slurmd "$cluster"
+for _ in $(seq 1 300); do kill -0 $pid 2>/dev/null || break; sleep 1; done
+if kill -0 $pid 2>/dev/null; then kill -INT $pid; sleep 5; kill -0 $pid 2>/dev/null && kill -TERM $pid; fi
 set +e; wait $pid; rc1=$?; set -e
-if [ $reported = 1 ]; then
-  echo "test-slurm: with slurmd killed, Snakemake reported:"
-  grep -A2 "Error in rule" "$work/run1.log" | grep -E "Error in rule|message:" | head -6
-elif [ $rc1 = 0 ]; then
-  echo "note: the run finished before slurmd was killed (nothing failed to report)"
-else
-  # Seen with Slurm 22.05: the lost node's batch job is requeued "per user/system request" even
-  # with --no-requeue, and waits PENDING for the node, so Snakemake has no failure to report.
-  echo "note: Snakemake reported no failed job; Slurm's queue after the node was lost:"
-  cat "$work/queue-after-node-loss.txt"
+squeue -h -o '  job %i %T %r' > "$work/queue-after-node-loss.txt" || true
+if [ $reported != 1 ]; then
+  echo "error: with slurmd killed, Snakemake reported no failed job (exit $rc1); Slurm's queue:"
+  cat "$work/queue-after-node-loss.txt"; tail -30 "$work/run1.log"; exit 1
 fi
+[ $rc1 != 0 ] || { echo "error: the first run failed a job but Snakemake exited 0"; exit 1; }
+echo "test-slurm: with slurmd killed, Snakemake reported (exit $rc1):"
+grep -A12 "Error in rule" "$work/run1.log" | grep -E "Error in rule|message:|SLURM|NODE_FAIL|FAILED|status" | head -8
 scancel --state=PENDING >/dev/null 2>&1 || true
 finished_before=$(find results -name '*.json' -o -name '*.nc' | sort | xargs -r stat -c '%n %Y' 2>/dev/null || true)
-bash "$here/cluster.sh" restart-slurmd "$cluster"
-
 echo "test-slurm: rerun after slurmd restart"
 snakemake --unlock --configfile .test/config.yaml >/dev/null 2>&1 || true
 "${smk[@]}" > "$work/run2.log" 2>&1 || { echo "error: rerun failed"; tail -40 "$work/run2.log"; exit 1; }
