@@ -3,17 +3,20 @@
 Why this exists: issue 6 asks that the harness (LoadGen + the Python SUT) be cheap enough that
 the model, not the harness, limits throughput, and that we say which one does, with numbers.
 So the same LoadGen runs are made with a model that does nothing (``NullRunner``: class 0 for
-every sample, no tensor work) and with the real model (``results/models/reference.pt`` when the
-workflow has produced it, else a small MLP trained here on digits):
+every sample, no tensor work) and with each real model the training stage wrote (the stage's
+``infer.models`` and the other trained sizes, ``results/models/*.pt``; on a checkout without them
+the quick profile's training stage runs first, in a temporary folder):
 
 * Offline samples/s, ``repetitions`` runs each in a seeded interleaved order: median and range;
-* the highest Server target QPS that LoadGen calls VALID (the same search as the stage);
+* the highest Server target QPS that LoadGen calls VALID (the same search as the stage),
+  ``repetitions`` searches each, interleaved: median and range;
 * SingleStream median latency with and without LoadGen's trace (our per-query source), to show
   what recording every query costs (and the harness share of a single query's latency).
 
-The share of the real model's per-sample time that the harness alone accounts for is
+The share of a model's per-sample time that the harness alone accounts for is
 ``null time per sample / real time per sample`` = real samples/s / null samples/s: above 0.5 the
-harness limits throughput, below it the model does.
+harness limits throughput, below it the model does; the verdict is given per model, with the
+time split: harness us per sample (do-nothing) and model us per sample (the difference).
 
 ``run(quick)`` returns a dict; ``python bench/infer.py [--full] [--output FILE]`` prints it.
 """
@@ -21,6 +24,7 @@ harness limits throughput, below it the model does.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import sys
@@ -38,40 +42,39 @@ from twelveways import measure  # noqa: E402
 SEED = 20261122
 
 
-def _model(workdir: Path):
-    """(loaded model, test split, where it came from)."""
-    import torch
+def _checkpoints(folder: Path) -> list[Path]:
+    """The quick profile's served models (``infer.models``) and every model the training stage trains."""
+    names = list(twconfig.load(ROOT / "config" / "config.yaml")["infer"]["models"]) + [
+        "mlp-large", "cnn-small", "cnn-large"]
+    found = [folder / f"{n}.pt" for n in dict.fromkeys(names)]
+    return [p for p in found if p.is_file()]
 
+
+def _models(workdir: Path):
+    """[(loaded model, test split, checkpoint)]: the workflow's ``results/models``, or, on a checkout
+    that has not run the workflow yet, the quick profile's training stage run here (bench/train.py)."""
     from twelveways.infer import data, model
 
-    reference = ROOT / "results" / "models" / "reference.pt"
-    if reference.is_file():
-        loaded = model.load(reference)
-        return loaded, data.load_split(loaded.description.get("data"), loaded.input_shape, ROOT), str(reference)
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-
-    torch.manual_seed(0)
-    bunch = load_digits()
-    x, _, y, _ = train_test_split(bunch.data / 16.0, bunch.target, test_size=0.2, random_state=0, stratify=bunch.target)
-    x, y = torch.tensor(x, dtype=torch.float32).reshape(-1, 1, 8, 8), torch.tensor(y)
-    arch = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [64], "num_classes": 10}
-    net = model.build(arch)
-    opt = torch.optim.Adam(net.parameters(), lr=0.01)
-    for _ in range(20):
-        for idx in torch.randperm(len(x)).split(64):
-            opt.zero_grad()
-            torch.nn.functional.cross_entropy(net(x[idx]), y[idx]).backward()
-            opt.step()
-    path = model.save(net, workdir / "bench-mlp.pt", {"name": "bench-mlp-64", "architecture": arch,
-                                                       "data": data.DEFAULT_DATA})
-    loaded = model.load(path)
-    return loaded, data.load_split(data.DEFAULT_DATA, loaded.input_shape), "MLP(64) trained here on digits (no results/models/reference.pt)"
+    paths = _checkpoints(ROOT / "results" / "models")
+    if not paths:
+        spec = importlib.util.spec_from_file_location("bench_train", Path(__file__).with_name("train.py"))
+        train = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(train)
+        train._stage_once(workdir)
+        paths = _checkpoints(workdir / "results" / "models")
+    loaded = [(model.load(p), p) for p in paths]
+    return [(m, data.load_split(m.description.get("data"), m.input_shape, ROOT), str(p)) for m, p in loaded]
 
 
 def _spread(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values),
             "values": [round(v, 1) for v in values]}
+
+
+def _verdict(share):
+    if share is None:
+        return "undetermined (no VALID Server run)"
+    return "harness (LoadGen + Python SUT)" if share > 0.5 else "model"
 
 
 def run(quick: bool = True) -> dict:
@@ -87,29 +90,37 @@ def run(quick: bool = True) -> dict:
         "server_load_fractions": [], "max_latency_rows": 1}})["infer"]
     with tempfile.TemporaryDirectory(prefix="twelveways-bench-infer-") as tmp:
         work = Path(tmp)
-        loaded, split, source = _model(work)
-        fp32 = variants.make(loaded.module, "fp32")
+        served = _models(work)
+        split0 = served[0][1]
         null_variant = SimpleNamespace(name="null", precision="none")
         null_model = SimpleNamespace(name="do-nothing", parameters=0)
-        preps = {
-            "do_nothing": runs.prepare(null_model, null_variant, variants.NullRunner(), len(split), split.labels, cfg,
-                                       SEED, pilot_dir=work / "null" / "pilot"),
-            "real_model": runs.prepare(loaded, fp32, variants.TorchRunner(fp32, split.features), len(split),
-                                       split.labels, cfg, SEED, pilot_dir=work / "real" / "pilot"),
-        }
+        preps = {"do-nothing": runs.prepare(null_model, null_variant, variants.NullRunner(), len(split0), split0.labels,
+                                            cfg, SEED, pilot_dir=work / "null" / "pilot")}
+        models = {}
+        for loaded, split, source in served:
+            fp32 = variants.make(loaded.module, "fp32")
+            preps[loaded.name] = runs.prepare(loaded, fp32, variants.TorchRunner(fp32, split.features), len(split),
+                                              split.labels, cfg, SEED, pilot_dir=work / loaded.name / "pilot")
+            models[loaded.name] = {"source": source, "parameters": loaded.parameters}
         offline = {name: [] for name in preps}
         order = measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED)
         for name, i in order:
             parsed = runs.performance_run(preps[name], "Offline", cfg, SEED, work / name / f"offline-{i}")
             offline[name].append(float(parsed["summary"]["values"]["Samples per second"]))
-        server = {}
-        for name, prep in preps.items():
+        searches = {name: [] for name in preps}
+        for name, i in measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED + 1):
             start = time.perf_counter()
-            result = runs.server_search(prep, cfg, SEED, work / name / "server")
-            server[name] = {"highest_valid_qps": result.best_qps, "bracket": list(result.bracket),
-                            "stop_reason": result.stop_reason, "probes": [[p.target_qps, p.valid] for p in result.probes],
-                            "search_s": round(time.perf_counter() - start, 1)}
-        trace_cost = {}
+            result = runs.server_search(preps[name], cfg, SEED + i, work / name / f"server-{i}")
+            searches[name].append({"highest_valid_qps": result.best_qps, "bracket": list(result.bracket),
+                                   "stop_reason": result.stop_reason,
+                                   "probes": [[round(p.target_qps, 1), p.valid] for p in result.probes],
+                                   "search_s": round(time.perf_counter() - start, 1)})
+        server = {}
+        for name, found in searches.items():
+            best = [f["highest_valid_qps"] for f in found if f["highest_valid_qps"]]
+            server[name] = {"highest_valid_qps": statistics.median(best) if best else None,
+                            "spread": _spread(best) if best else None, "searches": found}
+        singlestream = {}
         for name, prep in preps.items():
             row = {}
             for traced in (False, True):
@@ -117,36 +128,38 @@ def run(quick: bool = True) -> dict:
                 row["with_trace" if traced else "without_trace"] = {
                     "p50_latency_us": parsed["summary"]["percentiles"][0.5] / 1000,
                     "p90_latency_us": parsed["summary"]["percentiles"][0.9] / 1000}
-            trace_cost[name] = row
-    null_sps = statistics.median(offline["do_nothing"])
-    real_sps = statistics.median(offline["real_model"])
-    offline_share = real_sps / null_sps
-    null_qps, real_qps = server["do_nothing"]["highest_valid_qps"], server["real_model"]["highest_valid_qps"]
-    server_share = (real_qps / null_qps) if (null_qps and real_qps) else None
+            singlestream[name] = row
 
-    ss_share = (trace_cost["do_nothing"]["with_trace"]["p50_latency_us"]
-                / trace_cost["real_model"]["with_trace"]["p50_latency_us"])
-
-    def verdict(share):
-        if share is None:
-            return "undetermined (no VALID Server run)"
-        return "harness (LoadGen + Python SUT)" if share > 0.5 else "model"
-
+    null_sps = statistics.median(offline["do-nothing"])
+    null_qps = server["do-nothing"]["highest_valid_qps"]
+    null_ss = singlestream["do-nothing"]["with_trace"]["p50_latency_us"]
+    per_model = {}
+    for name in models:
+        offline_share = null_sps and statistics.median(offline[name]) / null_sps
+        real_qps = server[name]["highest_valid_qps"]
+        server_share = (real_qps / null_qps) if (null_qps and real_qps) else None
+        ss_share = null_ss / singlestream[name]["with_trace"]["p50_latency_us"]
+        shares = {"offline": round(offline_share, 3), "server": None if server_share is None else round(server_share, 3),
+                  "singlestream_p50": round(ss_share, 3)}
+        real_sps = statistics.median(offline[name])
+        per_us = {"offline_harness_us_per_sample": round(1e6 / null_sps, 3),
+                  "offline_model_us_per_sample": round(1e6 / real_sps - 1e6 / null_sps, 3)}
+        if null_qps and real_qps:
+            per_us.update({"server_harness_us_per_query": round(1e6 / null_qps, 2),
+                           "server_model_us_per_query": round(1e6 / real_qps - 1e6 / null_qps, 2)})
+        per_model[name] = {**models[name], "harness_share": shares, "time_split": per_us,
+                           "limits_throughput": {k: _verdict(v) for k, v in shares.items()}}
     return {
-        "what": "LoadGen + Python SUT ceiling (do-nothing model) vs the real model, fp32, 1 torch thread",
-        "model": {"source": source, "name": loaded.name, "parameters": loaded.parameters},
+        "what": "LoadGen + Python SUT ceiling (do-nothing model) vs each served model, fp32, 1 torch thread",
         "settings": {"min_duration_s": duration, "offline_repetitions": repetitions, "offline_batch": cfg["offline_batch"],
                      "server_max_batch": cfg["server_max_batch"], "server_latency_bound_ms": cfg["server_latency_bound_ms"]},
         "offline_samples_per_s": {name: _spread(v) for name, v in offline.items()},
         "server_highest_valid_qps": server,
-        "singlestream_trace_cost": trace_cost,
-        "harness_share_of_real_time_per_sample": {"offline": round(offline_share, 3),
-                                                  "server": None if server_share is None else round(server_share, 3),
-                                                  "singlestream_p50": round(ss_share, 3)},
-        "limits_throughput": {"offline": verdict(offline_share), "server": verdict(server_share),
-                              "singlestream": verdict(ss_share)},
-        "note": ("share = real throughput / do-nothing throughput = harness time per sample / real time per sample; "
-                 "above 0.5 the harness, not the model, is the bottleneck. Shared 2-core machine: noisy."),
+        "singlestream_latency_and_trace_cost": singlestream,
+        "models": per_model,
+        "note": ("harness share = model throughput / do-nothing throughput = harness time per sample / model time per "
+                 "sample (SingleStream: do-nothing p50 latency / model p50 latency); above 0.5 the harness, not the "
+                 "model, is the bottleneck. Shared 2-core machine: noisy."),
     }
 
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STAGES = {
     "prk": (("prk_",), 180, "issue 3: PRK stage of the quick profile <= 3 min"),
     "train": (("train_", "data_"), 240, "issue 5: training stage of the quick profile <= 4 min"),
-    "infer": (("infer_",), None, "issue 6: ~1-2 min (no hard target)"),
+    "infer": (("infer",), None, "issue 6: ~1-2 min (no hard target)"),
 }
 TOTAL_TARGET_S = 600  # issue 2: the whole quick profile <= 10 min on 2 cores
 

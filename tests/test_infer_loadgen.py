@@ -13,7 +13,9 @@ import torch
 
 from twelveways import config as twconfig
 from twelveways import results
-from twelveways.infer import harness, model, run, runs, variants
+from twelveways.infer import harness, model, parse, run, runs, scenarios, variants
+from twelveways.infer.qsl import SampleLibrary
+from twelveways.infer.sut import PythonSUT
 
 ARCH = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [32], "num_classes": 10}
 DATA = {"source": "sklearn-digits", "test_fraction": 0.2, "seed": 0, "scale": 16.0}
@@ -173,3 +175,22 @@ def test_cli_errors_are_one_line(tmp_path, checkpoint, capsys):
     code = run.main(["--config", str(cfg_path), "--model", str(checkpoint), "--output", str(tmp_path / "x.nc")])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("error: ") and "infer.variants" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("queued, max_batch", [(True, 300), (True, 7), (False, 1)])
+def test_accuracy_log_carries_each_samples_own_prediction(tmp_path, queued, max_batch):
+    """The SUT reuses its response objects and prediction buffer across batches: every sample
+    must still be logged with its own prediction (here qsl_index mod 7), whatever the batching,
+    including batches larger than the pool first built (64)."""
+    total = 500
+    cfg = _config()["infer"]
+    calibration = {"latency_single_s": 1e-4, "throughput_sps": 1e5, "source": "test"}
+    scenario = scenarios.get("Offline" if queued else "SingleStream")
+    settings = scenarios.settings(scenario, "AccuracyOnly", cfg, calibration, 3)
+    runner = lambda indices: np.asarray(indices, dtype=np.int64) % 7  # noqa: E731 - a stand-in model
+    with SampleLibrary(total, total) as qsl, PythonSUT(runner, queued=queued, max_batch=max_batch) as sut:
+        run_dir = harness.run(sut, qsl, settings, tmp_path / "acc", trace=False)
+        sut.check()
+    index, predicted = parse.accuracy_log(run_dir)
+    assert sorted(index.tolist()) == list(range(total))
+    assert (np.asarray(predicted) == np.asarray(index) % 7).all()
