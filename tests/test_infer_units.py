@@ -255,3 +255,17 @@ def test_infer_defaults_are_mlperf_values():
     infer = config.validate({})["infer"]
     assert infer["percentiles"] == {"single_stream": 0.9, "multi_stream": 0.99, "server": 0.99}
     assert infer["multistream_samples_per_query"] == 8 and infer["confidence"] == 0.99
+
+
+def test_ops_by_dtype_states_where_a_mixed_variant_ran_what():
+    """F5: an int8 CNN is int8 only in its linear layers; the convolutions' work stays fp32."""
+    from torch import nn
+
+    net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(4 * 8 * 8, 10))
+    conv = 2 * (1 * 9) * (4 * 8 * 8)  # 2 x (in_channels x kernel) per output element
+    linear = 2 * 256 * 10
+    assert variants.ops_by_dtype(variants.make(net, "fp32"), (1, 8, 8)) == {"conv:fp32": conv, "linear:fp32": linear}
+    mixed = variants.make(net, "int8")
+    assert mixed.precision == "mixed:int8-linear+fp32-conv"
+    assert variants.ops_by_dtype(mixed, (1, 8, 8)) == {"conv:fp32": conv, "linear:int8": linear}
+    assert variants.ops_by_dtype(variants.make(net, "bf16"), (1, 8, 8)) == {"conv:bf16": conv, "linear:bf16": linear}

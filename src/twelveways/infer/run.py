@@ -202,15 +202,18 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
 
 
 def _attributes(cfg, loaded, outcome) -> dict:
-    from . import accuracy, records, scenarios
+    from . import accuracy, records, scenarios, variants
     definitions = {name: {k: v for k, v in asdict(s).items() if k not in ("queued",)} for name, s in scenarios.SCENARIOS.items()}
     search = {}
     calibration = {}
     notes = {}
+    dtype_mix = {}  # F5: per-sample operations by layer kind and dtype, for every non-fp32 variant
     for (model_name, v), slot in outcome.items():
         label = f"{model_name}-{v}"
         calibration[label] = slot["prep"].calibration
         notes[label] = {"precision": slot["prep"].variant.precision, "note": slot["prep"].variant.note}
+        if slot["prep"].variant.precision != "fp32":
+            dtype_mix[label] = variants.ops_by_dtype(slot["prep"].variant, slot["prep"].model.input_shape)
         if "server" in slot:
             r = slot["server"]
             search[label] = {"best_qps": r.best_qps, "bracket": list(r.bracket), "stop_reason": r.stop_reason,
@@ -228,6 +231,7 @@ def _attributes(cfg, loaded, outcome) -> dict:
                             "log covers every sample once; Server summary rows: some probe was VALID"),
         "calibration": calibration,
         "variants": notes,
+        "dtype_mix": dtype_mix,
         "server_search": search,
         "models": {m.name: {"path": str(m.path), "parameters": m.parameters, "data_source": split.source,
                             "test_samples": len(split), "description": m.description} for m, split in loaded},

@@ -84,3 +84,38 @@ class NullRunner:
         if n > self._zeros.shape[0]:
             self._zeros = np.zeros(n, dtype=np.int32)
         return self._zeros[:n]
+
+
+def ops_by_dtype(variant: Variant, input_shape) -> dict[str, float]:
+    """Multiply-add operations per sample (2 per MAC) by layer kind and the dtype it runs in (F5).
+
+    Why: a mixed variant's samples/s hides which work ran in which format; this states it for the
+    layers that carry the arithmetic (convolutions and linear layers), from one traced sample.
+    """
+    counts: dict[str, float] = {}
+    dynamic_linear = torch.ao.nn.quantized.dynamic.Linear
+
+    def add(key, value):
+        counts[key] = counts.get(key, 0.0) + float(value)
+
+    def hook(module, _inputs, output):
+        if isinstance(module, nn.modules.conv._ConvNd):
+            per_output = module.in_channels // module.groups * int(np.prod(module.kernel_size))
+            add(f"conv:{_dtype_name(module.weight.dtype)}", 2 * per_output * output[0].numel())
+        elif isinstance(module, dynamic_linear):
+            add("linear:int8", 2 * module.in_features * module.out_features)
+        elif isinstance(module, nn.Linear):
+            add(f"linear:{_dtype_name(module.weight.dtype)}", 2 * module.in_features * module.out_features)
+
+    handles = [m.register_forward_hook(hook) for m in variant.module.modules()]
+    try:
+        with torch.inference_mode():
+            variant.module(torch.zeros((1, *[int(d) for d in input_shape]), dtype=variant.input_dtype))
+    finally:
+        for handle in handles:
+            handle.remove()
+    return counts
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16", torch.float64: "fp64"}.get(dtype, str(dtype))
