@@ -9,7 +9,7 @@ STAMP := $(VENV)/.twelveways-installed
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: report test bench lab reader-report test-slurm venv browser-deps envs clean help
+.PHONY: report test bench lab reader-report test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
@@ -38,7 +38,7 @@ report: $(STAMP)
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) bench-deps
 	$(BIN)/python bench/run.py --output reports/bench.json
 
 reader-report: $(STAMP)
@@ -59,6 +59,17 @@ browser-deps:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	      || echo "warning: could not install chromium; the browser test will be skipped"; \
 	  else echo "note: chromium missing and not root with apt: the browser test will be skipped"; fi; \
+	fi
+
+# make bench compares C nstream with likwid-bench's stream on the same machine in the same run;
+# install Debian's likwid when missing and we may (root with apt), else bench says it is absent.
+bench-deps:
+	@if ! command -v likwid-bench >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian likwid for the stream bound"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq likwid >/dev/null) \
+	      || echo "warning: could not install likwid; bench will report no stream bound"; \
+	  else echo "note: likwid-bench missing and not root with apt: bench will report no stream bound"; fi; \
 	fi
 
 envs: $(STAMP)

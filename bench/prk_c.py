@@ -12,6 +12,9 @@ moved/executed, which differs from PRK's count for transpose (PRK counts 2 of th
 touched), stencil (PRK counts the zero-weight centre point) and sparse (PRK omits the
 vector fill and result update). Both numbers are reported.
 
+The same run also measures this machine's stream and `np.dot` limits (bench/limits.py) and
+states each target a second time, scaled by this machine's limit over the reference machine's.
+
 ``run(quick)`` returns a dict; ``python bench/prk_c.py [--quick] [--output FILE]`` prints it.
 """
 
@@ -21,7 +24,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import statistics
 import subprocess
@@ -33,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from twelveways import measure  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import limits as machine  # noqa: E402
 from twelveways.prk import build  # noqa: E402
 
 SEED = 20240611
@@ -53,7 +58,6 @@ REFERENCE = {
     "sparse": {"args": [10, 2], "label": "sparse lsize 10 r=2", "unit": "MFlop/s",
                "c-serial": 197, "c-openmp": 459, "c-mpi": None},
 }
-LIKWID_REFERENCE = {"1": 24651, "2": 30694}  # the reference machine's likwid-bench stream (MB/s)
 ITERATIONS = {"nstream": 20, "transpose": 10, "stencil": 10, "p2p": 10, "dgemm": 5, "sparse": 10}
 
 
@@ -84,15 +88,6 @@ def _run_kernel(kernels_dir: Path, kernel: str, impl: str, ranks: int, threads: 
             "avg_time_s": doc["avg_time_s"], "unit": doc["rate_unit"], "returncode": done.returncode}
 
 
-def _likwid_stream(threads: int) -> dict:
-    argv = ["likwid-bench", "-t", "stream", "-w", f"S0:1GB:{threads}"]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
-    match = re.search(r"MByte/s:\s*([0-9.]+)", done.stdout)
-    if done.returncode != 0 or not match:
-        return {"error": (done.stderr.strip().splitlines() or ["no MByte/s in output"])[-1]}
-    return {"rate": float(match.group(1))}
-
-
 def _summary(values: list[float]) -> dict:
     if not values:
         return {"median": None, "min": None, "max": None, "n": 0}
@@ -109,9 +104,7 @@ def run(quick: bool = False) -> dict:
     likwid = shutil.which("likwid-bench")
 
     configs = _configs()
-    jobs = [("kernel", c) for c in configs]
-    if likwid:
-        jobs += [("likwid", 1), ("likwid", 2)]
+    jobs = [("kernel", c) for c in configs] + [("limit", probe) for probe in machine.jobs()]
     samples: dict = {job: [] for job in jobs}
     errors: dict = {}
     for rep in range(repetitions):
@@ -122,12 +115,14 @@ def run(quick: bool = False) -> dict:
                 iterations = max(2, ITERATIONS[kernel] // (2 if quick else 1))
                 result = _run_kernel(kernels_dir, kernel, impl, ranks, threads, iterations)
             else:
-                result = _likwid_stream(what)
+                result = machine.probe(*what)
             if "error" in result or result.get("valid") is False:
-                errors.setdefault(str(what), []).append(result.get("error", "validation failed"))
+                errors.setdefault(f"{kind} {what}", []).append(result.get("error", "validation failed"))
                 continue
             samples[job].append(result)
 
+    limits = machine.summarize({what: [s["rate"] for s in got] for (kind, what), got in samples.items()
+                                if kind == "limit"})
     figures = []
     for config in configs:
         kernel, impl, ranks, threads = config
@@ -147,6 +142,9 @@ def run(quick: bool = False) -> dict:
         if reference and prk["median"]:
             entry["ratio_to_reference"] = round(prk["median"] / reference, 3)
             entry["meets_target"] = prk["median"] >= reference * factor
+            entry.update(machine.scaled_target(limits, kernel, parallel, reference * factor))
+            if "target_scaled_to_this_machine" in entry:
+                entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
         figures.append(entry)
 
     result = {
@@ -160,17 +158,18 @@ def run(quick: bool = False) -> dict:
         "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                     "load_average_at_start": load_at_start},
         "build": {"compiler": manifest["compiler"].get("version"), "cflags": manifest["cflags"]},
+        "machine_limits": limits,
         "figures": figures,
         "errors": errors,
     }
     if likwid:
         stream = {}
         for threads in (1, 2):
-            lk = _summary([s["rate"] for s in samples[("likwid", threads)]])
+            lk = _summary([s["rate"] for s in samples[("limit", ("stream", threads))]])
             impl_config = ("nstream", "c-serial", 1, 1) if threads == 1 else ("nstream", "c-openmp", 1, 2)
             ns = _summary([s["rate"] for s in samples[("kernel", impl_config)]])
             entry = {"likwid_stream_MBps": lk, "nstream_MBps": ns, "nstream_implementation": impl_config[1],
-                     "reference_machine_likwid_MBps": LIKWID_REFERENCE[str(threads)]}
+                     "reference_machine_likwid_MBps": machine.REFERENCE["stream"][str(threads)]}
             if lk["median"] and ns["median"]:
                 entry["ratio"] = round(ns["median"] / lk["median"], 3)
                 entry["meets_0.9"] = ns["median"] >= 0.9 * lk["median"]
@@ -182,12 +181,19 @@ def run(quick: bool = False) -> dict:
         result["likwid"] = {"available": False,
                             "note": "likwid-bench not installed (Debian package `likwid`); no stream bound measured"}
     met = [f for f in figures if "meets_target" in f]
+    scaled = [f for f in met if "meets_scaled_target" in f]
     result["summary"] = {
         "targets_checked": len(met),
         "targets_met": sum(1 for f in met if f["meets_target"]),
         "missed": [f"{f['label']} {f['implementation']} r{f['ranks']}t{f['threads']}: "
                    f"{f['rate_prk_counting']['median']:.0f} < {f['target']:.0f} {f['unit']}"
                    for f in met if not f["meets_target"]],
+        "this_machine_vs_reference_machine": {kind: v["factor"] for kind, v in limits.items()},
+        "scaled_targets_checked": len(scaled),
+        "scaled_targets_met": sum(1 for f in scaled if f["meets_scaled_target"]),
+        "scaled_missed": [f"{f['label']} {f['implementation']} r{f['ranks']}t{f['threads']}: "
+                          f"{f['rate_prk_counting']['median']:.0f} < {f['target_scaled_to_this_machine']:.0f} {f['unit']}"
+                          for f in scaled if not f["meets_scaled_target"]],
         "seconds": round(time.time() - started, 1),
         "load_average_at_end": os.getloadavg(),
     }

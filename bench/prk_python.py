@@ -13,7 +13,9 @@ counts the zero-weight centre).  Both rates are reported.
 
 Because the reference numbers come from another machine and moment, the straightforward NumPy
 formulation is also timed here, interleaved with ours in the same seeded order, and the
-same-run speedup (ratio of medians) is reported beside the speedup over the reference.
+same-run speedup (ratio of medians) is reported beside the speedup over the reference, and
+this machine's stream and `np.dot` limits are measured in the same interleaving
+(bench/limits.py) so that each target is also stated scaled to this machine.
 
 ``run(quick)`` returns a dict; ``python bench/prk_python.py [--quick]`` prints it.
 """
@@ -33,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from twelveways import measure  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import limits as machine  # noqa: E402
 
 PYDIR = ROOT / "kernels" / "python"
 SEED = 20240612
@@ -153,14 +158,22 @@ def run(quick: bool = False) -> dict:
     samples: dict[str, list[dict]] = {case[0]: [] for case in CASES}
     baseline: dict[str, list[float]] = {case[0]: [] for case in CASES}
     jobs = [(kind, case) for case in CASES for kind in ("ours", "baseline") if not (kind == "baseline" and case[5] is None)]
+    jobs += [("limit", probe) for probe in machine.jobs()]
+    limit_samples: dict[tuple[str, int], list[float]] = {}
     for rep in range(repetitions):
         for kind, case in measure.seeded_order(jobs, SEED + rep):
+            if kind == "limit":
+                got = machine.probe(*case)
+                if "rate" in got:
+                    limit_samples.setdefault(case, []).append(got["rate"])
+                continue
             label, kernel, args, iterations, threads = case[:5]
             if kind == "ours":
                 samples[label].append(_run_case(kernel, args, iterations, threads))
             else:
                 with threadpool_limits(limits=threads, user_api="blas"):
                     baseline[label].append(_baseline(kernel, args, iterations))
+    limits = machine.summarize(limit_samples)
     figures = {}
     for label, kernel, args, iterations, threads, reference, factor, unit in CASES:
         good = [s for s in samples[label] if "error" not in s and s["valid"]]
@@ -179,6 +192,9 @@ def run(quick: bool = False) -> dict:
                 entry["speedup_over_reference_median"] = prk["median"] / reference
                 entry["speedup_over_reference_range"] = [prk["min"] / reference, prk["max"] / reference]
                 entry["meets_target"] = prk["median"] >= reference * factor
+                entry.update(machine.scaled_target(limits, kernel, threads, reference * factor))
+                if "target_scaled_to_this_machine" in entry:
+                    entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
         if baseline[label]:
             base = _summary(baseline[label])
             entry["same_run_baseline_prk_rate"] = base
@@ -194,6 +210,7 @@ def run(quick: bool = False) -> dict:
         "comparison_basis": "PRK's work count over the mean of iterations 1..N (prk_rate); medians and ranges of runs",
         "repetitions": repetitions,
         "order": "seeded random order per repetition (measure.seeded_order)",
+        "machine_limits": limits,
         "figures": figures,
         "all_valid": all(f["invalid_or_failed_runs"] == 0 for f in figures.values()),
         "wall_s": round(time.time() - started, 1),

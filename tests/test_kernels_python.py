@@ -165,20 +165,21 @@ def test_mpi4py_bad_arguments_one_line_exit_2(program, args):
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
 
 
-def test_p2p_wavefront_matches_the_plain_recurrence():
+@pytest.mark.parametrize("m, n", [(7, 5), (5, 9), (2, 6), (6, 2)])
+def test_p2p_wavefront_matches_the_plain_recurrence(m, n):
     p2p = load("p2p-numpy.py")
-    m, n = 7, 5
-    a = np.zeros((m, n))
-    a[0, :], a[:, 0] = np.arange(n), np.arange(m)
-    ref = a.copy()
-    step = p2p.make_step(a)
+    skewed = p2p.skewed_grid(m, n)
+    ref = np.zeros((m, n))
+    ref[0, :], ref[:, 0] = np.arange(n), np.arange(m)
+    np.testing.assert_array_equal(p2p.unskewed(skewed, m, n), ref)
+    step = p2p.make_step(skewed, m, n)
     for k in range(3):
         step(k)
         for i in range(1, m):
             for j in range(1, n):
                 ref[i, j] = ref[i - 1, j] + ref[i, j - 1] - ref[i - 1, j - 1]
         ref[0, 0] = -ref[m - 1, n - 1]
-    np.testing.assert_array_equal(a, ref)
+        np.testing.assert_array_equal(p2p.unskewed(skewed, m, n), ref)
 
 
 def test_stencil_step_matches_a_direct_star_stencil():
