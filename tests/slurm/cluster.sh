@@ -65,6 +65,13 @@ PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscr
 CONF
 }
 
+# A process that is gone or a zombie (its parent, here often init, has not reaped it) is not running.
+running() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null || true)
+  [ -n "$state" ] && [ "${state:0:1}" != Z ]
+}
+
 wait_idle() {
   for _ in $(seq 1 60); do
     state=$(sinfo -h -o '%T' 2>/dev/null | head -n1 || true)
@@ -89,11 +96,16 @@ case "$action" in
     elif [ "$(readlink -f /etc/slurm/slurm.conf)" != "$conf" ]; then
       skip "/etc/slurm/slurm.conf already exists (a real SLURM installation?); not touching it"
     fi
-    if ! pgrep -x munged >/dev/null; then
+    # A live munged answers `munge -n`; pgrep would also count a dead daemon's zombie.
+    if ! munge -n >/dev/null 2>&1; then
       mkdir -p /run/munge && chown munge:munge /run/munge 2>/dev/null || true
       [ -s /etc/munge/munge.key ] || skip "no /etc/munge/munge.key"
+      rm -f /run/munge/munged.pid
       munged --force >/dev/null 2>&1 || runuser -u munge -- munged --force
-      pgrep -x munged > "$dir/munged.pid"
+      # munged forks into the background and writes the daemon's pid itself: record that one.
+      for _ in $(seq 1 40); do munge -n >/dev/null 2>&1 && [ -s /run/munge/munged.pid ] && break; sleep 0.25; done
+      [ -s /run/munge/munged.pid ] || { echo "error: munged did not start" >&2; exit 1; }
+      cp /run/munge/munged.pid "$dir/munged.pid"
     fi
     slurmctld -f "$conf"
     slurmd -f "$conf"
@@ -101,15 +113,19 @@ case "$action" in
     echo "slurm: one-node cluster up (SLURM_CONF=$conf)" >&2
     ;;
   stop)
+    stopped=""
     for daemon in slurmd slurmctld munged; do
       pidfile="$dir/$daemon.pid"
       [ -s "$pidfile" ] || continue
-      pid=$(cat "$pidfile")
+      pid=$(head -n1 "$pidfile")
       kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      for _ in $(seq 1 20); do running "$pid" || break; sleep 0.5; done
       kill -9 "$pid" 2>/dev/null || true
+      running "$pid" && { echo "error: $daemon (pid $pid) is still running" >&2; exit 1; }
+      stopped="$stopped $daemon"
       rm -f "$pidfile"
     done
+    echo "slurm: stopped the daemons this script started:${stopped:- none}" >&2
     if [ -s "$dir/etc-link" ]; then rm -f "$(cat "$dir/etc-link")" "$dir/etc-link"; fi
     ;;
   kill-slurmd)
