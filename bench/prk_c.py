@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from twelveways import measure  # noqa: E402
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 import limits as machine  # noqa: E402
+from twelveways import measure  # noqa: E402
 from twelveways.prk import build  # noqa: E402
 
 SEED = 20240611
@@ -165,7 +165,7 @@ def run(quick: bool = False) -> dict:
     if likwid:
         stream = {}
         for threads in (1, 2):
-            lk = _summary([s["rate"] for s in samples[("limit", ("stream", threads))]])
+            lk = limits["stream"]["measured"].get(str(threads), _summary([]))
             impl_config = ("nstream", "c-serial", 1, 1) if threads == 1 else ("nstream", "c-openmp", 1, 2)
             ns = _summary([s["rate"] for s in samples[("kernel", impl_config)]])
             entry = {"likwid_stream_MBps": lk, "nstream_MBps": ns, "nstream_implementation": impl_config[1],

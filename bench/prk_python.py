@@ -34,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from twelveways import measure  # noqa: E402
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 import limits as machine  # noqa: E402
+from twelveways import measure  # noqa: E402
 
 PYDIR = ROOT / "kernels" / "python"
 SEED = 20240612
@@ -160,12 +160,15 @@ def run(quick: bool = False) -> dict:
     jobs = [(kind, case) for case in CASES for kind in ("ours", "baseline") if not (kind == "baseline" and case[5] is None)]
     jobs += [("limit", probe) for probe in machine.jobs()]
     limit_samples: dict[tuple[str, int], list[float]] = {}
+    limit_errors: dict[str, list[str]] = {}
     for rep in range(repetitions):
         for kind, case in measure.seeded_order(jobs, SEED + rep):
             if kind == "limit":
                 got = machine.probe(*case)
                 if "rate" in got:
                     limit_samples.setdefault(case, []).append(got["rate"])
+                else:
+                    limit_errors.setdefault(f"{case[0]} {case[1]} threads", []).append(got["error"])
                 continue
             label, kernel, args, iterations, threads = case[:5]
             if kind == "ours":
@@ -211,6 +214,7 @@ def run(quick: bool = False) -> dict:
         "repetitions": repetitions,
         "order": "seeded random order per repetition (measure.seeded_order)",
         "machine_limits": limits,
+        "machine_limit_errors": limit_errors,
         "figures": figures,
         "all_valid": all(f["invalid_or_failed_runs"] == 0 for f in figures.values()),
         "wall_s": round(time.time() - started, 1),
