@@ -72,16 +72,20 @@ running() {
   [ -n "$state" ] && [ "${state:0:1}" != Z ]
 }
 
-wait_idle() {
+# Wait until the node takes work: `idle` for a fresh cluster; after slurmd restarts, pending jobs
+# may start at once, so `busy` also accepts allocated, mixed and completing.
+wait_node() {
+  local accept="idle"
+  [ "${1:-}" = busy ] && accept="idle allocated mixed completing"
   for _ in $(seq 1 60); do
     state=$(sinfo -h -o '%T' 2>/dev/null | head -n1 || true)
-    case "$state" in idle|idle*) return 0 ;; esac
+    for ok in $accept; do case "$state" in "$ok"|"$ok"[+~#]) return 0 ;; esac; done
     if [ "$state" = "down" ] || [ "$state" = "drained" ] || [ "$state" = "down*" ]; then
       scontrol update NodeName="$(hostname -s)" State=RESUME >/dev/null 2>&1 || true
     fi
     sleep 1
   done
-  echo "error: node did not become idle (state: ${state:-none}); see $dir/log" >&2
+  echo "error: node did not come up ($accept; state: ${state:-none}); see $dir/log" >&2
   return 1
 }
 
@@ -109,7 +113,7 @@ case "$action" in
     fi
     slurmctld -f "$conf"
     slurmd -f "$conf"
-    wait_idle
+    wait_node
     echo "slurm: one-node cluster up (SLURM_CONF=$conf)" >&2
     ;;
   stop)
@@ -134,7 +138,7 @@ case "$action" in
     ;;
   restart-slurmd)
     slurmd -f "$conf"
-    wait_idle
+    wait_node busy
     ;;
   *) echo "error: unknown action $action" >&2; exit 2 ;;
 esac

@@ -17,7 +17,17 @@ rc=$?
 set -e
 if [ $rc = 3 ]; then echo "test-slurm: skipped (see the line above)"; exit 0; fi
 [ $rc = 0 ] || { echo "error: could not start the one-node SLURM cluster (logs in $cluster/log)"; exit 1; }
-trap 'bash "$here/cluster.sh" stop "$cluster"' EXIT
+# On any exit, also on a failed check: stop the Snakemake this script started, cancel the jobs
+# it left in Slurm, then stop exactly the daemons cluster.sh started.
+pid=""
+cleanup() {
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -INT "$pid" 2>/dev/null; sleep 5; kill -TERM "$pid" 2>/dev/null || true
+  fi
+  scancel --user "$(id -un)" >/dev/null 2>&1 || true
+  bash "$here/cluster.sh" stop "$cluster"
+}
+trap cleanup EXIT
 export SLURM_CONF="$cluster/slurm.conf"
 
 # a copy of the project (committed and working-tree files, no outputs), sharing the venv
