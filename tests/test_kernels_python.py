@@ -195,15 +195,19 @@ def test_stencil_step_matches_a_direct_star_stencil():
     np.testing.assert_array_equal(a, ref_in + 1.0)
 
 
-def test_transpose_tiles_cover_uneven_orders():
+@pytest.mark.parametrize("tile, rows", [(8, None), (8, 5), (37, 37), (40, 3), (1, 2)])
+def test_transpose_blocks_cover_uneven_orders(tile, rows):
     tr = load("transpose-numpy.py")
     n = 37
-    a = np.arange(n * n, dtype=float).reshape(n, n)
-    b = np.zeros((n, n))
-    expected = a.T.copy()
-    tr.make_step(a, b, 8)(0)
-    np.testing.assert_array_equal(b, expected)
-    np.testing.assert_array_equal(a, expected.T + 1.0)
+    a = np.random.default_rng(tile).random((n, n))
+    b = np.random.default_rng(rows).random((n, n))
+    expected_b, expected_a = b + a.T, a + 1.0
+    step = tr.make_step(a, b, tile, rows)
+    step(0)
+    np.testing.assert_array_equal(b, expected_b)
+    np.testing.assert_array_equal(a, expected_a)
+    step(1)
+    np.testing.assert_array_equal(b, expected_b + expected_a.T)
 
 
 def test_sparse_matrix_is_a_scrambled_star_stencil():
