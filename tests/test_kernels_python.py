@@ -210,6 +210,24 @@ def test_transpose_blocks_cover_uneven_orders(tile, rows):
     np.testing.assert_array_equal(b, expected_b + expected_a.T)
 
 
+@pytest.mark.parametrize("tile, rows", [(4, None), (3, 2), (11, 7), (20, 1)])
+def test_transposed_add_blocks_handle_non_square_blocks(tile, rows):
+    """The mpi4py transpose adds the transpose of a received (width x rows) block."""
+    sys.path.insert(0, str(PYDIR))
+    try:
+        import _prk_common as prk
+    finally:
+        sys.path.remove(str(PYDIR))
+    rng = np.random.default_rng(tile)
+    src, dst = rng.random((7, 11)), rng.random((11, 7))
+    expected = dst + src.T
+    for src_block, buf, buf_t, dst_block in prk.transposed_add_blocks(dst, src, tile, rows):
+        np.copyto(buf, src_block)
+        np.add(dst_block, buf_t, out=dst_block)
+    np.testing.assert_array_equal(dst, expected)
+    assert prk.transposed_add_blocks(np.empty((0, 3)), np.empty((3, 0)), tile) == []
+
+
 def test_sparse_matrix_is_a_scrambled_star_stencil():
     sp = load("sparse-numpy.py")
     cols, values = sp.build_matrix(3, 2)

@@ -19,6 +19,8 @@ import os
 import sys
 import time
 
+import numpy as np
+
 #: PRK validation tolerance.
 EPSILON = 1e-8
 #: Environment variable that perturbs one element of the result (tests only).
@@ -71,6 +73,36 @@ def block(n: int, parts: int, index: int) -> tuple[int, int]:
     base, extra = divmod(n, parts)
     start = index * base + min(index, extra)
     return start, start + base + (1 if index < extra else 0)
+
+
+#: Elements per staged block of a transposed add: 32,768 doubles = 256 KiB, inside L2 beside the
+#: rows of the destination it feeds.
+TRANSPOSE_BLOCK_ELEMENTS = 32 * 1024
+
+
+def transposed_add_blocks(dst: np.ndarray, src: np.ndarray, tile: int, rows: int | None = None) -> list[tuple]:
+    """Plan ``dst += src.T`` block by block through one small contiguous buffer.
+
+    ``dst += src.T`` in one call makes NumPy's inner loop read one cache line of ``src`` per
+    element.  Instead ``src`` is taken in blocks of ``tile`` columns by ``rows`` rows: copying a
+    block into the buffer reads whole lines, and ``dst`` then gets ``buffer.T`` added along its
+    contiguous rows while the buffer sits in cache.  Returns ``(src_block, buffer, buffer.T,
+    dst_block)`` per block; the caller runs ``np.copyto(buffer, src_block)`` and
+    ``np.add(dst_block, buffer.T, out=dst_block)`` (and may reuse the buffer before moving on).
+    """
+    m, n = src.shape
+    if m == 0 or n == 0:
+        return []
+    tile = min(tile, n)
+    rows = min(m, rows or max(tile, TRANSPOSE_BLOCK_ELEMENTS // tile))
+    buffer = np.empty((rows, tile))
+    blocks = []
+    for c in range(0, n, tile):
+        for r in range(0, m, rows):
+            src_block = src[r:r + rows, c:c + tile]
+            buf = buffer[:src_block.shape[0], :src_block.shape[1]]
+            blocks.append((src_block, buf, buf.T, dst[c:c + tile, r:r + rows]))
+    return blocks
 
 
 def perf_counter_timer() -> dict:

@@ -5,7 +5,8 @@ Usage: mpiexec -n R python transpose-mpi4py.py <iterations> <order> [tile]   (ti
 Same definition and validation as transpose-numpy.py.  Rank p owns columns [c0_p, c1_p) of A
 and B (orders that do not divide evenly work).  B[:, mine] += A[mine, :]^T needs from rank q the
 rows ``mine`` of q's column block; in phase k = 0..R-1 rank p sends to (p+k) mod R and receives
-from (p-k) mod R (MPI_Sendrecv), then adds the received block's transpose tile by tile.
+from (p-k) mod R (MPI_Sendrecv), then adds the received block's transpose in blocks staged
+through a cache-resident buffer (``prk.transposed_add_blocks``, as in transpose-numpy.py).
 A barrier starts every iteration; rank 0 gathers every rank's times and prints the JSON.
 """
 
@@ -30,16 +31,15 @@ def make_step(comm, a: np.ndarray, b: np.ndarray, order: int, tile: int):
         send = a[t0:t1, :]  # rows ``to`` owns as columns: contiguous (C order)
         recv = send if k == 0 else np.empty((width, f1 - f0))
         target = b[f0:f1, :]  # (f1-f0) x width, receives recv^T
-        tiles = [(target[i:i + tile, j:j + tile], recv[j:j + tile, i:i + tile])
-                 for i in range(0, f1 - f0, tile) for j in range(0, width, tile)]
-        phases.append((to, frm, send, recv, tiles))
+        phases.append((to, frm, send, recv, prk.transposed_add_blocks(target, recv, tile)))
 
     def step(_k: int) -> None:
-        for to, frm, send, recv, tiles in phases:
+        for to, frm, send, recv, blocks in phases:
             if to != me:
                 comm.Sendrecv([send, MPI.DOUBLE], dest=to, recvbuf=[recv, MPI.DOUBLE], source=frm)
-            for bt, rt in tiles:
-                np.add(bt, rt.T, out=bt)
+            for recv_block, buf, buf_t, target_block in blocks:
+                np.copyto(buf, recv_block)
+                np.add(target_block, buf_t, out=target_block)
         np.add(a, 1.0, out=a)
 
     return step

@@ -7,13 +7,11 @@ B[i, j] = (j*order + i)*(N+1) + N(N+1)/2.  Validation: sum of absolute errors <=
 value is an integer, exact in fp64).  Bytes as moved: A and B each read and written (4 x 8 B x order^2); PRK's own
 count, 2 x 8 B x order^2, is kept as prk_work_per_iteration.
 
-Speed: ``B += A.T`` makes NumPy's inner loop walk A with a stride of a whole row, one cache
-line per element.  Here A is taken in blocks of ``tile`` columns by ``rows`` rows: the block is
-copied into a small contiguous buffer (every row of the block is ``tile`` contiguous elements,
-so whole cache lines are read), B's matching rows get ``buffer.T`` added (B read and written
-contiguously, the buffer strided but in cache), and A's block is overwritten with the buffer
-plus one (its cache lines are still there).  At order 4096 this is about 1.7x the plain
-``B += A.T; A += 1`` timed in the same run (``make bench``, reports/bench.json).
+Speed: ``B += A.T`` is done block by block through a small cache-resident buffer
+(``prk.transposed_add_blocks``: whole cache lines read from A, B's rows added contiguously), and
+A's block is overwritten with the buffer plus one while its cache lines are still there.  At
+order 4096 this is about 1.7x the plain ``B += A.T; A += 1`` timed in the same run (``make
+bench``, reports/bench.json).
 """
 
 from __future__ import annotations
@@ -23,21 +21,11 @@ import numpy as np
 import _prk_common as prk
 
 DEFAULT_TILE = 128
-#: elements per block (tile x rows): 32,768 doubles = 256 KiB, inside L2 beside the rows of B it feeds
-BLOCK_ELEMENTS = 32 * 1024
 
 
 def make_step(a: np.ndarray, b: np.ndarray, tile: int, rows: int | None = None):
     """One iteration, B += A.T then A += 1, block by block (see the module docstring)."""
-    n = a.shape[0]
-    rows = min(n, rows or max(tile, BLOCK_ELEMENTS // tile))
-    buffer = np.empty((rows, tile))
-    blocks = []
-    for c in range(0, n, tile):
-        for r in range(0, n, rows):
-            a_block = a[r:r + rows, c:c + tile]
-            buf = buffer[:a_block.shape[0], :a_block.shape[1]]
-            blocks.append((a_block, buf, buf.T, b[c:c + tile, r:r + rows]))
+    blocks = prk.transposed_add_blocks(b, a, tile, rows)
 
     def step(_k: int) -> None:
         for a_block, buf, buf_t, b_block in blocks:
