@@ -14,10 +14,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaViolation
 
+from . import inputs
 from .errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -25,17 +25,7 @@ SCHEMA_PATH = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _read_yaml(path: Path):
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "malformed YAML"
-        raise ConfigError(f"{path}: malformed YAML{where}: {problem}") from exc
+    return inputs.read_yaml(path, "configuration file", ConfigError)
 
 
 def load_schema(path: Path = SCHEMA_PATH) -> dict:
@@ -205,13 +195,7 @@ def write_json(config: Mapping, path: str | Path) -> Path:
 
 def read_json(path: str | Path) -> dict:
     """Read a config dumped by :func:`write_json` (results/config.json) and re-validate it."""
-    import json
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read configuration {path}", cause=exc) from exc
-    return validate(data)
+    return validate(inputs.read_json(path, "configuration dump", ConfigError))
 
 
 def use_interpreter_bin() -> None:

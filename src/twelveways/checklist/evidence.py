@@ -153,6 +153,11 @@ class ResultSource:
     def family(self) -> str:
         return str(self.ds.attrs.get("family", ""))
 
+    @property
+    def derived(self) -> bool:
+        """A file the analysis stage wrote (attr ``derived``): what the report shows, not samples."""
+        return bool(truthy(self.ds.attrs.get("derived")))
+
     def attr(self, key: str, default=None):
         return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
 
@@ -285,11 +290,25 @@ class AuditData:
     claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
     claim_results: list = field(default_factory=list)   # model.ClaimResult
 
+    @property
+    def raw_sources(self) -> list[ResultSource]:
+        """Files of measured samples (not written by the analysis stage)."""
+        return [s for s in self.sources if not s.derived]
+
+    @property
+    def derived_sources(self) -> list[ResultSource]:
+        """Files the analysis stage derived from the samples (speedups, fits, summaries, figures)."""
+        return [s for s in self.sources if s.derived]
+
     @cached_property
     def frame(self) -> pd.DataFrame:
-        """All rows of all sources, with a ``source_file`` column; missing columns filled ("")."""
+        """All rows of the raw sources, with a ``source_file`` column; missing columns filled ("").
+
+        Derived files (:attr:`derived_sources`) are left out: their rows are numbers computed from
+        these rows, not samples, and the checks that judge them read them per source.
+        """
         frames = []
-        for source in self.sources:
+        for source in self.raw_sources:
             part = source.frame.copy()
             part["source_file"] = source.path
             frames.append(part)
@@ -304,7 +323,7 @@ class AuditData:
     @cached_property
     def kinds(self) -> pd.Series:
         """Kind of every row of :attr:`frame` (each file's ``metric_kinds`` applied to its own rows)."""
-        parts = [source.kinds for source in self.sources]
+        parts = [source.kinds for source in self.raw_sources]
         if not parts:
             return pd.Series([], dtype=object)
         return pd.Series(pd.concat(parts, ignore_index=True).to_numpy(), index=self.frame.index, dtype=object)
@@ -372,3 +391,36 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
     if config:
         data.config, data.config_path = read_json(config, "configuration dump"), str(config)
     return data
+
+
+# ------------------------------------------------------------------ check domains
+
+def _has_training(data: "AuditData") -> bool:
+    fr = data.frame
+    return bool((fr["benchmark"].str.lower().isin(TRAIN_BENCHMARKS) | fr["metric"].isin(TRAIN_METRICS)).any())
+
+
+def _has_inference(data: "AuditData") -> bool:
+    fr = data.frame
+    return bool((fr["benchmark"].str.lower().isin(INFER_BENCHMARKS)
+                 | fr["metric"].str.lower().str.contains("latency")).any())
+
+
+def _has_parallel(data: "AuditData") -> bool:
+    fr = data.frame
+    return bool(((fr["ranks"] > 1) | (fr["threads"] > 1)).any())
+
+
+def _has_rates(data: "AuditData") -> bool:
+    return bool((data.kinds == "rate").any())
+
+
+#: Domain name -> (what the results must hold, test).  A check declared with a domain is not
+#: applicable to results outside it (e.g. F2, a training fallacy, on inference-only results).
+DOMAINS = {
+    "training": ("training rows (benchmark train/training or a training metric)", _has_training),
+    "inference": ("inference rows (benchmark infer/inference or a latency metric)", _has_inference),
+    "ml": ("training or inference rows", lambda data: _has_training(data) or _has_inference(data)),
+    "parallel": ("rows with ranks > 1 or threads > 1", _has_parallel),
+    "rates": ("rate rows (unit ending in /s)", _has_rates),
+}

@@ -125,27 +125,80 @@ Finding = tuple[Status, list[Evidence], str]
 REGISTRY: dict[str, tuple[str, Callable[..., CheckResult]]] = {}
 
 
-def check(check_id: str, title: str):
-    """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``."""
+def check(check_id: str, title: str, domain: str | None = None):
+    """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``.
+
+    ``domain`` names the kind of results the check is about (``evidence.DOMAINS``: training,
+    inference, ml, parallel, rates, ...): outside it the check is not applicable, whatever the
+    data lack.  A pass whose evidence holds a null, NaN or empty value is downgraded to a warning:
+    a check cannot pass on evidence nobody can read.
+    """
 
     def wrap(func: Callable[..., Finding]) -> Callable[..., CheckResult]:
         def run(data) -> CheckResult:
+            outside = _outside_domain(domain, data)
+            if outside is not None:
+                return CheckResult(check_id, title, Status.NOT_APPLICABLE, [outside], "")
             try:
                 status, evidence, recommendation = func(data)
             except TwelveWaysError as exc:  # e.g. a statistic the data cannot support
                 return CheckResult(check_id, title, Status.NEEDS_HUMAN,
                                    [ev("could not be evaluated", exc.one_line())],
                                    "Inspect the data by hand; the automatic check could not decide.")
-            return CheckResult(check_id, title, status, list(evidence), recommendation)
+            status, evidence = _guard_empty_evidence(status, list(evidence))
+            return CheckResult(check_id, title, status, evidence, recommendation)
 
         run.__name__ = func.__name__
         run.__doc__ = func.__doc__
         run.check_id = check_id
         run.title = title
+        run.domain = domain
         REGISTRY[check_id] = (title, run)
         return run
 
     return wrap
+
+
+def _outside_domain(domain: str | None, data) -> Evidence | None:
+    """Evidence that the audited results lie outside ``domain`` (None when inside or no domain)."""
+    if domain is None:
+        return None
+    from .evidence import DOMAINS
+
+    description, inside = DOMAINS[domain]
+    if inside(data):
+        return None
+    return ev(f"{description} in the audited results", "none (the check applies only to those)", "", "rows")
+
+
+def is_empty(value) -> bool:
+    """Null, NaN, an empty text or an empty collection: nothing a reader could check."""
+    import math
+
+    import numpy as np
+
+    if value is None:
+        return True
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, str):
+        return value.strip() == ""
+    if isinstance(value, (list, tuple, set, dict)):
+        return len(value) == 0
+    return False
+
+
+def _guard_empty_evidence(status: Status, evidence: list[Evidence]) -> tuple[Status, list[Evidence]]:
+    """A pass resting on null/NaN/empty evidence becomes a warning naming that evidence."""
+    if status is not Status.PASS:
+        return status, evidence
+    empty = [e.what for e in evidence if is_empty(e.value)]
+    if not empty and evidence:
+        return status, evidence
+    what = "; ".join(empty[:5]) if empty else "no evidence at all"
+    return Status.WARN, evidence + [ev("evidence with no value (a pass needs every number)", what, "", "evidence")]
 
 
 def _plain(value):

@@ -1,0 +1,102 @@
+"""One reader for every text file a user hands the project (config, claims, metadata, JSON).
+
+A user's file is untrusted input: it may be binary, unreadable, a directory, huge, nested a
+hundred thousand levels deep, or a YAML alias bomb whose few lines expand to gigabytes.  Each
+reader here bounds size and depth, decodes with a clear error, and raises the caller's error
+class (a :class:`~twelveways.errors.TwelveWaysError`) with the file and the problem in one line.
+Messages never repr the value they reject.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from .errors import TwelveWaysError
+
+#: Largest text file read from a user (bytes): configs, claims and metadata are a few kB.
+MAX_BYTES = 16 * 1024 * 1024
+#: Deepest nesting of mappings and lists accepted.
+MAX_DEPTH = 64
+#: Most nodes a document may hold once its YAML aliases are expanded.
+MAX_NODES = 1_000_000
+
+
+def read_text(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError,
+              max_bytes: int = MAX_BYTES) -> str:
+    """The file's text (UTF-8), or ``error`` naming the file and why it cannot be read."""
+    path = Path(path)
+    if not path.exists():
+        raise error(f"{what} not found: {path}")
+    if path.is_dir():
+        raise error(f"{what} {path} is a directory, not a file")
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise error(f"{what} {path} is {size:,} bytes, more than the {max_bytes:,} accepted")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read {what} {path}: {exc.strerror or type(exc).__name__}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{what} {path} is not UTF-8 text (byte {exc.start} cannot be decoded; binary file?)") from exc
+
+
+def check_shape(value, where: str, error: type[TwelveWaysError] = TwelveWaysError) -> None:
+    """Refuse documents nested deeper than :data:`MAX_DEPTH` or larger than :data:`MAX_NODES` nodes.
+
+    Nodes shared through YAML aliases are counted once per reference, as a consumer would see
+    them, without expanding anything (each node's size is memoized by identity).
+    """
+    sizes: dict[int, int] = {}
+
+    def size(node, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise error(f"{where}: nested more than {MAX_DEPTH} levels deep")
+        if not isinstance(node, (dict, list)):
+            return 1
+        if id(node) in sizes:
+            return sizes[id(node)]
+        children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
+        total = 1 + sum(size(child, depth + 1) for child in children)
+        if total > MAX_NODES:
+            raise error(f"{where}: expands to more than {MAX_NODES:,} values (YAML aliases?)")
+        sizes[id(node)] = total
+        return total
+
+    size(value, 0)
+
+
+def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysError):
+    """YAML text as Python (safe loader), checked with :func:`check_shape`."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise error(f"{where}: malformed YAML{at}: {getattr(exc, 'problem', None) or 'syntax error'}") from exc
+    except RecursionError as exc:
+        raise error(f"{where}: nested too deeply to parse") from exc
+    check_shape(value, where, error)
+    return value
+
+
+def read_yaml(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError):
+    """A user's YAML file as Python, every problem one line of ``error``."""
+    return parse_yaml(read_text(path, what, error), str(path), error)
+
+
+def read_json(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError):
+    """A user's JSON file as Python, every problem one line of ``error``."""
+    text = read_text(path, what, error)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}: not valid JSON ({what}): {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise error(f"{path}: nested too deeply to parse ({what})") from exc
+    check_shape(value, str(path), error)
+    return value
