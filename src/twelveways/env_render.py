@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .env import KEY_PACKAGES, VOLATILE, _umask, is_unavailable, unavailable, unavailable_fields
 from .errors import ResultsError
+from .escape import markdown_fence, markdown_text
 
 _MISSING = object()
 
@@ -244,13 +245,9 @@ def print_summary(capture: Mapping, file=None) -> None:
 
 # --------------------------------------------------------------------------- artifact description
 
-def _md(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _table(rows) -> list[str]:
     lines = ["| Item | Value |", "|---|---|"]
-    lines += [f"| {_md(k)} | {_md(v)} |" for k, v in rows]
+    lines += [f"| {markdown_text(k)} | {markdown_text(v)} |" for k, v in rows]
     return lines + [""]
 
 
@@ -261,7 +258,8 @@ def _datasets(config: Mapping | None) -> list[str]:
         section = (config or {}).get(stage) if isinstance(config, Mapping) else None
         if isinstance(section, Mapping):
             named = {k: v for k, v in section.items() if "data" in k.lower()}
-            text = "; ".join(f"`{k}` = {v}" for k, v in named.items()) or "see its config section below"
+            text = "; ".join(f"{markdown_text(k)} = {markdown_text(fmt(v))}" for k, v in named.items()) \
+                or "see its config section below"
             lines.append(f"- **{stage}** stage datasets: {text}.")
     lines.append("- Datasets are prepared by the workflow into `data/` (untimed reformatting); `data/reference/` "
                  "holds a small reference result set so readers can re-run the notebooks without benchmarking.")
@@ -285,8 +283,8 @@ def _parameters(config: Mapping | None) -> list[str]:
     reasons = config.get("subset_reasons")
     if isinstance(reasons, Mapping) and any(str(v).strip() for v in reasons.values()):
         rows += [(f"Reason for subset: {k}", v) for k, v in reasons.items() if str(v).strip()]
-    return (_table(rows) + ["Full validated configuration (defaults filled):", "", "```yaml",
-                            yaml.safe_dump(dict(config), sort_keys=True, default_flow_style=False).rstrip(), "```", ""])
+    dump = yaml.safe_dump(dict(config), sort_keys=True, default_flow_style=False).rstrip()
+    return _table(rows) + ["Full validated configuration (defaults filled):", ""] + markdown_fence(dump, "yaml") + [""]
 
 
 def _notes(capture: Mapping) -> list[str]:
@@ -305,7 +303,7 @@ def _notes(capture: Mapping) -> list[str]:
         notes.append("- The frequency governor could not be read, so frequency scaling was neither checked nor "
                      f"controlled ({governor['unavailable']}); expect extra run-to-run variation.")
     elif governor != "performance":
-        notes.append(f"- Frequency governor `{governor}` (not `performance`): clock speed may vary during runs.")
+        notes.append(f"- Frequency governor {markdown_text(governor)} (not `performance`): clock speed may vary during runs.")
     boost = get(capture, "hardware.boost")
     if isinstance(boost, Mapping) and boost.get("enabled") is True:
         notes.append("- Turbo/boost was enabled: clock speed depends on temperature and the load of other cores.")
@@ -317,11 +315,11 @@ def _notes(capture: Mapping) -> list[str]:
     if isinstance(comparison, Mapping):
         same = comparison.get("same_environment")
         notes.append(f"- End-of-run capture {'matches' if same else 'differs from'} the start "
-                     f"({', '.join(comparison.get('differences', [])) or 'no differences'}).")
+                     f"({markdown_text(', '.join(map(str, comparison.get('differences', [])))) or 'no differences'}).")
     missing = unavailable_fields(capture)
     if missing:
         notes.append(f"- {len(missing)} field(s) could not be read on this machine:")
-        notes += [f"  - `{path}`: {reason}" for path, reason in missing]
+        notes += [f"  - {markdown_text(path)}: {markdown_text(reason)}" for path, reason in missing]
     return notes + [""]
 
 
@@ -367,7 +365,7 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
                  ("OpenMP version (compiler)", fmt(get(capture, "compilers.used.openmp_version"))),
                  ("gcc", fmt(get(capture, "compilers.gcc.version"))),
                  ("MPI compiler wrapper", f"{fmt(get(capture, 'compilers.mpicc.version'))}: "
-                                          f"`{fmt(get(capture, 'compilers.mpicc.show'))}`"),
+                                          f"{fmt(get(capture, 'compilers.mpicc.show'))}"),
                  ("MPI library", fmt(get(capture, "mpi.library.library_version"))),
                  ("MPI standard / mpi4py", f"{fmt(get(capture, 'mpi.library.standard'))} / "
                                            f"{fmt(get(capture, 'mpi.library.mpi4py_version'))}"),
@@ -391,13 +389,13 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
     lines += ["Relevant environment variables (threads, BLAS, MPI, CUDA, SLURM) as seen by the capture job "
               "(Snakemake sets the `*_NUM_THREADS` variables of each job to its thread count):", ""]
     if isinstance(env_vars, Mapping) and env_vars:
-        lines += ["```", *(f"{k}={v}" for k, v in env_vars.items()), "```", ""]
+        lines += [*markdown_fence("\n".join(f"{k}={v}" for k, v in env_vars.items())), ""]
     else:
         lines += [f"{'none set' if isinstance(env_vars, Mapping) else fmt(env_vars)}", ""]
     torch_config = get(capture, "torch.config")
     if isinstance(torch_config, str):
-        lines += ["<details><summary>PyTorch build configuration</summary>", "", "```", torch_config.rstrip(), "```",
-                  "", "</details>", ""]
+        lines += ["<details><summary>PyTorch build configuration</summary>", "",
+                  *markdown_fence(torch_config.rstrip()), "", "</details>", ""]
     lines += [
         "## A.4 Datasets and inputs",
         "",

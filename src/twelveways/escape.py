@@ -1,0 +1,29 @@
+"""Text from users and data made safe for the formats the project writes (Markdown, HTML).
+
+Anything a user wrote (a subset reason, a dataset name, a claim statement) or a machine
+reported may hold ``<script>`` or Markdown syntax; a Markdown renderer that allows HTML would
+run the first and the second could break a table.  Everything that reaches Markdown goes
+through :func:`markdown_text` (or :func:`markdown_fence` for code blocks); HTML uses
+``html.escape``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Markdown's punctuation that changes meaning inline (CommonMark backslash-escapable set, in part).
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()#+!|~])")
+
+
+def markdown_text(value) -> str:
+    """One line of literal text for Markdown (table cells included): no HTML, no markup, no newline."""
+    text = " ".join(str(value).split())
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def markdown_fence(text: str, info: str = "") -> list[str]:
+    """A fenced code block whose fence is longer than any backtick run inside (no break-out)."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", text, fence]
