@@ -32,7 +32,8 @@ report: $(STAMP)
 	@# A run killed hard (SIGKILL, power loss) leaves Snakemake's lock behind: release it when no
 	@# other Snakemake is running here; incomplete jobs are then rerun (profiles/default).
 	@if [ -d .snakemake/locks ] && ! pgrep -f "$(CURDIR)/$(BIN)/snakemake" >/dev/null; then $(SNAKEMAKE) --unlock --quiet >/dev/null 2>&1 || true; fi
-	$(SNAKEMAKE) --cores all --profile profiles/default
+	@# twelveways run checks --configfile/--config itself (nested keys: CONFIG="measurement.max_samples=10"), then runs Snakemake
+	$(BIN)/twelveways run --cores all --profile profiles/default $(if $(CONFIGFILE),--configfile $(CONFIGFILE)) $(if $(CONFIG),--config $(CONFIG))
 	@echo "Report: $(CURDIR)/reports/report.html"
 
 test: $(STAMP) browser-deps

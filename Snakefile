@@ -6,7 +6,7 @@
 from twelveways.config import for_workflow
 
 
-for_workflow(config, workflow.overwrite_configfiles)
+for_workflow(config, workflow.overwrite_configfiles, overrides=workflow.config_settings.overwrite_config)
 
 
 include: "workflow/rules/common.smk"

@@ -17,6 +17,8 @@ DELEGATED = {
     "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
     "audit": ("twelveways.checklist.audit", "audit_main", "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
     "import-csv": ("twelveways.checklist.importcsv", "import_csv_main", "convert a CSV of samples plus metadata YAML to the results schema"),
+    "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
+            "(nested keys as measurement.max_samples=10)"),
     "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }
 

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import yaml
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaViolation
 
@@ -140,12 +141,14 @@ def load(path: str | Path, overrides: Mapping | None = None) -> dict:
 DEFAULT_CONFIG = PROJECT_ROOT / "config" / "config.yaml"
 
 
-def for_workflow(config: dict, configfiles, default: Path = DEFAULT_CONFIG) -> dict:
+def for_workflow(config: dict, configfiles, default: Path = DEFAULT_CONFIG, overrides: Mapping | None = None) -> dict:
     """The Snakefile's entry: complete and validate Snakemake's ``config`` in place, or exit.
 
     Without ``--configfile`` the quick profile (config/config.yaml) is the base and ``--config``
-    values overlay it; with ``--configfile`` Snakemake has already loaded those files.  Either
-    way the result is validated before any job is scheduled.
+    values overlay it; with ``--configfile`` Snakemake has already loaded those files.  Nested
+    ``--config`` values reach us as text (``measurement={"max_samples": 10}`` gives ``'10'``):
+    their leaves are typed as YAML again (``overrides``: Snakemake's parsed ``--config``).
+    Either way the result is validated before any job is scheduled.
     """
     try:
         if configfiles:
@@ -156,7 +159,8 @@ def for_workflow(config: dict, configfiles, default: Path = DEFAULT_CONFIG) -> d
             merged = dict(config)
         else:
             merged = dict(_read_yaml(default) or {})
-            _deep_update(merged, config)
+            deep_update(merged, config)
+        deep_update(merged, _typed(overrides or {}))
         validated = validate(merged)
     except ConfigError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr, flush=True)
@@ -168,10 +172,30 @@ def for_workflow(config: dict, configfiles, default: Path = DEFAULT_CONFIG) -> d
     return config
 
 
-def _deep_update(base: dict, extra: Mapping) -> None:
+def _typed(overrides: Mapping) -> dict:
+    """Snakemake's ``--config`` with the text leaves of nested values typed as YAML again."""
+
+    def leaf(value):
+        if isinstance(value, Mapping):
+            return {key: leaf(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [leaf(item) for item in value]
+        if isinstance(value, str):
+            try:
+                typed = yaml.safe_load(value)
+            except yaml.YAMLError:
+                return value
+            return typed if isinstance(typed, (bool, int, float)) or typed is None else value
+        return value
+
+    return {key: leaf(value) if isinstance(value, (Mapping, list)) else value for key, value in overrides.items()}
+
+
+def deep_update(base: dict, extra: Mapping) -> None:
+    """Merge ``extra`` into ``base`` key by key, nested mappings merged rather than replaced."""
     for key, value in extra.items():
         if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _deep_update(base[key], value)
+            deep_update(base[key], value)
         else:
             base[key] = value
 
