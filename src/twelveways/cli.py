@@ -70,10 +70,61 @@ def _results_info(argv: list[str]) -> int:
     return 0
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one ``error:`` line (exit 2), like every other input problem."""
+
+    def error(self, message):
+        from .errors import AuditInputError
+
+        raise AuditInputError(f"{self.prog}: {message}")
+
+
+def _import(argv: list[str]) -> int:
+    """``twelveways import PATH... --output OUT``: published results into the documented schema."""
+    from pathlib import Path
+
+    from . import readers, results
+    from .checklist.importcsv import parse_pairs
+    from .errors import AuditInputError
+
+    parser = _OneLineParser(prog="twelveways import", description="Read results in any format twelveways "
+                                     "reads (docs/formats.md) and write them in the results schema (NetCDF4).")
+    parser.add_argument("paths", nargs="+", help="files or directory trees (an MLPerf submission's results/)")
+    parser.add_argument("--output", required=True, help="OUT.nc for one result; a folder when there are several")
+    parser.add_argument("--metadata", help="metadata YAML for CSV inputs (see import-csv)")
+    parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,...")
+    parser.add_argument("--set", action="append", default=[], help="CSV constant columns NAME=VALUE,...")
+    args = parser.parse_args(argv)
+    loaded = readers.read_paths(args.paths, csv_metadata=args.metadata, mapping=parse_pairs(args.map, "--map"),
+                                constants=parse_pairs(args.set, "--set"))
+    out = Path(args.output)
+    if len(loaded) > 1 and out.suffix == ".nc":
+        raise AuditInputError(f"{len(loaded)} results found ({', '.join(i.path for i in loaded[:3])}, ...): "
+                              "give --output a folder to write one .nc each")
+    targets = [out] if len(loaded) == 1 else [out / _import_name(i.path, n) for n, i in enumerate(loaded)]
+    for item, target in zip(loaded, targets):
+        try:
+            results.write(item.ds, target)
+        except OSError as exc:
+            raise AuditInputError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        print(f"wrote {target} ({item.format}: {item.ds.sizes[results.SAMPLE_DIM]} rows, family "
+              f"{item.ds.attrs['family']})", file=sys.stderr)
+    return 0
+
+
+def _import_name(path: str, number: int) -> str:
+    """A file name for one of several imported results: its folder/file names, made safe."""
+    from pathlib import Path
+
+    stem = "_".join(Path(path).parts[-3:]).replace(".", "_")
+    return f"{number:03d}_{''.join(c if c.isalnum() or c in '-_' else '_' for c in stem)}.nc"
+
+
 LOCAL = {
     "check-config": (_check_config, "validate a config file against the schema"),
     "config-docs": (_config_docs, "print every config key with its type, default and meaning"),
     "results": (_results_info, "validate results files and list what they hold"),
+    "import": (_import, "read MLPerf, LoadGen, pyperf, Google Benchmark, hyperfine or CSV results into the schema"),
 }
 
 
@@ -95,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2 if command in ("audit", "import-csv") else 1
+        return 2 if command in ("audit", "import-csv", "import") else 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -46,7 +46,9 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
     parser = _Parser(prog=prog, description="Check results against the SC15 rules (R1-R12) and the "
                      "data-science fallacies (F1-F12), and check claims against the data.")
-    parser.add_argument("results", nargs="+", help="results files (.nc in the twelveways schema, or .csv of samples)")
+    parser.add_argument("results", nargs="+", help="results files or directory trees in any format twelveways reads "
+                        "(docs/formats.md): twelveways .nc, MLPerf Training/LoadGen logs, pyperf, Google Benchmark, "
+                        "hyperfine JSON, CSV")
     parser.add_argument("--claims", help="YAML file of claims to check (empty: none)")
     parser.add_argument("--format", choices=sorted(render.RENDERERS), help="output format (default: from the "
                         "--output suffix, else md)")
@@ -56,6 +58,9 @@ def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
     parser.add_argument("--config", help="validated configuration dump (results/config.json)")
     parser.add_argument("--metadata", help="metadata YAML for .csv inputs (see import-csv)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a check fails")
+    parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,... "
+                        "(e.g. benchmark=workload,run=run_id,time_s=value)")
+    parser.add_argument("--set", action="append", default=[], help="CSV constant columns NAME=VALUE,... (e.g. unit=s)")
     return parser
 
 
@@ -77,7 +82,10 @@ def _write(path: Path, text: str) -> None:
 def audit_main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        data = evidence.load(args.results, environment=args.environment, config=args.config, csv_metadata=args.metadata)
+        from .importcsv import parse_pairs
+
+        data = evidence.load(args.results, environment=args.environment, config=args.config, csv_metadata=args.metadata,
+                             csv_map=parse_pairs(args.map, "--map"), csv_set=parse_pairs(args.set, "--set"))
         report = run(data, args.claims).to_dict()
         if args.output:
             for out in args.output:

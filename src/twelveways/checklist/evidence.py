@@ -352,11 +352,14 @@ class AuditData:
 
 
 def open_source(path: str | Path) -> ResultSource:
-    """A NetCDF results file (validated by ``twelveways.results.open``)."""
-    try:
-        return ResultSource(str(path), results.open(path))
-    except ResultsError as exc:
-        raise AuditInputError(exc.one_line()) from exc
+    """One results file in any format the readers know (``twelveways.readers``), as a source.
+
+    A file that holds several results (none today) gives its first; use :func:`load` for trees.
+    """
+    from .. import readers
+
+    loaded = readers.read_paths([path])
+    return ResultSource(loaded[0].path, loaded[0].ds)
 
 
 def read_json(path: str | Path, what: str) -> dict:
@@ -373,18 +376,16 @@ def read_json(path: str | Path, what: str) -> dict:
 
 
 def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, config: str | Path | None = None,
-         csv_metadata: str | Path | None = None) -> AuditData:
-    """Open every input (NetCDF results, or CSV through ``importcsv``) and the optional metadata."""
-    from . import importcsv
+         csv_metadata: str | Path | None = None, csv_map: Mapping | None = None,
+         csv_set: Mapping | None = None) -> AuditData:
+    """Open every input (files or trees, any format ``twelveways.readers`` knows) and the optional metadata."""
+    from .. import readers
 
     if not paths:
         raise AuditInputError("no results files given")
-    sources = []
-    for path in paths:
-        if str(path).lower().endswith(".csv"):
-            sources.append(ResultSource(str(path), importcsv.read_csv(path, csv_metadata)))
-        else:
-            sources.append(open_source(path))
+    loaded = readers.read_paths(paths, csv_metadata=csv_metadata, mapping=dict(csv_map or {}),
+                                constants=dict(csv_set or {}))
+    sources = [ResultSource(item.path, item.ds) for item in loaded]
     data = AuditData(sources)
     if environment:
         data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)

@@ -18,6 +18,8 @@ naming it (exit 2), as is a value that does not parse (naming its line).
 from __future__ import annotations
 
 import argparse
+import csv as _csv
+import json
 import sys
 from pathlib import Path
 
@@ -55,19 +57,21 @@ def read_metadata(path: str | Path | None) -> dict:
     return meta
 
 
-def _parse_column(name: str, kind: str, column: pd.Series, csv: Path) -> np.ndarray:
+def _parse_column(name: str, kind: str, column: pd.Series, csv: Path, label: str | None = None) -> np.ndarray:
+    """The column as ``kind``; a bad value is one error naming its line and column (``label``: as the CSV names it)."""
+    name = label or repr(name)
     text = column.astype(str).str.strip()
     blank = column.isna() | (text == "")
     if kind == "str":
         return np.array(["" if b else t for b, t in zip(blank, text)], dtype=object)
     if blank.any():
-        raise AuditInputError(f"{csv}: column {name!r} is empty on line {int(np.argmax(blank.to_numpy())) + 2}")
+        raise AuditInputError(f"{csv}: column {name} is empty on line {int(np.argmax(blank.to_numpy())) + 2}")
     if kind == "bool":
         lowered = text.str.lower()
         bad = ~lowered.isin(TRUE | FALSE)
         if bad.any():
             line = int(np.argmax(bad.to_numpy())) + 2
-            raise AuditInputError(f"{csv}: column {name!r} line {line}: {column.iloc[line - 2]!r} is not true/false")
+            raise AuditInputError(f"{csv}: column {name} line {line}: {column.iloc[line - 2]!r} is not true/false")
         return lowered.isin(TRUE).to_numpy()
     numbers = pd.to_numeric(text, errors="coerce")
     bad = numbers.isna() & (text.str.lower() != "nan")
@@ -75,13 +79,19 @@ def _parse_column(name: str, kind: str, column: pd.Series, csv: Path) -> np.ndar
         bad |= ~numbers.isna() & (numbers != numbers.round())
     if bad.any():
         line = int(np.argmax(bad.to_numpy())) + 2
-        raise AuditInputError(f"{csv}: column {name!r} line {line}: {column.iloc[line - 2]!r} is not "
+        raise AuditInputError(f"{csv}: column {name} line {line}: {column.iloc[line - 2]!r} is not "
                               f"{'an integer' if kind == 'int' else 'a number'}")
     return numbers.astype(np.int64).to_numpy() if kind == "int" else numbers.astype(float).to_numpy()
 
 
-def read_csv(csv: str | Path, metadata: str | Path | None = None) -> xr.Dataset:
-    """A validated results Dataset from a CSV of samples and its metadata (see the module docstring)."""
+def read_csv(csv: str | Path, metadata: str | Path | None = None, mapping: dict | None = None,
+             constants: dict | None = None) -> xr.Dataset:
+    """A validated results Dataset from a CSV of samples and its metadata (see the module docstring).
+
+    With ``mapping`` ({CSV column: schema column}) or ``constants`` ({schema column: value}) the
+    CSV is read as published (:func:`read_mapped`): required columns it lacks get neutral
+    defaults, listed in attr ``csv_defaults``.
+    """
     csv = Path(csv)
     if not csv.is_file():
         raise AuditInputError(f"CSV file not found: {csv}")
@@ -89,6 +99,17 @@ def read_csv(csv: str | Path, metadata: str | Path | None = None) -> xr.Dataset:
         sibling = csv.with_suffix(".yaml")
         metadata = sibling if sibling.is_file() else None
     meta = read_metadata(metadata)
+    if mapping or constants:
+        raw, labels, defaults = read_mapped(csv, mapping or {}, constants or {})
+    else:
+        raw, labels, defaults = _read_plain(csv), {}, {}
+    ds = _to_dataset(raw, meta, csv, labels, defaults)
+    if mapping:
+        ds.attrs["column_map"] = json.dumps(mapping, sort_keys=True)
+    return ds
+
+
+def _read_plain(csv: Path) -> pd.DataFrame:
     try:
         raw = pd.read_csv(csv, dtype=str, keep_default_na=False, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -96,16 +117,20 @@ def read_csv(csv: str | Path, metadata: str | Path | None = None) -> xr.Dataset:
     raw.columns = [str(c).strip() for c in raw.columns]
     if raw.empty:
         raise AuditInputError(f"{csv}: no samples (header only)")
-    constants = meta.get("columns", {})
+    return raw
+
+
+def _to_dataset(raw: pd.DataFrame, meta: dict, csv: Path, labels: dict, defaults: dict) -> xr.Dataset:
+    constants = {**defaults, **meta.get("columns", {})}
     frame = pd.DataFrame(index=raw.index)
     for name, (kind, meaning) in results.COLUMNS.items():
         if name in raw.columns:
-            frame[name] = _parse_column(name, kind, raw[name], csv)
+            frame[name] = _parse_column(name, kind, raw[name], csv, labels.get(name))
         elif name in constants:
             frame[name] = _parse_column(name, kind, pd.Series([str(constants[name])] * len(raw)), csv)
         else:
             raise AuditInputError(f"{csv}: missing column {name!r} ({meaning}); add it to the CSV or to "
-                                  "'columns' in the metadata")
+                                  "'columns' in the metadata, or map a column to it with --map")
     for name in raw.columns:
         if name in results.COLUMNS:
             continue
@@ -118,11 +143,77 @@ def read_csv(csv: str | Path, metadata: str | Path | None = None) -> xr.Dataset:
     if "config" in meta:
         attrs.setdefault("config_hash", results.canonical_hash(meta["config"]))
     attrs["imported_from"] = csv.name
+    if labels or defaults:
+        attrs.update({"source_format": "csv-mapped", "csv_defaults": {k: v for k, v in defaults.items() if k not in raw.columns}})
     try:
         ds = results.from_frame(frame, str(meta.get("family", "custom")), attrs=attrs)
         return results.validate(ds, source=str(csv))
     except ResultsError as exc:
         raise AuditInputError(exc.one_line()) from exc
+
+
+# ------------------------------------------------------------------ CSV as published, with a column map
+
+#: Neutral values of the required columns a mapped CSV does not state (attr csv_defaults lists them).
+MAPPED_DEFAULTS = {"benchmark": "csv", "workload": "", "implementation": "", "ranks": 1, "threads": 1, "size": 0,
+                   "precision": "", "seed": -1, "iteration": -1, "rank": -1, "unit": "", "valid": "true"}
+
+
+def parse_pairs(texts, option: str) -> dict:
+    """``a=b,c=d`` (repeatable) as a dict; a malformed pair is one error naming the option."""
+    pairs = {}
+    for text in texts or []:
+        for item in str(text).split(","):
+            if not item.strip():
+                continue
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise AuditInputError(f"{option}: {item!r} is not NAME=VALUE")
+            if key.strip() in pairs:
+                raise AuditInputError(f"{option}: {key.strip()!r} given twice")
+            pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def _rows(csv: Path) -> tuple[list[str], list[list[str]]]:
+    """Header and rows; a ragged row is one error naming its line."""
+    try:
+        with csv.open(newline="") as handle:
+            lines = [(n, r) for n, r in enumerate(_csv.reader(handle), start=1) if any(c.strip() for c in r)]
+    except (OSError, UnicodeDecodeError, _csv.Error) as exc:
+        raise AuditInputError(f"{csv}: not a readable CSV ({' '.join(str(exc).split())})") from exc
+    if len(lines) < 2:
+        raise AuditInputError(f"{csv}: no samples (header only)" if lines else f"{csv}: empty file")
+    header = [c.strip() for c in lines[0][1]]
+    for number, cells in lines[1:]:
+        if len(cells) != len(header):
+            raise AuditInputError(f"{csv}: line {number} has {len(cells)} fields, the header has {len(header)} "
+                                  f"(ragged row)")
+    return header, [cells for _, cells in lines[1:]]
+
+
+def read_mapped(csv: Path, mapping: dict, constants: dict) -> tuple[pd.DataFrame, dict, dict]:
+    """(frame renamed to the schema, {schema column: CSV column}, defaults) of a CSV read as published."""
+    header, cells = _rows(csv)
+    for source in mapping:
+        if source not in header:
+            raise AuditInputError(f"{csv}: --map names column {source!r}, which the CSV lacks "
+                                  f"(columns: {', '.join(header)})")
+    renamed = [mapping.get(c, c) for c in header]
+    clash = sorted({n for n in renamed if renamed.count(n) > 1} | (set(renamed) & set(constants)))
+    if clash:
+        raise AuditInputError(f"{csv}: column {clash[0]!r} would be given twice (by the CSV/--map and --set)")
+    raw = pd.DataFrame(cells, columns=renamed, dtype=str)
+    if "value" not in raw.columns:
+        raise AuditInputError(f"{csv}: missing column 'value' (the measured value): map a column to it, "
+                              "e.g. --map time_s=value")
+    value_source = next((s for s, d in mapping.items() if d == "value"), "value")
+    defaults = {**MAPPED_DEFAULTS, "metric": value_source, **constants}
+    if "run_id" not in raw.columns and "run_id" not in constants:
+        raw["run_id"] = [f"row{n}" for n in range(1, len(raw) + 1)]
+        defaults["run_id"] = "row<N> (one run per row)"
+    labels = {target: f"{source!r} (mapped to {target})" for source, target in mapping.items()}
+    return raw, labels, defaults
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,104 @@
+"""Google Benchmark JSON (``--benchmark_format=json`` / ``--benchmark_out``).
+
+Each ``run_type: iteration`` entry is one repetition: its ``real_time`` and ``cpu_time`` (per
+iteration, in ``time_unit``) and its counters become rows (``iterations`` = the loop count the
+library chose, ``repetition`` = ``repetition_index``).  All repetitions ran in one process
+(``invocation`` 0), so they are not independent processes.  The ``aggregate`` entries
+(mean, median, stddev, cv, user-defined) are the library's stated summaries (attr
+``summaries``); the ``context`` (CPU, caches, build type, library version) is the environment.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import INVOCATION_LEVEL, ReaderError, build, row
+
+FORMAT = "google-benchmark"
+TIME_UNITS = {"ns", "us", "ms", "s"}
+STATISTICS = {"mean": "arithmetic_mean", "median": "median", "stddev": "stddev", "cv": "cv"}
+#: Entry keys that are bookkeeping, not counters.
+NOT_COUNTERS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+                "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+                "aggregate_unit", "label", "error_occurred", "error_message", "big_o", "rms", "complexity_n"}
+VOLATILE = {"date", "load_avg", "executable"}
+
+
+def _load(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ReaderError(path, f"{FORMAT}: not readable JSON", cause=exc) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise ReaderError(path, f"{FORMAT}: no 'benchmarks' list")
+    return data
+
+
+def _counter_unit(name: str) -> str:
+    if name == "bytes_per_second":
+        return "B/s"
+    if name == "items_per_second":
+        return "items/s"
+    return "1"
+
+
+def _entry_rows(entry: dict, path: Path, index: int) -> list[dict]:
+    unit = entry.get("time_unit", "ns")
+    if unit not in TIME_UNITS or not isinstance(entry.get("real_time"), (int, float)):
+        raise ReaderError(path, f"{FORMAT}: benchmarks[{index}] ({entry.get('name', '?')}) has no numeric real_time "
+                                f"with a time_unit in {sorted(TIME_UNITS)}")
+    name = str(entry.get("run_name", entry.get("name", "")))
+    rep = int(entry.get("repetition_index", 0))
+    valid = not entry.get("error_occurred", False)
+    common = dict(benchmark="gbench", workload=name, threads=int(entry.get("threads", 1)), run_id=f"{name}#{rep}",
+                  iterations=int(entry.get("iterations", 0)), repetition=rep, invocation=0, valid=valid,
+                  status=str(entry.get("error_message", "")))
+    out = [row(**common, metric=m, value=float(entry[m]), unit=unit) for m in ("real_time", "cpu_time") if m in entry]
+    for key, value in entry.items():
+        if key not in NOT_COUNTERS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append(row(**common, metric=key, value=float(value), unit=_counter_unit(key)))
+    return out
+
+
+def _summaries(entry: dict) -> list[dict]:
+    """An aggregate entry as stated summaries of real_time and cpu_time (and its counters)."""
+    aggregate = str(entry.get("aggregate_name", ""))
+    statistic = STATISTICS.get(aggregate, aggregate)
+    percent = entry.get("aggregate_unit") == "percentage"
+    kind = None if statistic in ("arithmetic_mean", "median") else "dispersion"
+    name = str(entry.get("run_name", ""))
+    out = []
+    for metric, value in entry.items():
+        if metric in NOT_COUNTERS - {"real_time", "cpu_time"} or not isinstance(value, (int, float)) \
+                or isinstance(value, bool):
+            continue
+        unit = entry.get("time_unit", "ns") if metric in ("real_time", "cpu_time") else _counter_unit(metric)
+        summary = {"metric": metric, "statistic": statistic, "value": float(value), "unit": "1" if percent else unit,
+                   "filters": {"workload": name}, "n": entry.get("repetitions"),
+                   "note": f"Google Benchmark aggregate {aggregate!r} over the repetitions of one process"}
+        if kind:
+            summary["kind"] = kind
+        out.append(summary)
+    return out
+
+
+def read(path: Path) -> list:
+    """Per-repetition rows, aggregates as stated summaries, context as the environment."""
+    data = _load(path)
+    records, summaries = [], []
+    for index, entry in enumerate(data["benchmarks"]):
+        if not isinstance(entry, dict):
+            raise ReaderError(path, f"{FORMAT}: benchmarks[{index}] is not an object")
+        if entry.get("run_type") == "aggregate":
+            summaries.extend(_summaries(entry))
+        else:
+            records.extend(_entry_rows(entry, path, index))
+    context = data.get("context") if isinstance(data.get("context"), dict) else {}
+    environment = {k: v for k, v in context.items() if k not in VOLATILE}
+    attrs = {"summaries": summaries, "factors": [], "run_date": str(context.get("date", "")),
+             "levels": {"invocation": INVOCATION_LEVEL + " (Google Benchmark: every repetition in one process)",
+                        "repetition": "repetition_index of the entry"},
+             "build_type": str(context.get("library_build_type", "")),
+             "metric_kinds": {"iterations": "count"}}
+    return [build(path, FORMAT, "gbench", records, environment=environment, config={}, attrs=attrs)]

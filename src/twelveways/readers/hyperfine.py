@@ -1,0 +1,86 @@
+"""hyperfine JSON (``hyperfine --export-json``).
+
+Every entry of ``results`` is one command: each element of ``times`` is one run of it (its own
+process, ``invocation`` = run number) in seconds, with its ``exit_codes`` entry (a non-zero exit
+makes the row invalid: hyperfine only keeps such runs under ``--ignore-failure``).  The command
+string is the implementation, its ``parameters`` (``--parameter-scan`` / ``-L``) become
+``param_<name>`` factor columns, and hyperfine's ``mean``, ``median``, ``stddev``, ``min``,
+``max`` and its mean ``user`` / ``system`` times are stated summaries (attr ``summaries``).
+hyperfine exports no warm-up times (``--warmup`` runs are discarded by hyperfine itself).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import INVOCATION_LEVEL, ReaderError, build, row
+
+FORMAT = "hyperfine"
+STATISTICS = {"mean": "arithmetic_mean", "median": "median", "stddev": "stddev", "min": "min", "max": "max"}
+
+
+def _load(path: Path) -> list:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ReaderError(path, f"{FORMAT}: not readable JSON", cause=exc) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ReaderError(path, f"{FORMAT}: no 'results' list")
+    return data["results"]
+
+
+def _command_rows(entry: dict, index: int, path: Path, workload: str) -> list[dict]:
+    times, codes = entry.get("times"), entry.get("exit_codes")
+    if not isinstance(entry.get("command"), str) or not isinstance(times, list) or not times:
+        raise ReaderError(path, f"{FORMAT}: results[{index}] lacks 'command' or a non-empty 'times' list")
+    if codes is not None and (not isinstance(codes, list) or len(codes) != len(times)):
+        raise ReaderError(path, f"{FORMAT}: results[{index}] has {len(times)} times but "
+                                f"{len(codes) if isinstance(codes, list) else 'no list of'} exit codes")
+    params = {f"param_{k}": str(v) for k, v in (entry.get("parameters") or {}).items()}
+    out = []
+    for run, value in enumerate(times):
+        if not isinstance(value, (int, float)):
+            raise ReaderError(path, f"{FORMAT}: results[{index}].times[{run}] is {value!r}, not a number")
+        code = codes[run] if codes is not None else None
+        out.append(row(benchmark="hyperfine", workload=workload, implementation=entry["command"], metric="time",
+                       value=float(value), unit="s", run_id=f"{index}#{run}", invocation=run,
+                       exit_code=-1 if code is None else int(code), valid=code in (None, 0), **params))
+    return out
+
+
+def _summaries(entry: dict, workload: str) -> list[dict]:
+    filters = {"workload": workload, "implementation": entry["command"],
+               **{f"param_{k}": str(v) for k, v in (entry.get("parameters") or {}).items()}}
+    out = []
+    for key, statistic in STATISTICS.items():
+        if isinstance(entry.get(key), (int, float)):
+            summary = {"metric": "time", "statistic": statistic, "value": float(entry[key]), "unit": "s",
+                       "filters": filters, "n": len(entry["times"]), "note": f"hyperfine {key} of the runs"}
+            if statistic == "stddev":
+                summary["kind"] = "dispersion"
+            out.append(summary)
+    for key in ("user", "system"):
+        if isinstance(entry.get(key), (int, float)):
+            out.append({"metric": f"{key}_time", "statistic": "arithmetic_mean", "value": float(entry[key]), "unit": "s",
+                        "kind": "cost", "filters": filters, "n": len(entry["times"]),
+                        "note": f"hyperfine's mean {key} CPU time; per-run {key} times are not exported"})
+    return out
+
+
+def read(path: Path) -> list:
+    """Every run of every command as rows; hyperfine's statistics as stated summaries."""
+    entries = _load(path)
+    workload = path.name.split(".")[0]
+    records, summaries = [], []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ReaderError(path, f"{FORMAT}: results[{index}] is not an object")
+        records.extend(_command_rows(entry, index, path, workload))
+        summaries.extend(_summaries(entry, workload))
+    params = sorted({k for r in records for k in r if k.startswith("param_")})
+    attrs = {"summaries": summaries, "factors": params,
+             "levels": {"invocation": INVOCATION_LEVEL + " (hyperfine: every time is its own process)"},
+             "timer": "hyperfine wall clock per process (includes process start-up)"}
+    return [build(path, FORMAT, "hyperfine", records, environment=None,
+                  config={"commands": [e["command"] for e in entries]}, attrs=attrs)]

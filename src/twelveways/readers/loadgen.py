@@ -1,0 +1,138 @@
+"""MLPerf Inference LoadGen logs: one run per directory (summary, detail, accuracy log where present).
+
+Parsed by ``twelveways.infer.parse`` (the same code that reads our own LoadGen runs).  LoadGen
+publishes summaries, not samples: every row is a per-run statistic LoadGen computed (its
+percentiles, early-stopping estimates, QPS), so the file says so (attr
+``per_query_latency_source = loadgen_summary``, every metric in ``derived_metrics``) and the
+checklist treats the percentiles as stated, not recomputable.  A run LoadGen judged INVALID has
+``valid`` false on every row and its reason (the unmet criteria, LoadGen's errors) in ``status``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..errors import MeasurementError
+from ..infer import parse
+from .common import ReaderError, build, row
+
+FORMAT = "mlperf-loadgen"
+FILES = (parse.SUMMARY, parse.DETAIL, parse.ACCURACY)
+RATE_UNITS = (("tokens per second", "tokens/s"), ("samples per second", "samples/s"), ("qps", "queries/s"),
+              ("queries per second", "queries/s"))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "_", text.lower()).strip("_")
+
+
+def _staged(files: dict[str, Path], tmp: Path) -> Path:
+    """A folder holding the logs under LoadGen's names (files are recognized by content, not name)."""
+    folders = {p.parent for p in files.values()}
+    if len(folders) == 1 and all(p.name == name for name, p in files.items()):
+        return folders.pop()
+    for name, path in files.items():
+        shutil.copyfile(path, tmp / name)
+    return tmp
+
+
+def _metrics(summary: dict) -> list[tuple[str, float, str]]:
+    """(metric, value, unit) of every number LoadGen states in its summary."""
+    out = []
+    for fraction, ns in sorted(summary["percentiles"].items()):
+        out.append((parse.PERCENTILES.get(fraction, f"latency_p{fraction * 100:g}"), float(ns), "ns"))
+    for fraction, ns in sorted(summary["early_stopping"].items()):
+        out.append((f"early_stopping_latency_p{fraction * 100:g}", float(ns), "ns"))
+    for key, value in summary["values"].items():
+        if key.startswith("param:") or not isinstance(value, (int, float)) or "percentile latency" in key:
+            continue
+        lowered = key.lower()
+        if "(ns)" in lowered:
+            out.append((_slug("latency_" + lowered.replace("(ns)", "").replace("latency", "")), float(value), "ns"))
+            continue
+        unit = next((u for token, u in RATE_UNITS if token in lowered), "1")
+        out.append((_slug(key), float(value), unit))
+    return out
+
+
+def _reason(summary: dict, detail: dict) -> str:
+    unmet = [name for name, ok in summary["criteria"].items() if not ok]
+    text = "; ".join([f"{name} not satisfied" for name in unmet] + detail.get("errors", [])[:3])
+    return f"INVALID: {text or 'LoadGen says INVALID'}"
+
+
+def _where(folder: Path, summary: dict) -> tuple[str, str]:
+    """(workload, implementation): a submission tree names them (<system>/<model>/<scenario>/performance/run_1)."""
+    parts = folder.resolve().parts
+    for marker in ("performance", "accuracy", "compliance"):
+        if marker in parts[:-1] or (parts and parts[-1] == marker):
+            at = len(parts) - 1 - parts[::-1].index(marker)
+            if at >= 3:
+                return parts[at - 2], parts[at - 3]
+    return str(summary["values"].get("SUT name", folder.name)), str(summary["values"].get("SUT name", ""))
+
+
+def _accuracy(path: Path) -> dict:
+    try:
+        entries = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ReaderError(path, f"{FORMAT}: accuracy log is not readable JSON", cause=exc) from exc
+    if not isinstance(entries, list) or any(not isinstance(e, dict) or "qsl_idx" not in e for e in entries):
+        raise ReaderError(path, f"{FORMAT}: accuracy log must be a list of {{qsl_idx, data}} entries")
+    return {"responses": len(entries), "distinct_samples": len({e["qsl_idx"] for e in entries})}
+
+
+def read(files: dict[str, Path]) -> list:
+    """One LoadGen run (its directory's logs) as a Dataset of LoadGen's own statistics."""
+    anchor = files.get(parse.SUMMARY) or files.get(parse.DETAIL) or files[parse.ACCURACY]
+    folder = anchor.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = _staged(files, Path(tmp))
+        try:
+            summary = parse.summary(staged) if parse.SUMMARY in files else None
+            detail = parse.detail(staged) if parse.DETAIL in files else {"values": {}, "errors": [], "warnings": []}
+        except MeasurementError as exc:
+            raise ReaderError(anchor, f"{FORMAT}: {exc.one_line()}") from exc
+    if summary is None:
+        raise ReaderError(anchor, f"{FORMAT}: no {parse.SUMMARY} beside it (the run's statistics are in the summary)")
+    values = detail["values"]
+    result = str(summary.get("result") or values.get("result_validity") or "")
+    valid = result.upper() == "VALID"
+    scenario = str(summary.get("scenario") or values.get("effective_scenario", ""))
+    workload, implementation = _where(folder, summary)
+    status = "VALID" if valid else _reason(summary, detail)
+    run_id = folder.name
+    records = [row(benchmark="infer", workload=workload, implementation=implementation, run_id=run_id, metric=m,
+                   value=v, unit=u, valid=valid, scenario=scenario, loadgen_valid=valid, status=status)
+               for m, v, u in _metrics(summary)]
+    if not records:
+        raise ReaderError(anchor, f"{FORMAT}: the summary states no numbers (mode {summary.get('mode', '?')})")
+    settings = {k: v for k, v in values.items() if k.startswith("effective_")} or \
+        {k[6:]: v for k, v in summary["values"].items() if k.startswith("param:")}
+    metrics = sorted({r["metric"] for r in records})
+    attrs = {
+        "factors": ["scenario"],
+        "per_query_latency_source": "loadgen_summary",
+        "percentiles_recomputable": 0,
+        "derived_metrics": metrics,
+        "tail_metrics": [m for m in metrics if "latency" in m],
+        "loadgen_result": {"result": result or "not stated", "mode": summary.get("mode", ""),
+                           "criteria": summary["criteria"], "reason": "" if valid else status,
+                           "errors": detail["errors"], "warnings": detail["warnings"]},
+        "requested_settings": {k: v for k, v in values.items() if k.startswith("requested_")},
+        "min_duration_ms": settings.get("effective_min_duration_ms", summary["values"].get("param:min_duration (ms)")),
+        "min_query_count": settings.get("effective_min_query_count", summary["values"].get("param:min_query_count")),
+        "summaries": [] if not valid else [
+            {"metric": "latency", "statistic": f"p{fraction * 100:g}", "kind": "cost", "unit": "ns", "value": ns,
+             "filters": {"run_id": run_id, "scenario": scenario}, "recomputable": 0,
+             "note": "stated by LoadGen (mlperf_log_summary.txt); per-query latencies are not in the logs"}
+            for fraction, ns in sorted(summary["percentiles"].items())],
+    }
+    if parse.ACCURACY in files:
+        attrs["accuracy_log"] = _accuracy(files[parse.ACCURACY])
+    environment = {k: v for k, v in values.items() if k.startswith("loadgen_") and "date" not in k}
+    return [build(folder, FORMAT, "infer", records, environment=environment, config=settings, attrs=attrs)]

@@ -1,0 +1,191 @@
+"""MLPerf Training result logs (``:::MLLOG`` lines, one ``result_*.txt`` per seeded run).
+
+Parsed with ``mlperf_logging``'s own parser (through ``twelveways.train.mllog_io.parse``); the
+runs of one folder (one benchmark of one system) are read together because MLPerf scores them
+together: time to train = ``run_stop`` − ``run_start`` of each run, and the score is the olympic
+mean computed by ``mlperf_logging``'s result summarizer (``_compute_olympic_average``: the
+fastest and slowest ``max_dropped`` runs dropped — 1, or 4 for unet3d — where a run that did
+not reach the target counts as one dropped from the slow end; more such runs than ``max_dropped``
+means no score).  The rules' number of runs per benchmark comes from
+``mlperf_logging.benchmark_meta``.  When the compliance checker is installed its verdict on each
+log is kept as attr ``compliance``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from ..errors import ResultsError
+from .common import ReaderError, build, row
+
+FORMAT = "mlperf-training"
+SUBMISSION_KEYS = ("submission_benchmark", "submission_org", "submission_division", "submission_status",
+                   "submission_platform", "submission_poc_name", "submission_poc_email")
+TARGET_KEYS = ("target_accuracy", "quality_target", "target_quality", "eval_target", "target_loss")
+#: Keys that are bookkeeping, not hyperparameters.
+NOT_HYPERPARAMETERS = {"seed", "cache_clear", "init_start", "init_stop", "run_start", "run_stop", *SUBMISSION_KEYS,
+                       *TARGET_KEYS}
+
+
+def _lines(path: Path) -> list:
+    from ..train import mllog_io
+
+    try:
+        return mllog_io.parse(path)
+    except ResultsError as exc:
+        raise ReaderError(path, f"{FORMAT}: {exc.one_line().split(': ', 1)[-1]}") from exc
+
+
+def _value(line):
+    return line.value.get("value") if isinstance(line.value, dict) else None
+
+
+def _metadata(line) -> dict:
+    meta = line.value.get("metadata") if isinstance(line.value, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def read_run(path: Path) -> dict:
+    """One run's facts: submission metadata, seed, start/stop, status, quality, epochs, hyperparameters."""
+    lines = _lines(path)
+    first, last = {}, {}
+    for line in lines:
+        first.setdefault(line.key, line)
+        last[line.key] = line
+    for key in ("run_start", "run_stop"):
+        if key not in first:
+            raise ReaderError(path, f"{FORMAT}: no {key} line (truncated log?)")
+    start, stop = float(first["run_start"].timestamp), float(first["run_stop"].timestamp)
+    if stop < start:
+        raise ReaderError(path, f"{FORMAT}: run_stop ({stop} ms) before run_start ({start} ms)")
+    evals = [line for line in lines if line.key == "eval_accuracy"]
+    epochs = [_metadata(line).get("epoch_num") for line in evals]
+    hyper = {line.key: _value(line) for line in lines
+             if line.key not in NOT_HYPERPARAMETERS and line.timestamp <= start and _value(line) is not None
+             and not line.key.startswith(("init_", "submission_"))}
+    return {
+        "path": path, "run_id": path.stem, "start_ms": start, "stop_ms": stop,
+        "status": str(_metadata(first["run_stop"]).get("status", "")).lower(),
+        "seed": _value(first["seed"]) if "seed" in first else -1,
+        "submission": {k: _value(first[k]) for k in SUBMISSION_KEYS if k in first},
+        "target": next((_value(first[k]) for k in TARGET_KEYS if k in first), None),
+        "quality": _value(evals[-1]) if evals else None,
+        "epochs": next((e for e in reversed(epochs) if e is not None), None),
+        "hyperparameters": hyper,
+    }
+
+
+def checker_ruleset(benchmark: str, division: str) -> str | None:
+    """The newest training ruleset of the installed checker that has this benchmark's rules."""
+    from mlperf_logging import compliance_checker
+
+    root = Path(compliance_checker.__file__).parent
+    found = [d.name.split("_", 1)[1] for d in root.glob("training_*")
+             if (d / f"{division or 'closed'}_{benchmark}.yaml").is_file() and d.name.count("_") == 1]
+    return max(found, key=lambda v: tuple(int(x) for x in v.split("."))) if found else None
+
+
+def compliance(path: Path, benchmark: str, division: str) -> dict | None:
+    """``mlperf_logging.compliance_checker`` on one log (its ``common.yaml`` ruleset), or None if absent."""
+    try:
+        from mlperf_logging.compliance_checker import mlp_compliance
+    except ImportError:
+        return None
+    from ..train.mllog_io import _Collect
+
+    ruleset = checker_ruleset(benchmark, division)
+    if ruleset is None:
+        return {"passed": None, "ruleset": "", "messages": [f"the installed checker has no rules for {benchmark!r}"]}
+    collect, root = _Collect(), logging.getLogger()
+    root.addHandler(collect)
+    try:
+        checker = mlp_compliance.make_checker("training", ruleset, quiet=True, werror=False)
+        passed, *_ = mlp_compliance.main(str(path), f"training_{ruleset}/common.yaml", checker)
+    except Exception as exc:  # the checker raises bare exceptions on logs it cannot follow
+        passed, collect.messages = False, collect.messages + [f"checker stopped: {type(exc).__name__}: {exc}"]
+    finally:
+        root.removeHandler(collect)
+        mlp_compliance.enqueued_configs.clear()
+    return {"passed": bool(passed), "ruleset": ruleset,
+            "messages": [" ".join(m.split())[:300] for m in collect.messages[:5]]}
+
+
+def olympic(benchmark: str, runs: list[dict]) -> dict:
+    """The MLPerf score of the runs, as the result summarizer computes it (times in s)."""
+    from mlperf_logging.benchmark_meta import get_result_file_counts
+    from mlperf_logging.result_summarizer.result_summarizer import _compute_olympic_average
+
+    required = get_result_file_counts("training").get(benchmark)
+    max_dropped = 4 if benchmark == "unet3d" else 1
+    converged = [r["time_s"] for r in runs if r["reached"]]
+    dropped = len(runs) - len(converged)
+    value = None
+    if dropped <= max_dropped:
+        value = _compute_olympic_average(list(converged), dropped, max_dropped)
+    why = (f"{dropped} of {len(runs)} runs did not reach the target (at most {max_dropped} may)" if value is None
+           else f"{len(runs)} runs ({'rules require ' + str(required) if required else 'run count not in the rules'}), "
+                f"{max_dropped} dropped at each end; {dropped} non-converged run(s) count as dropped from the slow end")
+    return {"value": value, "runs_required": required, "trim_each_side": max_dropped, "n_invalid": dropped,
+            "n": len(runs), "note": f"MLPerf Training score (olympic mean of time to train): {why}"}
+
+
+def _records(run: dict, benchmark: str, implementation: str) -> list[dict]:
+    common = dict(benchmark="train", workload=benchmark, implementation=implementation, run_id=run["run_id"],
+                  seed=int(run["seed"]) if isinstance(run["seed"], (int, float)) else -1, status=run["status"],
+                  reached_target=run["reached"], epoch=run["epochs"] if run["epochs"] is not None else float("nan"))
+    out = [row(**common, metric="time_to_train", value=run["time_s"], unit="s", valid=run["reached"])]
+    if run["epochs"] is not None:
+        out.append(row(**common, metric="epochs_to_target", value=float(run["epochs"]), unit="epochs",
+                       valid=run["reached"]))
+    if isinstance(run["quality"], (int, float)):
+        out.append(row(**common, metric="eval_accuracy", value=float(run["quality"]), unit="1"))
+    return out
+
+
+def read(paths: list[Path]) -> list:
+    """The runs of one benchmark folder (``result_*.txt`` files) as one Dataset with its MLPerf score."""
+    runs = sorted((read_run(p) for p in paths), key=lambda r: str(r["path"]))
+    for run in runs:
+        run["time_s"] = (run["stop_ms"] - run["start_ms"]) / 1e3
+        run["reached"] = run["status"] == "success"
+    submission = {k: v for r in runs for k, v in r["submission"].items()}
+    benchmark = str(submission.get("submission_benchmark") or paths[0].parent.name)
+    implementation = "/".join(str(submission[k]) for k in ("submission_org", "submission_platform") if k in submission)
+    score = olympic(benchmark, runs)
+    filters = {"workload": benchmark, "implementation": implementation}
+    summary = {"metric": "time_to_train", "statistic": "olympic_mean", "kind": "cost", "unit": "s",
+               "filters": filters, **score}
+    division = str(submission.get("submission_division", "closed"))
+    checked = {r["run_id"]: compliance(r["path"], benchmark, division) for r in runs}
+    attrs = {
+        "summaries": [summary],
+        "factors": [],
+        "submission": submission,
+        "hyperparameters": {r["run_id"]: r["hyperparameters"] for r in runs},
+        "quality_target": next((r["target"] for r in runs if r["target"] is not None), "not stated in the logs"),
+        "reached_target_rule": "run_stop metadata status == success",
+        "metric_kinds": {"epochs_to_target": "count"},
+        "ci_notes": {"time_to_train": "MLPerf Training: the rules' fixed number of seeded runs, scored by the olympic mean"},
+        "runs": {r["run_id"]: {"file": r["path"].name, "status": r["status"], "seed": r["seed"],
+                               "run_start_ms": r["start_ms"], "run_stop_ms": r["stop_ms"]} for r in runs},
+    }
+    if all(v is not None for v in checked.values()):
+        attrs["compliance"] = {"checker": "mlperf_logging.compliance_checker (training, newest ruleset with the "
+                                          "benchmark's rules)", "runs": checked,
+                               "passed": all(v["passed"] for v in checked.values())}
+    records = [rec for run in runs for rec in _records(run, benchmark, implementation)]
+    shared = _shared(r["hyperparameters"] for r in runs)
+    folder = paths[0].parent
+    return [build(folder if len(paths) > 1 else paths[0], FORMAT, "train", records,
+                  environment={k: v for k, v in submission.items() if k in ("submission_org", "submission_platform")},
+                  config={"benchmark": benchmark, "division": submission.get("submission_division", ""),
+                          "hyperparameters": shared}, attrs=attrs)]
+
+
+def _shared(dicts) -> dict:
+    """Hyperparameters every run logged with the same value (the configuration, not the seed)."""
+    dicts = list(dicts)
+    if not dicts:
+        return {}
+    return {k: v for k, v in dicts[0].items() if all(d.get(k) == v for d in dicts[1:])}

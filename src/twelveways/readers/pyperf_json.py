@@ -1,0 +1,85 @@
+"""pyperf / pyperformance JSON (plain or ``.json.gz``), read with pyperf itself.
+
+A pyperf benchmark is nested: each *process* (pyperf "run") computes warm-up values, then
+values; each value is the time of ``loops × inner_loops`` executions divided by that count.
+Every value and warm-up becomes a row: ``invocation`` = process number (the level a CI must
+resample), ``iteration`` = 0 for warm-ups (never summarized; also column ``warmup``) and
+1, 2, … for values, ``loops`` / ``inner_loops`` beside.  Metadata shared by the benchmarks
+(CPU, kernel, Python build, compiler flags, ASLR, governor, …) are the environment facts; the
+metadata that change every process (date, load, duration) are left out of the hash.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+from .common import INVOCATION_LEVEL, ReaderError, build, row
+
+FORMAT = "pyperf"
+UNITS = {"second": "s", "byte": "B", "integer": "1"}
+#: Metadata that change per process or per benchmark: not facts about the machine.
+VOLATILE = {"date", "duration", "load_avg_1min", "mem_max_rss", "mem_peak_pagefile_usage", "uptime", "cpu_freq",
+            "cpu_temp", "runnable_threads", "command", "loops", "inner_loops", "calibrate_loops",
+            "recalibrate_loops", "calibrate_warmups", "recalibrate_warmups", "name", "unit", "tags",
+            "description", "boot_time", "warmups", "values"}
+
+
+def load_suite(path: Path):
+    """pyperf's own loader (it opens .json.gz itself); a damaged file is one ReaderError."""
+    import pyperf
+
+    try:
+        return pyperf.BenchmarkSuite.load(str(path))
+    except (ValueError, KeyError, TypeError, AttributeError, OSError, EOFError, zlib.error,
+            gzip.BadGzipFile) as exc:
+        raise ReaderError(path, f"{FORMAT}: not a readable pyperf file ({type(exc).__name__}: "
+                                f"{' '.join(str(exc).split())[:200]})") from exc
+
+
+def _rows(bench, name: str, unit: str) -> list[dict]:
+    out = []
+    for process, run in enumerate(bench.get_runs()):
+        meta = run.get_metadata()
+        loops, inner = int(meta.get("loops", 1)), int(meta.get("inner_loops", 1))
+        common = dict(benchmark="pyperf", workload=name, run_id=f"{name}#{process}", invocation=process,
+                      metric="time" if unit == "s" else name, unit=unit, inner_loops=inner)
+        for number, (warm_loops, value) in enumerate(run.warmups):
+            out.append(row(**common, iteration=0, value=float(value), warmup=True, loops=int(warm_loops),
+                           warmup_index=number))
+        for number, value in enumerate(run.values, start=1):
+            out.append(row(**common, iteration=number, value=float(value), warmup=False, loops=loops,
+                           warmup_index=-1))
+    return out
+
+
+def read(path: Path) -> list:
+    """Every benchmark of the suite in one Dataset (rows per value and warm-up, by process)."""
+    suite = load_suite(path)
+    records, per_bench = [], {}
+    for bench in suite.get_benchmarks():
+        name = bench.get_name()
+        unit = UNITS.get(bench.get_unit(), bench.get_unit())
+        records.extend(_rows(bench, name, unit))
+        per_bench[name] = {k: str(v) for k, v in bench.get_metadata().items() if k not in VOLATILE}
+    if not records:
+        raise ReaderError(path, f"{FORMAT}: the suite holds no runs")
+    common = _common(per_bench.values())
+    attrs = {
+        "levels": {"invocation": INVOCATION_LEVEL,
+                   "iteration": "value number inside its process; 0 = warm-up (column warmup), never summarized"},
+        "nesting": ["invocation", "iteration"],
+        "ci_level": "invocation",
+        "benchmark_metadata": {k: {m: v for m, v in md.items() if m not in common} for k, md in per_bench.items()},
+        "factors": [],
+    }
+    return [build(path, FORMAT, "pyperf", records, environment=common,
+                  config={"benchmarks": sorted(per_bench)}, attrs=attrs)]
+
+
+def _common(dicts) -> dict:
+    dicts = list(dicts)
+    if not dicts:
+        return {}
+    return {k: v for k, v in dicts[0].items() if all(d.get(k) == v for d in dicts[1:])}
