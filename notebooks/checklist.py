@@ -24,6 +24,7 @@ figures_dir = "results/figures/checklist"
 environment_json = "results/environment.json"
 config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
+derived_path = ""  # this notebook derives no results (results/derived/ is for the benchmark families)
 
 # %%
 import matplotlib.pyplot as plt

@@ -25,6 +25,7 @@ figures_dir = "results/figures/environment"
 environment_json = "results/environment.json"
 config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
+derived_path = ""  # this notebook derives no results (results/derived/ is for the benchmark families)
 
 # %%
 from twelveways.report import tables

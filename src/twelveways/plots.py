@@ -27,8 +27,43 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from .errors import ResultsError
+
 #: Points fewer than this per group get a box instead of a violin (a density of 3 points misleads).
 MIN_VIOLIN_POINTS = 8
+
+#: What a figure declaration may say (SC15 R12; docs/checklist-evidence.md, attr ``figures``).
+FIGURE_SHOWS = ("samples", "distribution", "summary")
+FIGURE_LINES = ("none", "ideal", "model", "connect_levels")
+X_KINDS = ("continuous", "categorical")
+
+#: Declarations of the figures drawn in this process, by name, in drawing order.
+_DECLARED: dict[str, dict] = {}
+
+
+def declare(name: str, *, shows: str, lines: str, x: str, x_kind: str) -> dict:
+    """Record what the figure ``name`` shows, which lines it draws and what its x axis is.
+
+    Declared where the figure is drawn (not by the benchmark that measured the data), so the
+    analysis stage can write it into its derived results for the checklist (R12).
+    """
+    for field, value, allowed in (("shows", shows, FIGURE_SHOWS), ("lines", lines, FIGURE_LINES),
+                                  ("x_kind", x_kind, X_KINDS)):
+        if value not in allowed:
+            raise ResultsError(f"figure {name!r}: {field} must be one of {', '.join(allowed)}, not {value!r}")
+    declaration = {"name": str(name), "shows": shows, "lines": lines, "x": str(x), "x_kind": x_kind}
+    _DECLARED[str(name)] = declaration
+    return declaration
+
+
+def declared() -> list[dict]:
+    """Every figure declared in this process (a notebook's kernel), in drawing order."""
+    return [dict(d) for d in _DECLARED.values()]
+
+
+def forget_declarations() -> None:
+    """Start a fresh registry (tests; a notebook's kernel starts with an empty one)."""
+    _DECLARED.clear()
 
 
 def setup() -> None:
@@ -38,8 +73,14 @@ def setup() -> None:
                          "figure.autolayout": False, "axes.titlesize": "medium"})
 
 
-def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str) -> Path | None:
-    """Write ``fig`` as ``<figures_dir>/<name>.png`` (for the Snakemake report); None without a folder."""
+def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str, *,
+         declaration: Mapping | None = None) -> Path | None:
+    """Write ``fig`` as ``<figures_dir>/<name>.png`` (for the Snakemake report); None without a folder.
+
+    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``.
+    """
+    if declaration is not None:
+        declare(name, **declaration)
     if not figures_dir:
         return None
     folder = Path(figures_dir)
@@ -49,13 +90,20 @@ def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str) -> P
     return path
 
 
-def show(fig: plt.Figure, figures_dir: str | os.PathLike | None = None, name: str | None = None) -> Path | None:
+def show(fig: plt.Figure, figures_dir: str | os.PathLike | None = None, name: str | None = None, *,
+         declaration: Mapping | None = None) -> Path | None:
     """Render ``fig`` once as PNG, save it (when a folder is given) and display it in the notebook.
 
     One render instead of two (savefig + inline backend): notebook execution time is mostly
-    figure rendering.  Outside IPython the figure is only saved.
+    figure rendering.  Outside IPython the figure is only saved.  ``declaration`` ({shows, lines,
+    x, x_kind}) is recorded with :func:`declare` under ``name``.
     """
     import io
+
+    if declaration is not None:
+        if not name:
+            raise ResultsError("a declared figure needs a name")
+        declare(name, **declaration)
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")

@@ -2,6 +2,10 @@
 # Notebooks read results files only and never run a benchmark; logic lives in
 # src/twelveways/report and src/twelveways/plots.py, the notebooks stay thin.
 #
+# Each family notebook (prk, train, inference) also writes what it derives -- speedups with their
+# base case, summaries with CIs, fits, figure declarations -- to results/derived/<family>.nc
+# (papermill parameter derived_path); the checklist rule reads those files.
+#
 # A stage whose notebook needs more files than its main results file lists them in
 # <STAGE>_ANALYSIS_INPUTS in its own rules file (included before this one), e.g. in train.smk:
 #     TRAIN_ANALYSIS_INPUTS = ["results/train-tuning.nc"]
@@ -16,6 +20,8 @@ EXECUTED_NOTEBOOKS = [
 ]
 #: Shared code every notebook imports (a change reruns the notebooks).
 NOTEBOOK_CODE = ["src/twelveways/plots.py", "src/twelveways/report/tables.py"]
+#: Code of the family notebooks that write derived results (results/derived/<family>.nc).
+DERIVED_CODE = ["src/twelveways/derived.py"]
 
 
 rule notebook_environment:
@@ -50,9 +56,10 @@ rule notebook_prk:
         extra=globals().get("PRK_ANALYSIS_INPUTS", []),
         environment=ENV_JSON,
         config=CONFIG_FILE,
-        code=NOTEBOOK_CODE + ["src/twelveways/report/prkanalysis.py"],
+        code=NOTEBOOK_CODE + DERIVED_CODE + ["src/twelveways/report/prkanalysis.py"],
     output:
         notebook="results/notebooks/prk.ipynb",
+        derived="results/derived/prk.nc",
         figures=report(
             directory("results/figures/prk"),
             patterns=["{name}.png"],
@@ -67,8 +74,8 @@ rule notebook_prk:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.report execute {input.notebook:q} --output {output.notebook:q} "
-        "--figures-dir {output.figures:q} --results-dir results --environment {input.environment:q} "
-        "--config {input.config:q} > {log:q} 2>&1"
+        "--figures-dir {output.figures:q} --results-dir results --derived {output.derived:q} "
+        "--environment {input.environment:q} --config {input.config:q} > {log:q} 2>&1"
 
 
 rule notebook_train:
@@ -79,9 +86,10 @@ rule notebook_train:
         extra=globals().get("TRAIN_ANALYSIS_INPUTS", []),
         environment=ENV_JSON,
         config=CONFIG_FILE,
-        code=NOTEBOOK_CODE,
+        code=NOTEBOOK_CODE + DERIVED_CODE + ["src/twelveways/train/analysis.py"],
     output:
         notebook="results/notebooks/train.ipynb",
+        derived="results/derived/train.nc",
         figures=report(
             directory("results/figures/train"),
             patterns=["{name}.png"],
@@ -96,8 +104,8 @@ rule notebook_train:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.report execute {input.notebook:q} --output {output.notebook:q} "
-        "--figures-dir {output.figures:q} --results-dir results --environment {input.environment:q} "
-        "--config {input.config:q} > {log:q} 2>&1"
+        "--figures-dir {output.figures:q} --results-dir results --derived {output.derived:q} "
+        "--environment {input.environment:q} --config {input.config:q} > {log:q} 2>&1"
 
 
 rule notebook_inference:
@@ -108,9 +116,10 @@ rule notebook_inference:
         extra=globals().get("INFER_ANALYSIS_INPUTS", []),
         environment=ENV_JSON,
         config=CONFIG_FILE,
-        code=NOTEBOOK_CODE,
+        code=NOTEBOOK_CODE + DERIVED_CODE + ["src/twelveways/infer/analysis.py"],
     output:
         notebook="results/notebooks/inference.ipynb",
+        derived="results/derived/infer.nc",
         figures=report(
             directory("results/figures/inference"),
             patterns=["{name}.png"],
@@ -125,8 +134,8 @@ rule notebook_inference:
         "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.report execute {input.notebook:q} --output {output.notebook:q} "
-        "--figures-dir {output.figures:q} --results-dir results --environment {input.environment:q} "
-        "--config {input.config:q} > {log:q} 2>&1"
+        "--figures-dir {output.figures:q} --results-dir results --derived {output.derived:q} "
+        "--environment {input.environment:q} --config {input.config:q} > {log:q} 2>&1"
 
 
 rule notebook_checklist:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from twelveways.config import use_interpreter_bin
+from twelveways.report.notebooks import NOTEBOOKS, derived_file
 from twelveways.results import canonical_hash
 
 # Jobs' shell commands must find the interpreter (and mpiexec, papermill) that runs Snakemake,
@@ -40,6 +41,13 @@ def checklist_results():
     if stage_on("prk"):
         files.append("results/bounds.nc")
     return files
+
+
+def derived_results():
+    """What the enabled stages' notebooks derive and the report shows (results/derived/<family>.nc):
+    outputs of the notebook rules, inputs of the checklist (results -> analysis -> checklist -> report)."""
+    return [f"results/{derived_file(name)}" for name, (_source, stage) in NOTEBOOKS.items()
+            if stage is not None and stage_on(stage)]
 
 
 def checklist_claims():

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import results
+from .. import derived, plots, results
 
 PERFORMANCE_ROLES = ("performance", "search", "load_sweep")
 CRITERIA = ("result_valid", "latency_bound_satisfied", "min_duration_satisfied", "min_queries_satisfied",
@@ -120,3 +120,101 @@ def costs(frame: pd.DataFrame) -> pd.DataFrame:
     rows = frame[frame["role"] == "cost"]
     table = rows.pivot_table(index="variant", columns="metric", values="value", aggfunc="first")
     return table.reset_index()
+
+
+# --------------------------------------------------------------------------- derived results
+
+#: Percentiles of the recorded latencies the notebook shows (fractions).
+PERCENTILES = (0.5, 0.9, 0.99)
+
+
+def _filters(part: pd.DataFrame, columns) -> dict:
+    """``benchmark`` plus each column's level(s) in ``part`` (a list when several); unknown levels left out."""
+    out = {"benchmark": str(part["benchmark"].iloc[0])}
+    for column in columns:
+        if column not in part or not part[column].notna().all():
+            continue
+        levels = sorted(derived.plain(pd.unique(part[column].astype(object)).tolist()), key=str)
+        out[column] = levels[0] if len(levels) == 1 else levels
+    return out
+
+
+def percentile_summaries(shown: pd.DataFrame, confidence: float = 0.95, note: str = "") -> list[dict]:
+    """p50/p90/p99 of every (variant, scenario)'s recorded latencies with exact order-statistic CIs (R8).
+
+    Values stay in the rows' unit (ns); only valid rows are summarized, and the filters select them.
+    """
+    out = []
+    usable = shown[shown["valid"].astype(bool)]
+    for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
+        filters = _filters(part, ("variant", "scenario", "role", "target_qps"))
+        for q in PERCENTILES:
+            out.append(derived.percentile_summary(part["value"], q, metric="latency", unit=str(part["unit"].iloc[0]),
+                                                  filters=filters, confidence=confidence, note=note))
+    return out
+
+
+def percentile_table(summaries: list[dict]) -> pd.DataFrame:
+    """The percentile summaries as the notebook shows them (ms), with n and the achieved coverage."""
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+    rows = []
+    for s in summaries:
+        factor = scale.get(s["unit"], float("nan"))
+        rows.append({"variant": s["filters"]["variant"], "scenario": s["filters"]["scenario"],
+                     "percentile": s["statistic"], "latency (ms)": s["value"] * factor,
+                     "CI (ms)": tuple(v * factor for v in s["ci"]) if s["ci"] else None, "n": s["n"],
+                     "coverage": s["coverage"], "note": s["note"]})
+    return pd.DataFrame(rows)
+
+
+def quantile_fit_records(part: pd.DataFrame, fit: dict, unit: str = "ms per query/s") -> list[dict]:
+    """QuantReg lines of latency on target QPS (``twelveways.stats.quantile_regression``) as derived fits.
+
+    ``unit`` is the slope's: the latency unit the fit was made in per unit of target QPS.
+    """
+    filters = {**_filters(part, ("variant", "scenario")), "role": sorted(part["role"].unique())}
+    return [derived.fit_record("quantile_regression", "slope", value=line.slope, ci=line.slope_ci,
+                               confidence=line.confidence, n_points=line.n, filters=filters, drawn=True,
+                               unit=unit, quantile=q, intercept=line.intercept,
+                               converged=line.converged, method=line.method,
+                               note="latency of every recorded query on the run's target QPS, VALID and INVALID "
+                                    "runs alike (INVALID: where the load exceeds the latency bound)")
+            for q, line in fit.items()]
+
+
+def _variant_config(frame: pd.DataFrame, variant: str, scenario: str = "") -> dict:
+    first = frame[frame["variant"] == variant].iloc[0]
+    keys = ("workload", "implementation", "ranks", "threads", "size", "precision")
+    return {"benchmark": str(first["benchmark"]), **{k: first[k] for k in keys}, "variant": variant,
+            "scenario": scenario}
+
+
+def ratio_rows(frame: pd.DataFrame, head: pd.DataFrame) -> list[dict]:
+    """Server/Offline throughput and accuracy against fp32, per variant, each with its base (R1, R4)."""
+    rows = []
+    for _, h in head.iterrows():
+        variant = str(h["variant"])
+        offline, server = h.get("Offline samples/s"), h.get("Server latency-bounded QPS")
+        if pd.notna(offline) and pd.notna(server) and offline:
+            rows.append(derived.row(_variant_config(frame, variant, "Server"), "server_offline_throughput_ratio",
+                                    server / offline, "1", base_case=f"Offline samples/s of {variant} (LoadGen)",
+                                    base_value=offline, base_unit="samples/s"))
+        base = head[(head["workload"] == h["workload"]) & (head["precision"] == "fp32")]
+        if pd.notna(h.get("accuracy")) and not base.empty and pd.notna(base["accuracy"].iloc[0]) and base["accuracy"].iloc[0]:
+            reference = base.iloc[0]
+            rows.append(derived.row(_variant_config(frame, variant), "accuracy_ratio",
+                                    h["accuracy"] / reference["accuracy"], "1",
+                                    base_case=f"fp32 variant {reference['variant']}: top-1 accuracy (AccuracyOnly)",
+                                    base_value=reference["accuracy"], base_unit="1"))
+    return rows
+
+
+def write_derived(path, raw_path, frame: pd.DataFrame, head: pd.DataFrame, summaries: list[dict], fits: list[dict],
+                  confidence: float = 0.95):
+    """Write ``results/derived/infer.nc``: ratios with their bases, percentiles, fits, figure declarations."""
+    bundle = derived.Derived(
+        "infer", [Path(raw_path)], rows=ratio_rows(frame, head), summaries=summaries, fits=fits,
+        figures=plots.declared(),
+        attrs={"confidence": confidence,
+               "metric_kinds": {"server_offline_throughput_ratio": "ratio", "accuracy_ratio": "ratio"}})
+    return derived.write(path, bundle)

@@ -3,7 +3,8 @@
 * ``execute NAME --output X.ipynb [paths]`` — one notebook (used by the workflow's rules);
 * ``render --output reports/report.html --notebook NAME=PATH ...`` — the report;
 * ``rebuild --from DIR --output DIR`` — a reader's command: every notebook and the report from
-  a stored result set (``data/reference``), no benchmark run;
+  a stored result set (``data/reference``), no benchmark run; the family notebooks write their
+  derived results to ``DIR/derived/<family>.nc`` as in the workflow;
 * ``snapshot --results results --output data/reference`` — refresh that set from a real run.
 """
 
@@ -26,9 +27,12 @@ STAGE_FILES = {"prk": "prk.nc", "train": "train.nc", "inference": "inference.nc"
 
 def default_parameters(name: str) -> dict[str, str]:
     """The paths a notebook reads and writes in the normal workflow (relative to the root)."""
-    return {"results_dir": "results", "figures_dir": f"results/figures/{name}",
-            "environment_json": "results/environment.json", "config_json": "results/config.json",
-            "checklist_json": "reports/checklist.json"}
+    params = {"results_dir": "results", "figures_dir": f"results/figures/{name}",
+              "environment_json": "results/environment.json", "config_json": "results/config.json",
+              "checklist_json": "reports/checklist.json"}
+    if nb.derived_file(name):
+        params["derived_path"] = f"results/{nb.derived_file(name)}"
+    return params
 
 
 def _path_options(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +41,8 @@ def _path_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--environment", dest="environment_json", help="environment capture (default results/environment.json)")
     parser.add_argument("--config", dest="config_json", help="validated config dump (default results/config.json)")
     parser.add_argument("--checklist", dest="checklist_json", help="checklist (default reports/checklist.json)")
+    parser.add_argument("--derived", dest="derived_path",
+                        help="derived results a family's notebook writes (default results/derived/FAMILY.nc)")
 
 
 def _execute(args) -> int:
@@ -123,6 +129,8 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
         params = {key: str(value) for key, value in layout.items() if value is not None}
         params["figures_dir"] = str(output / "figures" / name)
         params.setdefault("checklist_json", str(source / "checklist.json"))
+        if nb.derived_file(name):
+            params["derived_path"] = str(output / nb.derived_file(name))
         started = time.monotonic()
         path = nb.execute(nb.notebook_source(name), executed / f"{name}.ipynb", params)
         print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)

@@ -29,8 +29,9 @@ NOTEBOOKS: dict[str, tuple[str, str | None]] = {
     "checklist": ("checklist.py", None),
 }
 
-#: The parameters every notebook's ``parameters`` cell declares (paths, relative to the root or absolute).
-PARAMETERS = ("results_dir", "figures_dir", "environment_json", "config_json", "checklist_json")
+#: The parameters every notebook's ``parameters`` cell declares (paths, relative to the root or absolute);
+#: ``derived_path`` only in the notebooks of a benchmark family (where their derived results go).
+PARAMETERS = ("results_dir", "figures_dir", "environment_json", "config_json", "checklist_json", "derived_path")
 
 
 class NotebookError(TwelveWaysError):
@@ -124,6 +125,12 @@ def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Ma
         except (RuntimeError, TimeoutError) as exc:
             raise NotebookError(f"notebook {source.name} could not run", cause=exc) from exc
     return output
+
+
+def derived_file(name: str) -> str | None:
+    """``derived/<family>.nc`` written by a family's notebook (family = its stage); None for the others."""
+    stage = NOTEBOOKS.get(name, (None, None))[1]
+    return f"derived/{stage}.nc" if stage else None
 
 
 def notebook_source(name: str, root: str | os.PathLike | None = None) -> Path:

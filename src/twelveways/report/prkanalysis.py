@@ -13,13 +13,14 @@ arithmetically, and speedups are ratios of summaries, never averaged ratios (R4)
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .. import results, stats
+from .. import derived, plots, results, stats
 from ..errors import ResultsError, StatisticsError
 
 #: Factors that identify one configuration (the optional ones only when the file has them).
@@ -219,10 +220,13 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
                 continue
             base = own.loc[own["median_s"].idxmin()]
             labels.append(_describe_base(base, "best serial" if kind == "strong" else "one process"))
+            case = (f"best serial run of size {int(size)}: {base['implementation']}" if kind == "strong"
+                    else f"one process of {impl} (size {int(base['size'])})")
             for _, row in pd.concat([own, members], ignore_index=True).iterrows():
                 group_rows.append({**row.to_dict(), "group": f"{workload} {size}",
                                    "value": base["median_s"] / row["median_s"],
-                                   "low": base["ci_low_s"] / row["ci_high_s"], "high": base["ci_high_s"] / row["ci_low_s"]})
+                                   "low": base["ci_low_s"] / row["ci_high_s"], "high": base["ci_high_s"] / row["ci_low_s"],
+                                   "base_case": case, "base_value": float(base["median_s"]), "base_unit": "s"})
         if labels:
             bases[key] = "base case: " + "; ".join(labels)
             rows += [{**row, "base": bases[key]} for row in group_rows]
@@ -261,3 +265,101 @@ def roofline_points(summary: pd.DataFrame) -> pd.DataFrame:
     points["intensity"] = points["flops_per_iteration"] / points["bytes_per_iteration"]
     points["gflops"] = points["flops_per_iteration"] / points["mean_s"] / 1e9
     return points[np.isfinite(points["intensity"]) & np.isfinite(points["gflops"])]
+
+
+# --------------------------------------------------------------------------- derived results
+
+
+def _matching(frame: pd.DataFrame, filters: dict) -> pd.DataFrame:
+    """Rows of ``frame`` whose columns equal every filter value (a list: any of its values)."""
+    mask = np.ones(len(frame), dtype=bool)
+    for column, wanted in filters.items():
+        options = wanted if isinstance(wanted, list) else [wanted]
+        mask &= frame[column].isin(options).to_numpy() if column in frame else False
+    return frame[mask]
+
+
+def _stop_note(group: pd.DataFrame) -> str:
+    """Why a configuration stopped repeating, when not because its CI met the target (R5)."""
+    if "stop_reason" not in group:
+        return ""
+    reasons = group.drop_duplicates("run_id")["stop_reason"].replace("", "unrecorded").value_counts()
+    if set(reasons.index) <= {"ci_target_met"}:
+        return ""
+    return "stop reasons of its runs: " + ", ".join(f"{reason} ×{count}" for reason, count in reasons.items())
+
+
+def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.DataFrame,
+                      confidence: float = 0.95) -> list[dict]:
+    """Every per-configuration summary the notebook shows, with filters that select its raw rows.
+
+    Time: median (exact CI, n, coverage, Shapiro–Wilk p) and arithmetic mean of the per-iteration
+    time, which on several ranks is the maximum over ranks of each (run_id, iteration)
+    (``rank_reduction``).  Rate: harmonic mean of the runs' own rate rows (PRK's rate per run).
+    """
+    keys = [c for c in config_columns(times) if c in times.columns]
+    metric = next((m for m in TIME_METRICS if (samples["metric"] == m).any()), "time")
+    rates = results.summarizable(samples)
+    rates = rates[rates["metric"] == "rate"]
+    shown = summary.set_index(keys)["rate"] if "rate" in summary else None
+    out = []
+    for key, group in times.groupby(keys, observed=True, sort=True):
+        filters = {"benchmark": "prk", **derived.plain(dict(zip(keys, key)))}
+        extra = {"rank_reduction": "max over ranks per (run_id, iteration)" if int(filters["ranks"]) > 1 else "none"}
+        note = _stop_note(group)
+        values = group["time_s"].to_numpy(float)
+        out.append(derived.median_summary(values, metric=metric, unit="s", filters=filters, confidence=confidence,
+                                          note=note, **extra))
+        out.append(derived.mean_summary(values, metric=metric, unit="s", filters=filters, **extra))
+        rate_rows = _matching(rates, filters)
+        if rate_rows.empty:
+            continue
+        rate = derived.mean_summary(rate_rows["value"], metric="rate", unit=str(rate_rows["unit"].iloc[0]),
+                                    filters=filters, statistic="harmonic_mean", kind="rate",
+                                    rank_reduction="none (one rate row per run)")
+        table_rate = float(shown.loc[key]) if shown is not None else math.nan
+        if rate["value"] and math.isfinite(table_rate) and not math.isclose(rate["value"], table_rate, rel_tol=1e-6):
+            rate["note"] = f"the table's rate (work per iteration over the mean time) is {table_rate:.6g}"
+        out.append(rate)
+    return out
+
+
+def derived_rows(tables: dict[str, pd.DataFrame]) -> list[dict]:
+    """One speedup (strong) or efficiency (weak) row per configuration, with its base case (R1, R4)."""
+    rows = []
+    for kind, table in tables.items():
+        metric = "speedup" if kind == "strong" else "efficiency"
+        for _, r in table.iterrows():
+            config = {"benchmark": "prk", **{c: r[c] for c in config_columns(table) if c in r}}
+            rows.append(derived.row(config, metric, r["value"], "1", base_case=r["base_case"],
+                                    base_value=r["base_value"], base_unit=r["base_unit"], ci=(r["low"], r["high"]),
+                                    n=int(r["n"]) if "n" in r and np.isfinite(r["n"]) else -1))
+    return rows
+
+
+def fit_records(group: pd.DataFrame, fits: dict, drawn: dict) -> list[dict]:
+    """Amdahl fits of one strong-scaling group (:func:`amdahl_fits`) in the derived-results format."""
+    out = []
+    for impl, (fit, _scale) in fits.items():
+        own = group[group["implementation"] == impl]
+        filters = {"benchmark": "prk", "workload": derived.plain(own["workload"].iloc[0]),
+                   "size": derived.plain(own["size"].iloc[0]), "implementation": impl,
+                   "ranks": sorted(derived.plain(own["ranks"].unique())),
+                   "threads": sorted(derived.plain(own["threads"].unique()))}
+        out.append(derived.fit_record(
+            "amdahl", "serial_fraction", value=fit.serial_fraction, ci=fit.ci, confidence=fit.confidence,
+            n_points=fit.n, filters=filters, drawn=impl in drawn, max_speedup=fit.max_speedup, method=fit.method,
+            note="one self-relative speedup per program run: the implementation's best one-process median time "
+                 "over the run's median time per iteration"))
+    return out
+
+
+def write_derived(path, raw_path, samples: pd.DataFrame, times: pd.DataFrame, summary: pd.DataFrame,
+                  tables: dict[str, pd.DataFrame], fits: list[dict], attrs: dict, confidence: float = 0.95):
+    """Write ``results/derived/prk.nc``: speedups, summaries, fits and this notebook's figure declarations."""
+    bundle = derived.Derived(
+        "prk", [Path(raw_path)], rows=derived_rows(tables), summaries=derived_summaries(samples, times, summary, confidence),
+        fits=fits, figures=plots.declared(),
+        attrs={"confidence": confidence, "rank_summary": str(attrs.get("rank_summary", "")),
+               "metric_kinds": {"speedup": "ratio", "efficiency": "ratio", "time": "cost", "rate": "rate"}})
+    return derived.write(path, bundle)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import results, stats
+from .. import derived, plots, results, stats
 from ..errors import StatisticsError
 
 FACTORS = ["config_id", "run_id", "seed", "workload", "dataset", "input_size", "batch_size", "per_rank_batch", "lr",
@@ -26,7 +26,7 @@ def load(results_dir: str | Path = "results") -> tuple[pd.DataFrame, dict]:
     ds = results.open(Path(results_dir) / "train.nc")
     attrs = dict(ds.attrs)
     for key in ("scores", "lr_search", "compliance", "quality_targets", "datasets", "definitions", "mpi",
-                "warmup_s", "models_saved"):
+                "warmup_s", "models_saved", "ci_notes"):
         attrs[key] = results.attr_json(ds, key, {})
     return results.to_frame(ds), attrs
 
@@ -109,6 +109,7 @@ def speedups(runs: pd.DataFrame, score_table: pd.DataFrame, confidence: float = 
         step, step_ci = _median_ratio(base["time_per_step"], group["time_per_step"], confidence)
         dense = part[(part["ranks"] == first["ranks"]) & (part["sparsification"] == "none")]
         dense_bytes = dense["comm_bytes_per_step"].median() if not dense.empty else math.nan
+        dense_ids = sorted(dense["config_id"].unique())
         bytes_here = group["comm_bytes_per_step"].median()
         rows.append({
             "config_id": config_id, "ranks": int(first["ranks"]), "scaling": first["scaling"],
@@ -120,6 +121,8 @@ def speedups(runs: pd.DataFrame, score_table: pd.DataFrame, confidence: float = 
             "base_case": f"1 rank, {base_id}",
             "base_time_per_step_s": float(base["time_per_step"].median()),
             "base_score_s": score_of.get(base_id, math.nan),
+            "comm_base_case": f"dense gradients at {int(first['ranks'])} ranks, {', '.join(dense_ids)}",
+            "comm_base_bytes": dense_bytes,
         })
     return pd.DataFrame(rows)
 
@@ -151,3 +154,78 @@ def generalisation(runs: pd.DataFrame) -> pd.DataFrame:
                      var_name="split", value_name="accuracy")
     long["split"] = long["split"].str.replace("_accuracy", "", regex=False)
     return long
+
+
+# --------------------------------------------------------------------------- derived results
+
+#: Per-run metrics summarized per configuration (median with its exact CI where n allows one).
+CONFIG_METRICS = ("time_to_train", "time_per_step", "throughput")
+
+
+def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float = 0.95,
+                   ci_notes: dict | None = None) -> list[dict]:
+    """Per final configuration and metric: median over its runs with the CI, n and achieved coverage.
+
+    Each summary's filters select the raw per-run rows it summarizes (iteration -1 of that
+    config_id; invalid runs, which never reached the target, are not summarized).
+    """
+    usable = results.summarizable(samples)
+    usable = usable[(usable["iteration"] == -1) & (usable["seed"] >= 0)]
+    out = []
+    for config_id in sorted(runs.loc[runs["role"] == "final", "config_id"].unique()):
+        for metric in CONFIG_METRICS:
+            rows = usable[(usable["config_id"] == config_id) & (usable["metric"] == metric)]
+            if rows.empty:
+                continue
+            unit = str(rows["unit"].iloc[0])
+            kind = "rate" if unit.endswith("/s") else "cost"
+            filters = {"benchmark": "train", "config_id": config_id, "iteration": -1}
+            out.append(derived.median_summary(rows["value"], metric=metric, unit=unit, filters=filters,
+                                              confidence=confidence, kind=kind,
+                                              note=str((ci_notes or {}).get(metric, ""))))
+    return out
+
+
+def median_table(summaries: list[dict]) -> pd.DataFrame:
+    """The per-configuration medians as the notebook shows them: value, CI, n and coverage."""
+    return pd.DataFrame([{"config_id": s["filters"]["config_id"], "metric": s["metric"], "median": s["value"],
+                          "unit": s["unit"], "CI": s["ci"], "n": s["n"], "coverage": s["coverage"]}
+                         for s in summaries])
+
+
+def _config_of(samples: pd.DataFrame, config_id: str) -> dict:
+    first = samples[samples["config_id"] == config_id].iloc[0]
+    keys = ["workload", "implementation", "ranks", "threads", "size", "precision", "config_id", "scaling",
+            "sparsification", "batch_size"]
+    return {"benchmark": "train", **{k: first[k] for k in keys if k in first}}
+
+
+def derived_rows(samples: pd.DataFrame, speed: pd.DataFrame, runs: pd.DataFrame) -> list[dict]:
+    """Per-iteration and end-to-end speedups and the communication reduction, each with its base (R1)."""
+    rows = []
+    n_of = runs.groupby("config_id")["time_per_step"].count()
+    for _, r in speed.iterrows():
+        config = _config_of(samples, r["config_id"])
+        base = r["base_case"]
+        rows.append(derived.row(config, "per_iteration_speedup", r["per_iteration_speedup"], "1",
+                                base_case=f"{base}: median time per step", base_value=r["base_time_per_step_s"],
+                                base_unit="s", ci=r["per_iteration_ci"], n=int(n_of.get(r["config_id"], -1))))
+        rows.append(derived.row(config, "end_to_end_speedup", r["end_to_end_speedup"], "1",
+                                base_case=f"{base}: MLPerf olympic mean time to train", base_value=r["base_score_s"],
+                                base_unit="s"))
+        rows.append(derived.row(config, "comm_reduction_ratio", r["comm_reduction"], "1",
+                                base_case=f"{r['comm_base_case']}: median payload bytes per step",
+                                base_value=r["comm_base_bytes"], base_unit="B"))
+    return rows
+
+
+def write_derived(path, raw_path, samples: pd.DataFrame, runs: pd.DataFrame, speed: pd.DataFrame,
+                  summaries: list[dict], confidence: float = 0.95):
+    """Write ``results/derived/train.nc``: speedups with their bases, medians, figure declarations."""
+    bundle = derived.Derived(
+        "train", [Path(raw_path)], rows=derived_rows(samples, speed, runs) if not speed.empty else [],
+        summaries=summaries, figures=plots.declared(),
+        attrs={"confidence": confidence,
+               "metric_kinds": {"per_iteration_speedup": "ratio", "end_to_end_speedup": "ratio",
+                                "comm_reduction_ratio": "ratio"}})
+    return derived.write(path, bundle)

@@ -552,18 +552,6 @@ def checklist_attrs(scores: dict, rows: list[dict]) -> dict:
                         "run times include the slowest rank; one row per run (rank -1)",
         "synchronization": "MPI Barrier before run_start; the gradient Allreduce (or Allgather) synchronizes every step; "
                            "the stop decision uses validation counts summed over ranks with Allreduce",
-        "figures": [
-            {"name": "f1-batch-size", "shows": "samples", "lines": "none", "x": "batch_size", "x_kind": "categorical"},
-            {"name": "f1-curves", "shows": "samples", "lines": "connect_levels", "x": "epoch", "x_kind": "continuous"},
-            {"name": "f2-per-iteration-vs-end-to-end", "shows": "summary", "lines": "none", "x": "configuration",
-             "x_kind": "categorical"},
-            {"name": "f3-train-val-test", "shows": "samples", "lines": "none", "x": "workload", "x_kind": "categorical"},
-            {"name": "f4-tuning-cost", "shows": "samples", "lines": "none", "x": "lr", "x_kind": "categorical"},
-            {"name": "f5-precision", "shows": "samples", "lines": "none", "x": "precision", "x_kind": "categorical"},
-            {"name": "f10-io", "shows": "distribution", "lines": "none", "x": "variant", "x_kind": "categorical"},
-            {"name": "f11-input-size", "shows": "distribution", "lines": "none", "x": "input_size",
-             "x_kind": "categorical"},
-        ],
     }
 
 
