@@ -68,8 +68,8 @@ if not other.empty:
 # ## Claims checked against the data
 
 # %%
-claims = data.get("claims")
-if isinstance(claims, list) and claims:
-    tables.show(tables.records(claims), "claims", collapse_after=40)
+claim_rows = checklistview.claims_frame(data)
+if not claim_rows.empty:
+    tables.show(claim_rows, "claims: each side's n, median, interval and achieved coverage; test and Holm", collapse_after=40)
 else:
     tables.note("This checklist holds no claims.")

@@ -3,7 +3,8 @@
 Every kernel in this folder is a standalone program (``python <kernel>-numpy.py ...``) that
 prints exactly one JSON object on stdout (DESIGN.md "Kernel contract"); human-readable text
 goes to stderr only.  Exit codes: 0 valid, 1 validation failed (JSON still printed), 2 bad
-arguments (one ``error: ...`` line on stderr, no JSON).
+arguments (one ``error: ...`` line on stderr, no JSON), 3 out of memory (one ``error: rank R:
+cannot allocate ...`` line, as the C kernels' ``prk_die``).
 
 Timing rules kept here so that no kernel can get them wrong: wall clock only
 (``time.perf_counter_ns`` for NumPy, ``MPI.Wtime`` for mpi4py), iteration 0 is the warm-up
@@ -209,6 +210,22 @@ def run_main(main, show_errors: bool = True) -> None:
         main(sys.argv[1:])
     except ArgumentError as exc:
         bad_arguments(str(exc), show=show_errors)
+    except MemoryError as exc:
+        out_of_memory(exc)
+
+
+def out_of_memory(exc: MemoryError) -> None:
+    """Like the C kernels' ``prk_die``: one ``error: rank R: cannot allocate ...`` line, exit 3.
+
+    Under MPI the whole job is aborted (code 3), so no rank waits forever for the failed one.
+    """
+    mpi = sys.modules.get("mpi4py.MPI")
+    rank = mpi.COMM_WORLD.rank if mpi is not None else 0
+    detail = " ".join(str(exc).split())[:200] or "out of memory"
+    print(f"error: rank {rank}: cannot allocate memory ({detail})", file=sys.stderr, flush=True)
+    if mpi is not None and mpi.COMM_WORLD.size > 1:
+        mpi.COMM_WORLD.Abort(3)
+    sys.exit(3)
 
 
 def load_sibling(filename: str):

@@ -17,6 +17,7 @@ DELEGATED = {
     "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
     "audit": ("twelveways.checklist.audit", "audit_main", "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
     "import-csv": ("twelveways.checklist.importcsv", "import_csv_main", "convert a CSV of samples plus metadata YAML to the results schema"),
+    "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
             "(nested keys as measurement.max_samples=10)"),
     "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
@@ -34,24 +35,6 @@ def _check_config(argv: list[str]) -> int:
     return 0
 
 
-def _config_docs(argv: list[str]) -> int:
-    from . import configdocs
-
-    parser = argparse.ArgumentParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
-    parser.add_argument("--output", help="write to this file instead of stdout")
-    parser.add_argument("--readme", help="also refresh the generated key table inside this README")
-    args = parser.parse_args(argv)
-    if args.readme:
-        configdocs.update_readme(args.readme)
-    text = configdocs.render()
-    if args.output:
-        with open(args.output, "w") as handle:
-            handle.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
 def _results_info(argv: list[str]) -> int:
     from . import results
 
@@ -59,7 +42,7 @@ def _results_info(argv: list[str]) -> int:
     parser.add_argument("files", nargs="+", help="results/*.nc files")
     args = parser.parse_args(argv)
     for path in args.files:
-        ds = results.open(path)
+        ds = results.require_samples(results.open(path), str(path))
         frame = results.to_frame(ds)
         invalid = int((~frame["valid"].astype(bool)).sum())
         print(f"{path}: schema {ds.attrs['schema_version']}, family {ds.attrs['family']}, "
@@ -122,7 +105,6 @@ def _import_name(path: str, number: int) -> str:
 
 LOCAL = {
     "check-config": (_check_config, "validate a config file against the schema"),
-    "config-docs": (_config_docs, "print every config key with its type, default and meaning"),
     "results": (_results_info, "validate results files and list what they hold"),
     "import": (_import, "read MLPerf, LoadGen, pyperf, Google Benchmark, hyperfine or CSV results into the schema"),
 }
@@ -146,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2 if command in ("audit", "import-csv", "import") else 1
+        return 2 if command in ("audit", "import-csv", "import", "results") else 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

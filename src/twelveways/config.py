@@ -125,6 +125,9 @@ def _check_semantics(config: dict) -> None:
         if not enabled and not str(reasons.get(stage, "")).strip():
             raise ConfigError(f"config key 'subset_reasons.{stage}': stage '{stage}' is switched off, "
                               "so say why (SC15 rule 2: reasons for any subset)")
+    from . import feasibility  # cross-field rules, NaN/inf, memory and rank feasibility
+
+    feasibility.check(config)
 
 
 def load(path: str | Path, overrides: Mapping | None = None) -> dict:

@@ -60,10 +60,44 @@ def table() -> str:
 
 
 def update_readme(path) -> None:
-    """Replace the generated block between the markers of README.md with the current table."""
+    """Replace the generated block between the markers of README.md with the current table.
+
+    A README without both markers, in order, is refused (one line) and left untouched; the new
+    text is written atomically.
+    """
     from pathlib import Path
 
+    from . import atomic, inputs
+    from .errors import TwelveWaysError
+
     readme = Path(path)
-    text = readme.read_text()
-    start, end = text.index(README_START), text.index(README_END)
-    readme.write_text(text[: start + len(README_START)] + "\n\n" + table() + "\n" + text[end:])
+    text = inputs.read_text(readme, "README", TwelveWaysError)
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise TwelveWaysError(f"{readme}: no generated key block (add the lines {README_START} and {README_END})")
+    atomic.write_text(readme, text[: start + len(README_START)] + "\n\n" + table() + "\n" + text[end:], "README")
+
+
+def write(path) -> None:
+    """Write the rendered key table to ``path`` atomically (one-line error for any path problem)."""
+    from . import atomic
+
+    atomic.write_text(path, render(), "config docs")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``twelveways config-docs [--output PATH] [--readme README.md]``; problems raise one-line errors."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
+    parser.add_argument("--output", help="write to this file instead of stdout")
+    parser.add_argument("--readme", help="also refresh the generated key table inside this README")
+    args = parser.parse_args(argv)
+    if args.readme:
+        update_readme(args.readme)
+    if args.output:
+        write(args.output)
+    else:
+        sys.stdout.write(render())
+    return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from . import atomic
 from .config import PROJECT_ROOT
 
 CONDA_FILES = ("environment.yml", "envs/twelveways.yaml")
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.write:
         for rel in CONDA_FILES:
-            (PROJECT_ROOT / rel).write_text(render_conda())
+            atomic.write_text(PROJECT_ROOT / rel, render_conda(), "environment file")
     problems = disagreements()
     for line in problems:
         print(f"error: {line}", file=sys.stderr)

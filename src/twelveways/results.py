@@ -8,6 +8,10 @@ other people can write it and audit their own results.  Format history:
   variable's ``twelveways_categories`` attribute (JSON list), every variable zlib-compressed:
   HDF5 variable-length strings cannot be compressed and made files ~30x larger.  1.0 files
   (plain variable-length strings) are still read.
+* derived results (2026-11, still ``1.1``): the analysis stage writes what it derives —
+  speedups with their base case, summaries with CI, n and coverage, fits, figure declarations —
+  as ordinary 1.1 files with attribute ``derived`` = 1 (``results/derived/<family>.nc``, see
+  :mod:`twelveways.derived` and the README's "Derived results"); readers of 1.1 read them unchanged.
 
 Design points (DESIGN.md, "Results store"):
 
@@ -16,17 +20,17 @@ Design points (DESIGN.md, "Results store"):
   (``batch_size``, ``scenario``, ``scaling`` ...);
 * attributes carry the schema version and provenance (environment hash, config hash, git);
 * writes are atomic (temporary file in the same folder, then ``os.replace``), so a killed run
-  never leaves a partial file under the real name; :func:`open` validates everything it reads.
+  never leaves a partial file under the real name; :func:`open` validates everything it reads;
+* value rules (README "Results format"): no infinite value; times finite, >= 0, at most a year;
+  integer columns >= -1 and never wrapped; ``git_dirty`` 0/1; category lists JSON lists of strings.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import builtins
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,6 +39,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import atomic
 from .errors import EnvironmentMismatchError, ResultsError
 
 SCHEMA_VERSION = "1.1"
@@ -72,6 +77,15 @@ ATTRS: dict[str, str] = {
 }
 
 _NUMPY_KIND = {"str": object, "int": np.int64, "float": np.float64, "bool": bool}
+
+#: Units of cost rows (times): their values must be finite, non-negative and plausible.
+TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+              "min": 60.0, "h": 3600.0}
+#: Longest time a row may hold, in seconds (a year): anything longer is a unit or parsing error.
+MAX_COST_SECONDS = 365 * 24 * 3600.0
+#: Smallest value of each required integer column (-1: "not applicable" or "whole run").
+INT_MINIMUM = {"ranks": -1, "threads": -1, "size": -1, "iteration": -1, "rank": -1}
+_INT64_LIMIT = 2.0 ** 63  # float(int64 max) rounds up to this, so compare with <
 
 
 def canonical_hash(obj) -> str:
@@ -152,8 +166,8 @@ def from_frame(frame: pd.DataFrame, family: str, attrs: Mapping | None = None) -
         column = frame[name]
         kind = COLUMNS.get(name, (None, ""))[0]
         try:
-            values = _coerce(column, kind)
-        except (TypeError, ValueError) as exc:
+            values = _to_int64(column, name) if kind == "int" else _coerce(column, kind)
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ResultsError(f"column {name!r} cannot be read as {kind or 'a value'}", cause=exc) from exc
         data_vars[name] = ((SAMPLE_DIM,), values)
     ds = xr.Dataset(data_vars)
@@ -169,8 +183,6 @@ def from_frame(frame: pd.DataFrame, family: str, attrs: Mapping | None = None) -
 def _coerce(column: pd.Series, kind: str | None) -> np.ndarray:
     if kind == "str" or (kind is None and (column.dtype == object or pd.api.types.is_string_dtype(column))):
         return np.array(["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in column], dtype=object)
-    if kind == "int":
-        return column.fillna(-1).astype(np.int64).to_numpy()
     if kind == "float":
         return column.astype(np.float64).to_numpy()
     if kind == "bool":
@@ -178,6 +190,27 @@ def _coerce(column: pd.Series, kind: str | None) -> np.ndarray:
     if pd.api.types.is_bool_dtype(column):
         return column.to_numpy(dtype=bool)
     return column.to_numpy()
+
+
+def _to_int64(column: pd.Series, name: str) -> np.ndarray:
+    """An integer column as int64: missing -> -1; a fraction, non-number or overflow is an error, never a wrap."""
+    filled = column.fillna(-1)
+    if filled.dtype.kind in "iu" and (filled.dtype.kind == "i" or filled.max() < _INT64_LIMIT):
+        return filled.to_numpy(dtype=np.int64)
+    numbers = pd.to_numeric(filled, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(numbers) | (np.abs(numbers) >= _INT64_LIMIT) | (numbers != np.round(numbers))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ResultsError(f"row {row}, column {name!r}: {_short(filled.iloc[row])} is not an integer "
+                           "within the 64-bit range")
+    exact = [int(v) for v in filled] if filled.dtype == object else None  # big ints lose digits as floats
+    return np.array(exact, dtype=np.int64) if exact is not None else numbers.astype(np.int64)
+
+
+def _short(value) -> str:
+    """A value for an error message: never the repr of something large."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _attr_value(value):
@@ -195,20 +228,10 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     """Validate, then write atomically: a temporary file in the same folder, then ``os.replace``."""
     validate(ds, source="the dataset being written")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    os.close(fd)
-    try:
-        encoded = _encode_strings(ds)
-        encoding = {name: {"zlib": True, "complevel": 4} for name in encoded.data_vars}
+    encoded = _encode_strings(ds)
+    encoding = {name: {"zlib": True, "complevel": 4} for name in encoded.data_vars}
+    with atomic.replacing(path, "results file", make_parents=True) as tmp:
         encoded.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
-        with builtins.open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 
@@ -226,18 +249,31 @@ def _encode_strings(ds: xr.Dataset) -> xr.Dataset:
     return out
 
 
-def _decode_strings(ds: xr.Dataset) -> xr.Dataset:
+def _decode_strings(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
     for name in list(ds.data_vars):
         raw = ds[name].attrs.get(CATEGORIES_ATTR)
         if raw is None:
             continue
-        categories = np.array(json.loads(raw) + [""], dtype=object)  # code -1 (missing) -> ""
+        categories = np.array(_category_list(raw, name, source) + [""], dtype=object)  # code -1 (missing) -> ""
         attrs = {k: v for k, v in ds[name].attrs.items() if k != CATEGORIES_ATTR}
+        if ds[name].dtype.kind not in "iu":
+            raise ResultsError(f"{source}: column {name!r} has {CATEGORIES_ATTR} but holds {ds[name].dtype}, not integer codes")
         codes = ds[name].values.astype(np.int64)
         if codes.size and (codes.max() >= len(categories) - 1 or codes.min() < -1):
-            raise ResultsError(f"column {name!r}: string codes outside its category list")
+            raise ResultsError(f"{source}: column {name!r}: string codes outside its category list")
         ds[name] = xr.Variable(ds[name].dims, categories[codes], attrs)
     return ds
+
+
+def _category_list(raw, name: str, source: str) -> list[str]:
+    """The JSON list of strings in a column's ``twelveways_categories`` attribute, or one-line error."""
+    try:
+        categories = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        categories = None
+    if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
+        raise ResultsError(f"{source}: column {name!r}: attribute {CATEGORIES_ATTR} must be a JSON list of strings")
+    return categories
 
 
 def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
@@ -258,6 +294,50 @@ def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
             raise ResultsError(f"{source}: column {name!r} must have the single dimension {SAMPLE_DIM!r}, has {var.dims}")
         if not _kind_ok(var.values, kind):
             raise ResultsError(f"{source}: column {name!r} must hold {kind} values, holds {var.dtype}")
+    _check_git_dirty(ds, source)
+    _check_values(ds, source)
+    return ds
+
+
+def _check_git_dirty(ds: xr.Dataset, source: str) -> None:
+    raw = ds.attrs["git_dirty"]
+    if isinstance(raw, np.ndarray) and raw.size == 1:
+        raw = raw.item()
+    if str(raw).strip() not in ("0", "1", "True", "False"):
+        raise ResultsError(f"{source}: attribute 'git_dirty' must be 0 or 1, got {_short(raw)}")
+
+
+def _check_values(ds: xr.Dataset, source: str) -> None:
+    """The value rules of the schema: no infinities, sane times, integer columns in range."""
+    value = np.asarray(ds["value"].values, dtype=np.float64)
+    _refuse(source, "value", np.isinf(value), "is infinite")
+    codes, units = pd.factorize(ds["unit"].values)  # one hash pass; the few units are mapped once
+    scale = np.array([TIME_UNITS.get(unit, np.nan) for unit in units] + [np.nan])[codes]
+    cost = ~np.isnan(scale)
+    if cost.any():
+        seconds = np.where(cost, value * np.nan_to_num(scale), 0.0)
+        _refuse(source, "value", cost & np.isnan(value), "is a time (cost) and is NaN")
+        _refuse(source, "value", cost & (seconds < 0), "is a negative time")
+        _refuse(source, "value", cost & (seconds > MAX_COST_SECONDS), f"is a time over {MAX_COST_SECONDS:.0f} s (a year)")
+    for name, minimum in INT_MINIMUM.items():
+        column = ds[name].values
+        if column.dtype.kind == "u":
+            _refuse(source, name, column >= np.uint64(2 ** 63), "exceeds the 64-bit integer range")
+            continue
+        _refuse(source, name, column < minimum, f"is below {minimum}")
+
+
+def _refuse(source: str, column: str, bad: np.ndarray, problem: str) -> None:
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        more = f" (and {rows.size - 1} more rows)" if rows.size > 1 else ""
+        raise ResultsError(f"{source}: row {int(rows[0])}, column {column!r} {problem}{more}")
+
+
+def require_samples(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
+    """``ds``, or a ResultsError 'no samples' (an empty file cannot be described or audited)."""
+    if ds.sizes.get(SAMPLE_DIM, 0) == 0:
+        raise ResultsError(f"{source}: no samples (the {SAMPLE_DIM!r} dimension is empty)")
     return ds
 
 
@@ -283,10 +363,11 @@ def open(path: str | os.PathLike) -> xr.Dataset:  # noqa: A001 - mirrors xarray.
             ds = handle.load()
     except Exception as exc:  # h5py / netCDF raise many types for a damaged file
         raise ResultsError(f"{path}: not a readable NetCDF4 results file (partial or damaged?)", cause=exc) from exc
-    ds = _decode_strings(ds)
+    ds = _decode_strings(ds, str(path))
     validate(ds, source=str(path))
     if ds["valid"].dtype.kind != "b":
         ds["valid"] = ds["valid"].astype(bool)
+    ds.attrs["git_dirty"] = int(str(ds.attrs["git_dirty"]).strip() in ("1", "True"))
     return ds
 
 

@@ -13,41 +13,61 @@ A claims file is YAML: a list (or ``{claims: [...]}``) of::
       confidence: 0.95         # optional (default 0.95)
       relative_accuracy: relative   # accuracy_relative only (F12): absolute_points | relative | relative_to_errors
 
-Estimates (a, b = the two selections, summarised by their medians):
+**Replicates only.**  Each side must select replicates of one configuration: its samples may
+differ only in replicate columns (seed, run_id, iteration, rank, run bookkeeping).  A side whose
+rows take several levels of a configuration factor is never pooled: the claim is inconclusive
+and names each factor with its levels (:func:`spanned_factors` says what counts as a factor).
 
-* ``speedup``: cost metric median(b)/median(a); rate metric median(a)/median(b);
-* ``ratio``: median(a)/median(b); ``value``: median(a);
-* ``accuracy_relative`` (accuracies as fractions; unit ``%`` is divided by 100):
-  ``absolute_points`` 100·(acc_a − acc_b) (percentage points), ``relative`` acc_a/acc_b,
-  ``relative_to_errors`` (1 − acc_b)/(1 − acc_a) (baseline error over claimed error).
+**Design.**  When both sides identify their runs by seed (one run per seed, seed >= 0, at least
+two runs) and share at least two seeds, the claim is *paired by seed*: per seed the run's median
+value, per pair the claim's estimate (e.g. acc_a/acc_b); the estimate is the median of the
+per-pair estimates, its interval the exact binomial order-statistic CI of that median at
+confidence c, and the test a one-sided Wilcoxon signed-rank test of (per-pair estimate −
+threshold).  Otherwise the sides are *independent*: each median gets an exact binomial CI at
+√c (both hold together with probability ≥ c), the estimate's interval is the range of the
+estimate over the corners of the two CIs, and the test a one-sided Mann–Whitney U test of the
+threshold-scaled samples (e.g. b against 2·a for "a at least 2x faster").  A ``value`` claim uses
+one side's median CI at c and a one-sided Wilcoxon signed-rank test of (a − threshold).
+Every test takes the claim as its alternative (estimate > at_least, < at_most; both bounds: the
+larger p).
 
-Statistics: each side's median gets a distribution-free CI from exact binomial order statistics
-(``twelveways.stats.median_ci``) at confidence sqrt(c), so both intervals hold together with
-probability >= c (independent samples); the estimate's interval is the conservative one from the
-interval ends (e.g. [lo_b/hi_a, hi_b/lo_a]).  With too few samples for that CI, the sample range
-stands in (coverage 1 − 2·0.5^n per side, stated).  A one-sided Mann–Whitney U test
-(``scipy.stats.mannwhitneyu``) with its rank-biserial effect size accompanies every a/b claim.
+Estimates: ``speedup`` median(b)/median(a) for a cost, median(a)/median(b) for a rate;
+``ratio`` a/b; ``value`` median(a); ``accuracy_relative`` (accuracies as fractions, ``%`` divided
+by 100) ``absolute_points`` 100·(acc_a − acc_b), ``relative`` acc_a/acc_b, ``relative_to_errors``
+(1 − acc_b)/(1 − acc_a).
 
-Verdicts: *supported* when the whole interval meets the threshold (and, for a claimed
-difference — speedup/ratio beyond 1 — Mann–Whitney p < 1 − c); *not supported* when the whole
-interval misses it, or no sample matches a side; otherwise *inconclusive*.
+**Confidence really achieved.**  Coverages are computed exactly (``fractions.Fraction``: binomial
+sums of the chosen order-statistic ranks) and compared with the confidence read from its decimal
+text (0.95 -> 19/20).  A p-value is below α = 1 − c only when it undercuts α by more than one part
+in 10⁹ (:func:`below`): with 3 vs 3 samples the smallest one-sided exact Mann–Whitney p is exactly
+1/20 and is *not* below 0.05.  When n is too small for an interval at the stated confidence there
+is no interval (the sample range is shown only as such, with its own coverage) and the claim is
+inconclusive, stating the n needed.  Deterministic means n ≥ 2 samples all equal (n = 1 never is).
+
+**Verdicts.**  *supported*: the whole interval meets the threshold and the test's p is below α;
+*not supported*: the whole interval misses it, or no valid sample matches a side; otherwise
+*inconclusive*.  The claims of one audit are a family: :func:`check_all` adjusts the tested claims'
+p-values with Holm (``statsmodels`` ``multipletests``) and a claim supported on its own but not
+after Holm becomes inconclusive, saying so; both results are kept in ``numbers``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import yaml
 from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
 
 from .. import stats
-from ..errors import ClaimError, StatisticsError
-from .evidence import finite, metric_kind, select
+from ..errors import ClaimError
+from .evidence import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
 from .model import ClaimResult, ClaimVerdict
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
@@ -163,131 +183,439 @@ def load_claims(path: str | Path) -> list[Claim]:
 
 # --------------------------------------------------------------------------- evaluation
 
-def _values(frame: pd.DataFrame, metric: str, filters: Mapping) -> tuple[np.ndarray, str]:
+# --------------------------------------------------------------------------- replicates
+
+#: Columns whose levels are replicates of one configuration (pooled freely).
+REPLICATE_COLUMNS = {"seed", "run_id", "iteration", "rank", "run_order", "timestamp", "source_file"}
+#: Per-run outcomes and per-sample annotations: they may differ between replicates.
+OUTCOME_COLUMNS = {"stop_reason", "reached_target", "converged", "status", "loadgen_valid", "below_statistical_minimum",
+                   "note", "epoch", "samples_seen", "wall_time", "query", "query_id", "base_case", "base_value"}
+#: Configuration factors even when they vary inside one run_id (the schema's own, and the learning rate).
+ALWAYS_FACTORS = (set(CONFIG_COLUMNS) - {"metric", "rank"}) | {"lr", "learning_rate"}
+#: p must undercut alpha by more than this relative margin to count as below it (float noise).
+P_TOLERANCE = Fraction(1, 10**9)
+#: Up to this many distinct permutations, a tied Mann–Whitney test enumerates them all (exact p).
+PERMUTATIONS = 9999
+#: Levels named per factor in a one-line message (the JSON keeps them all).
+MAX_LEVELS_SHOWN = 6
+
+
+def _level_key(value):
+    return (0, float(value), "") if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) \
+        else (1, 0.0, str(value))
+
+
+def _level_text(value) -> str:
+    if isinstance(value, float):
+        return "missing" if math.isnan(value) else f"{value:g}"
+    return str(value) if str(value) != "" else "(empty)"
+
+
+def spanned_factors(rows: pd.DataFrame) -> dict[str, list]:
+    """Configuration factors taking several levels in one side's rows: {column: sorted levels}.
+
+    Why: pooling two learning rates or two models is not a replicate sample.  A factor is a schema
+    configuration column, ``lr``/``learning_rate``, or any other column constant within each run
+    but varying across runs -- except the replicate columns (:data:`REPLICATE_COLUMNS`, names
+    ending in ``_order``/``_seq``/``_index``...) and per-run outcomes (:data:`OUTCOME_COLUMNS`).
+    A column that varies inside one run annotates samples (a query, an epoch), not configurations.
+    """
+    spans = {}
+    for column in rows.columns:
+        if (column in ("metric", "value", "valid") or column in REPLICATE_COLUMNS or column in OUTCOME_COLUMNS
+                or column.endswith(ANNOTATION_SUFFIXES)):
+            continue
+        levels = rows[column].drop_duplicates().tolist()
+        if len(levels) < 2:
+            continue
+        if column not in ALWAYS_FACTORS and "run_id" in rows.columns and \
+                rows.groupby("run_id", sort=False)[column].nunique(dropna=False).max() > 1:
+            continue
+        spans[column] = sorted(levels, key=_level_key)
+    return spans
+
+
+def spans_text(side: str, spans: Mapping) -> str:
+    """``side b spans lr=0.005, 0.05 and role=tuning, final`` (one line)."""
+    def levels_text(levels: list) -> str:
+        shown = ", ".join(_level_text(v) for v in levels[:MAX_LEVELS_SHOWN])
+        return shown + (f" and {len(levels) - MAX_LEVELS_SHOWN} more" if len(levels) > MAX_LEVELS_SHOWN else "")
+
+    parts = [f"{column}={levels_text(levels)}" for column, levels in spans.items()]
+    return f"side {side} spans " + " and ".join(parts)
+
+
+@dataclass
+class Side:
+    """One side of a claim: its filters, selected rows and samples (per-rank rows reduced per run)."""
+
+    name: str
+    filters: dict
+    rows: pd.DataFrame
+    samples: pd.DataFrame  # columns: run, seed, value
+    unit: str
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.samples["value"].to_numpy(dtype=float)
+
+
+def _side(name: str, frame: pd.DataFrame, metric: str, filters: Mapping) -> Side:
     """Samples of one side; per-rank rows without a whole-run row become the max (cost) / min (rate) per run."""
     rows = select(frame, metric, filters)
-    if rows.empty:
-        return np.array([]), ""
-    unit = str(rows["unit"].iloc[0])
-    if "rank" not in filters and rows["rank"].nunique() > 1:
-        keys = [c for c in ("source_file", "run_id", "iteration") if c in rows.columns]
+    rows = rows[np.isfinite(rows["value"].to_numpy(dtype=float))]
+    unit = str(rows["unit"].iloc[0]) if len(rows) else ""
+    keys = [c for c in ("source_file", "run_id", "iteration") if c in rows.columns]
+    if len(rows) and "rank" not in filters and rows["rank"].nunique() > 1:
         how = "min" if metric_kind(metric, unit) == "rate" else "max"
-        rows = rows.groupby(keys, sort=False)["value"].agg(how).reset_index()
-    return finite(rows["value"]), unit
+        samples = rows.groupby(keys, sort=False).agg(seed=("seed", "first"), value=("value", how)).reset_index()
+    else:
+        samples = rows[keys + ["seed", "value"]].reset_index(drop=True)
+    run_keys = [k for k in keys if k != "iteration"]
+    samples["run"] = samples[run_keys].astype(str).agg("/".join, axis=1) if len(samples) else ""
+    return Side(name, dict(filters), rows, samples[["run", "seed", "value"]], unit)
 
 
-def centre(values: np.ndarray, confidence: float) -> dict:
-    """Median and its CI (exact binomial ranks; the sample range when n is too small)."""
+def seed_pairs(a: Side, b: Side) -> pd.DataFrame | None:
+    """Per-seed values (the run's median) of both sides over their common seeds, or None.
+
+    Pairing needs seeds that identify replicates: on each side one run per seed, seeds >= 0, at
+    least two runs; and at least two seeds in common.  (A campaign-wide seed shared by every run
+    identifies nothing.)
+    """
+    per_seed = []
+    for side in (a, b):
+        runs = side.samples.groupby("run", sort=False).agg(seed=("seed", "first"), value=("value", "median"))
+        if len(runs) < 2 or (runs["seed"] < 0).any() or runs["seed"].nunique() != len(runs):
+            return None
+        per_seed.append(runs.set_index("seed")["value"])
+    pairs = pd.concat(per_seed, axis=1, keys=["a", "b"], join="inner").sort_index()
+    return pairs.rename_axis("seed").reset_index() if len(pairs) >= 2 else None
+
+
+# --------------------------------------------------------------------------- intervals
+
+def exact_coverage(n: int, j: int, k: int) -> Fraction:
+    """Coverage of [x_(j), x_(k)] for the median, exactly: P(j <= B < k), B ~ Binomial(n, 1/2)."""
+    return Fraction(sum(math.comb(n, i) for i in range(j, k)), 2 ** n)
+
+
+def is_deterministic(values: np.ndarray) -> bool:
+    """Several samples, all equal (one sample is never deterministic)."""
+    return values.size >= 2 and bool(np.all(values == values[0]))
+
+
+def centre(values: np.ndarray, level: float) -> dict:
+    """n, median and the distribution-free CI of the median at ``level`` with its exact coverage.
+
+    With too few samples for that CI there is no interval (``ci`` None); the sample range is given
+    as ``range`` with its own coverage (1 − 2·0.5^n), never as the CI.
+    """
     n = int(values.size)
-    median = float(np.median(values))
-    try:
-        low, high = stats.median_ci(values, confidence)
-        method, coverage = "median CI, exact binomial order statistics", stats.median_ci_ranks(n, confidence)[2]
-    except StatisticsError:
-        low, high = float(values.min()), float(values.max())
-        method = "sample range (too few samples for the CI of the median)"
-        coverage = 1.0 - 2.0 * 0.5 ** n if n > 1 else 0.0
-        if np.all(values == values[0]):
-            method, coverage = "all samples equal (deterministic)", 1.0
-    return {"n": n, "median": median, "ci": [low, high], "ci_method": method, "coverage": float(coverage)}
+    out = {"n": n, "median": float(np.median(values)) if n else None, "ci": None, "coverage": None,
+           "coverage_exact": None, "level": level, "deterministic": is_deterministic(values)}
+    if out["deterministic"]:
+        return {**out, "ci": [float(values[0])] * 2, "coverage": 1.0, "coverage_exact": "1",
+                "ci_method": f"deterministic: all {n} samples equal"}
+    ranks = stats.median_ci_ranks(n, level) if n else None
+    if ranks is None:
+        covers = 1 - 2 * Fraction(1, 2 ** n) if n >= 2 else Fraction(0)
+        return {**out, "range": [float(values.min()), float(values.max())] if n else None,
+                "range_coverage": float(covers),
+                "ci_method": f"none: n={n} is too few for a {level:.2%} CI of the median"}
+    j, k, _ = ranks
+    ordered, coverage = np.sort(values), exact_coverage(n, j, k)
+    return {**out, "ci": [float(ordered[j - 1]), float(ordered[k - 1])], "coverage": float(coverage),
+            "coverage_exact": str(coverage), "ci_method": f"exact binomial order statistics x({j}), x({k}) of {n}"}
 
 
-def _ratio_bounds(num: dict, den: dict) -> tuple[float, float, float]:
-    est = num["median"] / den["median"]
-    low = num["ci"][0] / den["ci"][1] if den["ci"][1] else math.inf
-    high = num["ci"][1] / den["ci"][0] if den["ci"][0] else math.inf
-    return est, low, high
+def n_needed(level: float, enough: Callable[[Fraction], bool]) -> int:
+    """Smallest n whose median CI at ``level`` has an exact coverage that ``enough`` accepts."""
+    n = stats.min_samples_for_ci(0.5, level)
+    while n < 100_000:
+        ranks = stats.median_ci_ranks(n, level)
+        if ranks is not None and enough(exact_coverage(n, ranks[0], ranks[1])):
+            return n
+        n += 1
+    raise ClaimError(f"no sample size up to 100000 reaches a {level:.4g} CI of the median")
 
 
-def _mann_whitney(a: np.ndarray, b: np.ndarray, alternative: str) -> dict:
-    result = sps.mannwhitneyu(a, b, alternative=alternative)
-    prob = float(result.statistic) / (a.size * b.size)
-    return {"U": float(result.statistic), "p_value": float(result.pvalue), "alternative": alternative,
-            "prob_a_greater": prob, "rank_biserial": 2.0 * prob - 1.0}
+def _coverage(side: dict) -> Fraction | None:
+    return Fraction(side["coverage_exact"]) if side.get("coverage_exact") else None
 
 
-def check_claim(claim: Claim, frame: pd.DataFrame) -> ClaimResult:
-    """Label one claim supported / not supported / inconclusive, with its numbers."""
-    def result(verdict, message, numbers=None):
-        return ClaimResult(claim.id, claim.statement, verdict, numbers or {}, message, claim.origin)
+def below(p: float, alpha: Fraction) -> bool:
+    """p < alpha, exactly and conservatively (p must undercut alpha by a relative 1e-9)."""
+    return p is not None and math.isfinite(p) and Fraction(p) < alpha * (1 - P_TOLERANCE)
 
-    a_filters, b_filters = dict(claim.a), dict(claim.b or {})
+
+# --------------------------------------------------------------------------- estimates and tests
+
+FORMULAS = {"b/a": lambda a, b: b / a, "a/b": lambda a, b: a / b,
+            "points": lambda a, b: 100.0 * (a - b), "errors": lambda a, b: (1.0 - b) / (1.0 - a)}
+DEFINITIONS_TEXT = {"b/a": "median(b)/median(a)", "a/b": "median(a)/median(b)",
+                    "points": "100·(median acc_a − median acc_b), percentage points",
+                    "errors": "(1 − median acc_b)/(1 − median acc_a), baseline error over claimed error", "a": "median(a)"}
+PAIRED_TEXT = {"b/a": "b/a", "a/b": "a/b", "points": "100·(acc_a − acc_b) in percentage points",
+               "errors": "(1 − acc_b)/(1 − acc_a)"}
+
+
+def estimand(claim: "Claim", kind: str) -> str:
+    """Which estimate the claim is about (a key of :data:`FORMULAS`, or ``a`` for a value)."""
+    if claim.kind == "speedup":
+        return "b/a" if kind == "cost" else "a/b"
+    if claim.kind == "value":
+        return "a"
+    if claim.kind == "ratio":
+        return "a/b"
+    return {"relative": "a/b", "absolute_points": "points", "relative_to_errors": "errors"}[claim.relative_accuracy]
+
+
+def _formula(name: str, a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return FORMULAS[name](np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+
+
+def _scaled(name: str, a: np.ndarray, b: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) such that "x tends to exceed y" means "the estimate exceeds t" (independent samples)."""
+    return {"b/a": (b, t * a), "a/b": (a, t * b), "points": (a - t / 100.0, b), "errors": (1.0 - b, t * (1.0 - a))}[name]
+
+
+def _mann_whitney(x: np.ndarray, y: np.ndarray, alternative: str) -> tuple[float, float]:
+    """Mann–Whitney U; with ties in small samples the exact permutation distribution (scipy's
+    asymptotic p under ties is far too small there: 3 equal vs 3 equal gives 0.023, exactly 1/20)."""
+    tied = np.unique(np.concatenate([x, y])).size < x.size + y.size
+    small = math.comb(x.size + y.size, x.size) <= PERMUTATIONS
+    method = sps.PermutationMethod(n_resamples=PERMUTATIONS) if tied and small else "auto"
+    result = sps.mannwhitneyu(x, y, alternative=alternative, method=method)
+    return float(result.statistic), float(result.pvalue)
+
+
+def _signed_rank(d: np.ndarray, alternative: str) -> tuple[float, float]:
+    if not np.any(d != 0):
+        return 0.0, 1.0  # every difference is zero: nothing favours the claim
+    result = sps.wilcoxon(d, alternative=alternative)
+    return float(result.statistic), float(result.pvalue)
+
+
+def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndarray) -> dict:
+    """One-sided test with the claim as the alternative; both bounds: the larger p (intersection-union)."""
+    parts = []
+    for bound, alternative in (("at_least", "greater"), ("at_most", "less")):
+        t = getattr(claim, bound)
+        if t is None:
+            continue
+        if design == "independent":
+            x, y = _scaled(name, a, b, t)
+            statistic, p = _mann_whitney(x, y, alternative)
+        else:
+            d = (a - t) if design == "one sample" else (_formula(name, a, b) - t)
+            statistic, p = _signed_rank(d, alternative)
+        parts.append({"hypothesis": f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
+                      "statistic": statistic, "p_value": p})
+    alpha = 1 - Fraction(repr(claim.confidence))
+    p = max(part["p_value"] for part in parts)
+    test = {"independent": "Mann–Whitney U, one-sided, threshold-scaled samples",
+            "paired": "Wilcoxon signed-rank, one-sided, per-seed estimate − threshold",
+            "one sample": "Wilcoxon signed-rank, one-sided, a − threshold"}[design]
+    out = {"name": test, "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts,
+           "p_value": p, "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
+    if design == "independent":
+        out["effect_size"] = _rank_biserial(a, b)
+    return out
+
+
+def _rank_biserial(a: np.ndarray, b: np.ndarray) -> dict:
+    """P(a > b) (ties half) and the rank-biserial correlation 2·P − 1 of the raw samples."""
+    prob = float(sps.mannwhitneyu(a, b).statistic) / (a.size * b.size)
+    return {"prob_a_greater": prob, "rank_biserial": 2.0 * prob - 1.0}
+
+
+# --------------------------------------------------------------------------- designs
+
+def _independent(name: str, a: Side, b: Side, confidence: Fraction) -> dict:
+    """Each median's CI at √c (c when the other side is deterministic); the estimate over the CI corners."""
+    av, bv = a.values, b.values
+    level = float(confidence) if (is_deterministic(av) or is_deterministic(bv)) else math.sqrt(float(confidence))
+    sa, sb = centre(av, level), centre(bv, level)
+    ca, cb = _coverage(sa), _coverage(sb)
+    out = {"design": "independent", "a": sa, "b": sb, "estimate": float(_formula(name, sa["median"], sb["median"]))}
+    if ca is None or cb is None or ca * cb < confidence:
+        needed = {}
+        for key, own, other in (("a", ca, cb), ("b", cb, ca)):
+            if own is None or other is None or own * other < confidence:
+                partner = other if own is None else None
+                needed[key] = n_needed(level, lambda cov, p=partner: cov * (cov if p is None else p) >= confidence)
+        return {**out, "n_needed": needed}
+    corners = [float(_formula(name, x, y)) for x in sa["ci"] for y in sb["ci"]]
+    coverage = ca * cb
+    return {**out, "interval": [min(corners), max(corners)],
+            "coverage": float(coverage), "coverage_exact": str(coverage)}
+
+
+def _paired(name: str, a: Side, b: Side, pairs: pd.DataFrame, confidence: Fraction) -> dict:
+    """The median of the per-seed estimates and its exact binomial CI at c."""
+    level = float(confidence)
+    pa, pb = pairs["a"].to_numpy(dtype=float), pairs["b"].to_numpy(dtype=float)
+    per_pair = centre(_formula(name, pa, pb), level)
+    left_out = {side.name: int(side.samples["run"].nunique()) - len(pairs) for side in (a, b)}
+    out = {"design": "paired", "a": centre(pa, level), "b": centre(pb, level),
+           "pairs": {**per_pair, "seeds": [int(s) for s in pairs["seed"]], "runs_without_partner": left_out},
+           "estimate": per_pair["median"]}
+    coverage = _coverage(per_pair)
+    if coverage is None or coverage < confidence:
+        return {**out, "n_needed": {"pairs": n_needed(level, lambda cov: cov >= confidence)}}
+    return {**out, "interval": per_pair["ci"], "coverage": per_pair["coverage"],
+            "coverage_exact": per_pair["coverage_exact"]}
+
+
+def _one_sample(a: Side, confidence: Fraction) -> dict:
+    level = float(confidence)
+    sa = centre(a.values, level)
+    out = {"design": "one sample", "a": sa, "estimate": sa["median"]}
+    coverage = _coverage(sa)
+    if coverage is None or coverage < confidence:
+        return {**out, "n_needed": {"a": n_needed(level, lambda cov: cov >= confidence)}}
+    return {**out, "interval": sa["ci"], "coverage": sa["coverage"],
+            "coverage_exact": sa["coverage_exact"]}
+
+
+def _evaluate(claim: "Claim", name: str, a: Side, b: Side | None, confidence: Fraction) -> tuple[dict, tuple]:
+    """The design's numbers and the samples its test takes ((a, b) arrays)."""
+    if b is None:
+        return _one_sample(a, confidence), (a.values, np.array([]))
+    pairs = seed_pairs(a, b)
+    if pairs is not None:
+        return _paired(name, a, b, pairs, confidence), (pairs["a"].to_numpy(dtype=float), pairs["b"].to_numpy(dtype=float))
+    return _independent(name, a, b, confidence), (a.values, b.values)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.4g}%"
+
+
+def _too_few(claim: "Claim", numbers: dict) -> str:
+    """Why there is no interval, and the n each side (or the pairs) would need."""
+    need = numbers["n_needed"]
+    if numbers["design"] == "paired":
+        return (f"{numbers['pairs']['n']} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
+                f"median per-seed estimate: {need['pairs']} pairs needed")
+    have = ", ".join(f"n({side})={numbers[side]['n']}" for side in ("a", "b") if side in numbers)
+    want = ", ".join(f"{side} needs n >= {n}" for side, n in need.items())
+    level = numbers["a"]["level"]
+    return (f"too few samples for a {_pct(claim.confidence)} interval ({have}; each median's CI at {_pct(level)}): "
+            f"{want}")
+
+
+def _judge(claim: "Claim", numbers: dict) -> tuple[ClaimVerdict, str]:
+    est, (low, high), test = numbers["estimate"], numbers["interval"], numbers["test"]
+    how = numbers.get("pairs", numbers["a"]) if numbers["design"] != "independent" else None
+    deterministic = f" ({how['ci_method']})" if how and how.get("deterministic") else ""
+    text = f"estimate {est:.4g}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers['coverage'])}{deterministic}"
+    if (claim.at_least is not None and high < claim.at_least) or (claim.at_most is not None and low > claim.at_most):
+        return ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold"
+    if (claim.at_least is None or low >= claim.at_least) and (claim.at_most is None or high <= claim.at_most):
+        if test["significant"]:
+            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test p={test['p_value']:.3g} < α={test['alpha']:g}"
+        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test p={test['p_value']:.3g} is not "
+                                           f"below α={test['alpha']:g}")
+    return ClaimVerdict.INCONCLUSIVE, f"{text}: the interval straddles the threshold"
+
+
+def _matched_filters(claim: "Claim", frame: pd.DataFrame) -> tuple[dict, dict, str]:
+    """Filters per side with ``match`` factors fixed at the largest level both sides share."""
+    filters = {"a": dict(claim.a), **({"b": dict(claim.b)} if claim.b is not None else {})}
     chosen = {}
     for factor in claim.match:
-        a_levels = set(select(frame, claim.metric, a_filters).get(factor, pd.Series(dtype=object)).tolist())
-        b_levels = set(select(frame, claim.metric, b_filters).get(factor, pd.Series(dtype=object)).tolist())
-        common = a_levels & b_levels if claim.b is not None else a_levels
+        levels = [set(select(frame, claim.metric, f).get(factor, pd.Series(dtype=object)).tolist()) for f in filters.values()]
+        common = set.intersection(*levels)
         if not common:
-            return result(ClaimVerdict.NOT_SUPPORTED, f"no level of {factor!r} has samples on both sides")
+            return filters, chosen, f"no level of {factor!r} has samples on both sides"
         chosen[factor] = max(common)
-        a_filters[factor] = chosen[factor]
-        if claim.b is not None:
-            b_filters[factor] = chosen[factor]
-    a, unit = _values(frame, claim.metric, a_filters)
-    if a.size == 0:
-        return result(ClaimVerdict.NOT_SUPPORTED, f"no valid samples of {claim.metric!r} match a={a_filters}")
-    per_side = math.sqrt(claim.confidence) if claim.b is not None else claim.confidence
-    numbers = {"metric": claim.metric, "unit": unit, "confidence": claim.confidence, "matched": chosen,
-               "a": {"filters": a_filters, **centre(a, per_side)}}
-    b = np.array([])
-    if claim.b is not None:
-        b, _ = _values(frame, claim.metric, b_filters)
-        if b.size == 0:
-            return result(ClaimVerdict.NOT_SUPPORTED, f"no valid samples of {claim.metric!r} match b={b_filters}", numbers)
-        numbers["b"] = {"filters": b_filters, **centre(b, per_side)}
-    sa, sb = numbers["a"], numbers.get("b")
-    alternative = None
-    kind = metric_kind(claim.metric, unit)
-    if claim.kind == "speedup":
-        if kind not in ("cost", "rate"):
-            return result(ClaimVerdict.INCONCLUSIVE, f"a speedup needs a cost (time) or rate metric; "
-                          f"{claim.metric!r} in {unit!r} is {kind}", numbers)
-        est, low, high = _ratio_bounds(sb, sa) if kind == "cost" else _ratio_bounds(sa, sb)
-        alternative = "less" if kind == "cost" else "greater"
-        numbers["estimate_definition"] = "median(b)/median(a)" if kind == "cost" else "median(a)/median(b)"
-    elif claim.kind == "ratio":
-        est, low, high = _ratio_bounds(sa, sb)
-        numbers["estimate_definition"] = "median(a)/median(b)"
-        if claim.at_least is not None and claim.at_least > 1:
-            alternative = "greater"
-        elif claim.at_most is not None and claim.at_most < 1:
-            alternative = "less"
-    elif claim.kind == "value":
-        est, (low, high) = sa["median"], sa["ci"]
-        numbers["estimate_definition"] = "median(a)"
-    else:
-        scale = 100.0 if unit.strip() == "%" else 1.0
-        la, ma, ha = (x / scale for x in (sa["ci"][0], sa["median"], sa["ci"][1]))
-        lb, mb, hb = (x / scale for x in (sb["ci"][0], sb["median"], sb["ci"][1]))
-        if claim.relative_accuracy == "absolute_points":
-            est, low, high = 100 * (ma - mb), 100 * (la - hb), 100 * (ha - lb)
-            numbers["estimate_definition"] = "100*(acc_a - acc_b), percentage points"
-        elif claim.relative_accuracy == "relative":
-            est, low, high = ma / mb, la / hb, ha / lb
-            numbers["estimate_definition"] = "acc_a / acc_b"
-        else:
-            est = (1 - mb) / (1 - ma) if ma < 1 else math.inf
-            low = (1 - hb) / (1 - la) if la < 1 else math.inf
-            high = (1 - lb) / (1 - ha) if ha < 1 else math.inf
-            numbers["estimate_definition"] = "(1 - acc_b) / (1 - acc_a), baseline error over claimed error"
-        numbers["relative_accuracy"] = claim.relative_accuracy
-    numbers.update({"estimate": est, "interval": [low, high], "at_least": claim.at_least, "at_most": claim.at_most})
-    if claim.b is not None:
-        numbers["mann_whitney"] = _mann_whitney(a, b, alternative or "two-sided")
-    alpha = 1.0 - claim.confidence
-    meets_low = claim.at_least is None or low >= claim.at_least
-    meets_high = claim.at_most is None or high <= claim.at_most
-    misses = (claim.at_least is not None and high < claim.at_least) or (claim.at_most is not None and low > claim.at_most)
-    text = f"estimate {est:.4g}, interval [{low:.4g}, {high:.4g}]"
-    if misses:
-        return result(ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold", numbers)
-    if meets_low and meets_high:
-        if alternative and numbers["mann_whitney"]["p_value"] >= alpha:
-            return result(ClaimVerdict.INCONCLUSIVE, f"{text} meets the threshold, but Mann-Whitney p="
-                          f"{numbers['mann_whitney']['p_value']:.3g} >= {alpha:.3g}", numbers)
-        return result(ClaimVerdict.SUPPORTED, f"{text}: the whole interval meets the threshold", numbers)
-    return result(ClaimVerdict.INCONCLUSIVE, f"{text}: the interval straddles the threshold", numbers)
+        for f in filters.values():
+            f[factor] = chosen[factor]
+    return filters, chosen, ""
+
+
+def _unusable(claim: "Claim", sides: list[Side], numbers: dict) -> tuple[ClaimVerdict, str] | None:
+    """Why the sides cannot be compared (no samples, pooled configurations, units), or None."""
+    for side in sides:
+        if side.samples.empty:
+            return ClaimVerdict.NOT_SUPPORTED, (f"no valid samples of {claim.metric!r} match side {side.name} "
+                                                f"({describe(side.filters) or 'no filters'})")
+    spans = {side.name: spanned_factors(side.rows) for side in sides}
+    spans = {name: found for name, found in spans.items() if found}
+    if spans:
+        numbers["spans"] = spans
+        return ClaimVerdict.INCONCLUSIVE, ("; ".join(spans_text(name, found) for name, found in spans.items())
+                                           + ": name them in the claim (a side must hold replicates of one configuration)")
+    units = sorted({side.unit for side in sides})
+    if len(units) > 1:
+        return ClaimVerdict.INCONCLUSIVE, f"the sides are in different units ({', '.join(units)})"
+    kind = metric_kind(claim.metric, units[0])
+    if claim.kind == "speedup" and kind not in ("cost", "rate"):
+        return ClaimVerdict.INCONCLUSIVE, (f"a speedup needs a cost (time) or rate metric; {claim.metric!r} in "
+                                           f"{units[0]!r} is {kind}")
+    return None
+
+
+def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
+    """Label one claim supported / not supported / inconclusive, with its numbers (before Holm)."""
+    numbers = {"metric": claim.metric, "unit": "", "confidence": claim.confidence, "at_least": claim.at_least,
+               "at_most": claim.at_most}
+
+    def result(verdict: ClaimVerdict, message: str) -> ClaimResult:
+        numbers["per_claim_verdict"] = verdict.value
+        return ClaimResult(claim.id, claim.statement, verdict, numbers, message, claim.origin)
+
+    filters, numbers["matched"], problem = _matched_filters(claim, frame)
+    if problem:
+        return result(ClaimVerdict.NOT_SUPPORTED, problem)
+    sides = [_side(name, frame, claim.metric, f) for name, f in filters.items()]
+    for side in sides:
+        numbers[side.name] = {"filters": side.filters, "configuration": describe(side.filters), "n": len(side.samples)}
+    unusable = _unusable(claim, sides, numbers)
+    if unusable:
+        return result(*unusable)
+    numbers["unit"] = sides[0].unit
+    name = estimand(claim, metric_kind(claim.metric, sides[0].unit))
+    if claim.kind == "accuracy_relative" and sides[0].unit.strip() == "%":
+        for side in sides:
+            side.samples["value"] = side.samples["value"] / 100.0
+        numbers["unit"] = "1 (converted from %)"
+    confidence = Fraction(repr(claim.confidence))
+    design, (xa, xb) = _evaluate(claim, name, sides[0], sides[1] if len(sides) > 1 else None, confidence)
+    for side in sides:
+        design[side.name] = {**numbers[side.name], **design[side.name]}
+    numbers.update(design)
+    numbers["estimate_definition"] = (f"median over seeds of the per-seed {PAIRED_TEXT[name]}"
+                                      if design["design"] == "paired" else DEFINITIONS_TEXT[name])
+    if "interval" not in numbers:
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers))
+    numbers["test"] = claim_test(claim, design["design"], name, xa, xb)
+    return result(*_judge(claim, numbers))
+
+
+def apply_holm(results: list[ClaimResult]) -> None:
+    """Holm over the tested claims' p-values; supported per claim but not after Holm -> inconclusive."""
+    tested = [r for r in results if (r.numbers.get("test") or {}).get("p_value") is not None]
+    adjusted = multipletests([r.numbers["test"]["p_value"] for r in tested], method="holm")[1] if tested else []
+    for r, p_adjusted in zip(tested, adjusted):
+        significant = below(float(p_adjusted), Fraction(r.numbers["test"]["alpha_exact"]))
+        r.numbers["holm"] = {"family_size": len(tested), "p_adjusted": float(p_adjusted), "significant": significant}
+        if r.verdict is ClaimVerdict.SUPPORTED and not significant:
+            r.verdict = ClaimVerdict.INCONCLUSIVE
+            r.message += (f"; supported on its own, but not after Holm over {len(tested)} claims "
+                          f"(adjusted p={p_adjusted:.3g} is not below α={r.numbers['test']['alpha']:g})")
+    for r in results:
+        r.numbers.setdefault("holm", {"family_size": len(tested), "p_adjusted": None, "significant": None})
+        r.numbers["verdict_after_holm"] = r.verdict.value
 
 
 def check_all(claims: list[Claim], frame: pd.DataFrame) -> list[ClaimResult]:
-    return [check_claim(claim, frame) for claim in claims]
+    """Every claim, then Holm over the family of tested claims."""
+    results = [check_claim(claim, frame) for claim in claims]
+    apply_holm(results)
+    return results

@@ -386,6 +386,8 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
     loaded = readers.read_paths(paths, csv_metadata=csv_metadata, mapping=dict(csv_map or {}),
                                 constants=dict(csv_set or {}))
     sources = [ResultSource(item.path, item.ds) for item in loaded]
+    if not any(source.ds.sizes.get(results.SAMPLE_DIM, 0) for source in sources):
+        raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
     data = AuditData(sources)
     if environment:
         data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)

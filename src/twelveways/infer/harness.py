@@ -20,6 +20,7 @@ from pathlib import Path
 
 import mlperf_loadgen as lg
 
+from .. import atomic
 from ..errors import MeasurementError
 
 TRACE = "mlperf_log_trace.json"
@@ -62,7 +63,7 @@ def run(sut, qsl, test_settings, run_dir: str | Path, *, trace: bool, metadata: 
     sut.check()
     info = dict(metadata or {})
     info.update({"wall_s": wall, "trace": bool(trace), "audit_config_present": False})
-    (run_dir / SETTINGS_FILE).write_text(json.dumps(info, indent=2, sort_keys=True, default=str) + "\n")
+    atomic.write_text(run_dir / SETTINGS_FILE, json.dumps(info, indent=2, sort_keys=True, default=str) + "\n", "run settings")
     if not (run_dir / "mlperf_log_detail.txt").is_file():
         raise MeasurementError(f"{run_dir}: LoadGen wrote no mlperf_log_detail.txt")
     return run_dir

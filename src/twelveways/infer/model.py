@@ -31,6 +31,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from .. import atomic
 from ..errors import ConfigError, MeasurementError
 
 
@@ -181,5 +182,5 @@ def save(module: nn.Module, path: str | Path, description: dict) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(module.state_dict(), path)
-    path.with_suffix(".json").write_text(json.dumps(description, indent=2, sort_keys=True) + "\n")
+    atomic.write_text(path.with_suffix(".json"), json.dumps(description, indent=2, sort_keys=True) + "\n", "model description")
     return path

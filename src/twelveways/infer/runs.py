@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import atomic
 from . import accuracy, calibrate, harness, parse, scenarios
 from .querycount import below_statistical_minimum
 from .qsl import SampleLibrary
@@ -145,7 +146,7 @@ def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
     harness.compress_trace(run_dir)
     np.save(run_dir / "labels.npy", np.asarray(prep.labels))
     result = accuracy.evaluate(run_dir, prep.labels)
-    (run_dir / "accuracy.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    atomic.write_text(run_dir / "accuracy.json", json.dumps(result, indent=2, sort_keys=True) + "\n", "accuracy result")
     return {"accuracy": result, "detail": parse.detail(run_dir), "run_dir": run_dir, "valid": True}
 
 

@@ -94,3 +94,21 @@ def summary_html(data: Mapping) -> str:
     if checks.empty:
         lines.insert(1, "<p>The checklist holds no checks.</p>")
     return "\n".join(lines)
+
+
+def claims_frame(data: Mapping) -> pd.DataFrame:
+    """One row per claim side: verdicts, configuration, n, median, interval, achieved coverage,
+    the estimate, the test and the Holm-adjusted p, as text (never the raw ``numbers`` dict)."""
+    from twelveways.checklist.render import claim_facts, claim_sides
+
+    rows = []
+    claims = data.get("claims")
+    for claim in claims if isinstance(claims, list) else []:
+        if not isinstance(claim, Mapping) or "id" not in claim:
+            continue
+        facts = dict(claim_facts(dict(claim)))
+        for side in claim_sides(dict(claim)) or [{}]:
+            rows.append({"claim": str(claim["id"]), "verdict": status_label(claim.get("verdict", "")),
+                         "per claim / after Holm": facts["verdict"], **side, "estimate": facts["estimate"],
+                         "test": facts["test"], "Holm": facts["Holm"], "why": str(claim.get("message", ""))})
+    return pd.DataFrame(rows)
