@@ -307,3 +307,57 @@ def test_numpy_kernels_out_of_memory_exit_3_with_one_line(program, args):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 3 and proc.stdout == ""
     assert_one_line(proc.stderr, "cannot allocate")
+
+
+# ---------------------------------------------------------------- claims, metadata, audit outputs
+
+@pytest.mark.parametrize("field, words", [
+    ("confidence: abc", ("confidence must be a number", "'abc'")),
+    ("confidence: .nan", ("confidence must be a finite number",)),
+    ("match: 3", ("match must be a column name",)),
+    ("match: {a: 1}", ("match must be a column name", "a dict of 1 item")),
+    ("at_least: [1, 2]", ("at_least must be a number", "a list of 2 item")),
+    ("a: {workload: {x: 1}}", ("filter 'workload' must map",)),
+])
+def test_claim_fields_are_type_checked(tmp_path, capsys, field, words):
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    base = {"id": "c1", "kind": "speedup", "metric": "time", "a": {"workload": "nstream"},
+            "b": {"workload": "nstream"}, "at_least": 1.0}
+    key = field.split(":", 1)[0]
+    base.pop(key, None)
+    text = yaml.safe_dump({"claims": [base]}).replace("- ", f"- {field}\n  ", 1)
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(text)
+    code, err = in_process(capsys, "audit", str(good), "--claims", str(claims))
+    assert code == 2
+    assert_one_line(err, *words)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00\x01", ("[" * 100_000).encode()])
+def test_binary_or_deep_claims_and_metadata_are_one_line(tmp_path, capsys, content):
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(content)
+    code, err = in_process(capsys, "audit", str(good), "--claims", str(bad))
+    assert code == 2
+    assert_one_line(err, "bad.yaml")
+    csv = tmp_path / "s.csv"
+    csv.write_text("benchmark,workload,metric,value,unit\nx,y,time,1.0,s\n")
+    code, err = in_process(capsys, "import-csv", str(csv), "--metadata", str(bad), "--output", str(tmp_path / "o.nc"))
+    assert code == 2
+    assert_one_line(err, "bad.yaml")
+
+
+def test_audit_output_to_a_directory_or_full_disk_keeps_earlier_output(tmp_path, capsys, monkeypatch):
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    out = tmp_path / "out" / "checklist.md"
+    assert in_process(capsys, "audit", str(good), "--output", str(out), "--exit-zero")[0] == 0
+    before = out.read_bytes()
+    code, err = in_process(capsys, "audit", str(good), "--output", str(tmp_path), "--exit-zero")
+    assert code == 2 and "directory" in err
+    monkeypatch.setattr(Path, "write_bytes", disk_full_after(10))
+    code, err = in_process(capsys, "audit", str(good), "--output", str(out), "--exit-zero")
+    monkeypatch.undo()
+    assert code == 2
+    assert_one_line(err, "no space left")
+    assert out.read_bytes() == before and leftovers(out.parent) == []

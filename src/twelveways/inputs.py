@@ -100,3 +100,11 @@ def read_json(path: str | Path, what: str, error: type[TwelveWaysError] = Twelve
         raise error(f"{path}: nested too deeply to parse ({what})") from exc
     check_shape(value, str(path), error)
     return value
+
+
+def brief(value, limit: int = 40) -> str:
+    """A short description of a rejected value for an error line (never a large repr)."""
+    if isinstance(value, (dict, list, tuple, set)):
+        return f"a {type(value).__name__} of {len(value)} item(s)"
+    text = " ".join(str(value).split())
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")

@@ -9,11 +9,10 @@ with one line ``error: ...`` on stderr.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from .. import atomic
 from ..errors import AuditInputError, TwelveWaysError
 from . import claims as claims_mod
 from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
@@ -70,15 +69,6 @@ def _format_for(path: str, default: str | None) -> str:
     return suffix if suffix in render.RENDERERS else (default or "md")
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; reports are meant to be read by others
-    os.replace(tmp, path)
-
-
 def audit_main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -90,10 +80,7 @@ def audit_main(argv: list[str] | None = None) -> int:
         if args.output:
             for out in args.output:
                 fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
-                try:
-                    _write(Path(out), render.RENDERERS[fmt](report))
-                except OSError as exc:
-                    raise AuditInputError(f"cannot write {out}: {exc.strerror or exc}") from exc
+                atomic.write_text(out, render.RENDERERS[fmt](report), "audit report", make_parents=True)
             print("\n".join(render.summary_lines(report)), file=sys.stderr)
         else:
             sys.stdout.write(render.RENDERERS[args.format or "md"](report))

@@ -61,12 +61,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from .. import stats
+from .. import inputs, stats
 from ..errors import ClaimError
+from ..inputs import brief
 from .evidence import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
 from .model import ClaimResult, ClaimVerdict
 
@@ -112,13 +112,10 @@ def parse_claim(item, origin: str, index: int) -> Claim:
         raise ClaimError(f"{where}: 'a' must be a mapping of column filters")
     if kind != "value" and not isinstance(b, Mapping):
         raise ClaimError(f"{where}: 'b' (the base case) must be a mapping of column filters")
-    bounds = {}
-    for key in ("at_least", "at_most"):
-        if item.get(key) is not None:
-            try:
-                bounds[key] = float(item[key])
-            except (TypeError, ValueError) as exc:
-                raise ClaimError(f"{where}: {key} must be a number, got {item[key]!r}") from exc
+    for side, filters in (("a", a), ("b", b if isinstance(b, Mapping) else {})):
+        _check_filters(filters, f"{where}: '{side}'")
+    bounds = {key: _number(item[key], f"{where}: {key}") for key in ("at_least", "at_most")
+              if item.get(key) is not None}
     if not bounds:
         raise ClaimError(f"{where}: give at_least and/or at_most (the claimed threshold)")
     definition = item.get("relative_accuracy")
@@ -127,15 +124,40 @@ def parse_claim(item, origin: str, index: int) -> Claim:
             got = "none given" if definition is None else f"got {definition!r}"
             raise ClaimError(f"{where}: a relative-accuracy claim must say which relative accuracy it means "
                              f"(relative_accuracy: {' | '.join(DEFINITIONS)}; {got}) (F12)")
-    confidence = float(item.get("confidence", 0.95))
+    confidence = _number(item.get("confidence", 0.95), f"{where}: confidence")
     if not 0 < confidence < 1:
         raise ClaimError(f"{where}: confidence must lie in (0, 1), got {confidence}")
     match = item.get("match") or []
     if isinstance(match, str):
         match = [match]
+    if not isinstance(match, list) or not all(isinstance(m, str) and m for m in match):
+        raise ClaimError(f"{where}: match must be a column name or a list of column names, got {brief(match)}")
     return Claim(claim_id, str(item.get("statement", "")), kind, str(item["metric"]), dict(a),
                  dict(b) if isinstance(b, Mapping) else None, bounds.get("at_least"), bounds.get("at_most"),
                  list(match), confidence, str(definition) if definition is not None else None, origin)
+
+
+def _number(value, where: str) -> float:
+    """A finite number from a claim field, or a one-line ClaimError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ClaimError(f"{where} must be a number, got {brief(value)}")
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise ClaimError(f"{where} must be a number, got {brief(value)}") from exc
+    if not math.isfinite(number):
+        raise ClaimError(f"{where} must be a finite number, got {brief(value)}")
+    return number
+
+
+def _check_filters(filters: Mapping, where: str) -> None:
+    """Filters map column names to a value or a list of values (numbers, text, booleans)."""
+    scalar = (str, int, float, bool)
+    for column, wanted in filters.items():
+        values = wanted if isinstance(wanted, list) else [wanted]
+        if not isinstance(column, str) or not all(isinstance(v, scalar) for v in values):
+            raise ClaimError(f"{where}: filter {brief(column)} must map a column name to a value or a list "
+                             f"of values, got {brief(wanted)}")
 
 
 def claim_list(obj, origin: str) -> list:
@@ -171,13 +193,7 @@ def parse_lenient(obj, origin: str) -> tuple[list[Claim], list[tuple[str, str, s
 
 
 def load_claims(path: str | Path) -> list[Claim]:
-    path = Path(path)
-    if not path.is_file():
-        raise ClaimError(f"claims file not found: {path}")
-    try:
-        obj = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ClaimError(f"{path}: malformed YAML ({getattr(exc, 'problem', None) or 'syntax'})") from exc
+    obj = inputs.read_yaml(path, "claims file", ClaimError)
     return parse_claims(obj, str(path))
 
 

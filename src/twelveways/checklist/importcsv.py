@@ -26,9 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import xarray as xr
-import yaml
 
-from .. import results
+from .. import inputs, results
 from ..errors import AuditInputError, ResultsError, TwelveWaysError
 
 META_KEYS = {"family", "columns", "attrs", "environment", "config", "description"}
@@ -40,12 +39,7 @@ def read_metadata(path: str | Path | None) -> dict:
     if path is None:
         return {}
     path = Path(path)
-    if not path.is_file():
-        raise AuditInputError(f"metadata file not found: {path}")
-    try:
-        meta = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise AuditInputError(f"{path}: malformed YAML ({getattr(exc, 'problem', None) or 'syntax'})") from exc
+    meta = inputs.read_yaml(path, "metadata file", AuditInputError) or {}
     if not isinstance(meta, dict):
         raise AuditInputError(f"{path}: metadata must be a mapping ({', '.join(sorted(META_KEYS))})")
     unknown = sorted(set(meta) - META_KEYS)
