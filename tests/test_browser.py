@@ -8,6 +8,7 @@ tests skip with one line saying why.
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -44,6 +45,21 @@ def test_report_renders_every_figure_without_errors(binary):
     assert page.broken_images == []
     assert page.title
     assert _png_size(shot) == (chromium.WIDTH, chromium.HEIGHT)
+    _first_screen_leads_with_the_numbers(page, kind)
+
+
+#: The reference report was 49,578 px tall before issue 16 put the headline first and folded the detail.
+HEIGHT_BEFORE_ISSUE_16 = 49_578
+
+
+def _first_screen_leads_with_the_numbers(page: chromium.PageReport, kind: str) -> None:
+    """The first 1,400 × 1,000 px: the profile caveat, headline numbers with CIs, the verdict counts."""
+    first = " ".join(page.first_screen.split())
+    assert "Profile " in first and "runtime" in first
+    assert " pass" in first and " warn" in first and " fail" in first and "needs human" in first
+    if kind == "reference":  # the synthetic set has no derived results, so no headline numbers
+        assert re.search(r"\d ms \[[\d.]+, [\d.]+\]", first), first[:400]
+        assert page.height <= HEIGHT_BEFORE_ISSUE_16 / 2
 
 
 def test_workflow_report_if_present(binary):

@@ -43,7 +43,7 @@ def soup(synthetic_report) -> BeautifulSoup:
 
 def test_report_has_checklist_summary_first_then_each_section(synthetic_report, soup):
     ids = [section["id"] for section in soup.select("section.tw-section")]
-    assert ids == ["section-summary", "section-environment", "section-prk", "section-checklist"]
+    assert ids == ["section-headline", "section-summary", "section-environment", "section-prk", "section-checklist"]
     summary = soup.find("section", id="section-summary").get_text(" ")
     assert "VALID" in summary
     for check in reportdata.CHECKLIST["checks"]:
@@ -152,7 +152,9 @@ def test_checklist_summary_escapes_and_lists_each_check():
 def test_checklist_evidence_items_become_readable_text():
     verdict, frame = checklistview.normalize(reportdata.CHECKLIST)
     assert verdict == "VALID" and list(frame["id"]) == ["R1", "R5", "R9", "F7"]
-    assert frame.loc[0, "evidence"] == "base case = c-serial 0.004 s (results/prk.nc: scaling, value)"
+    assert frame.loc[0, "evidence"] == "1 item from results/prk.nc"
+    assert frame.loc[0, "why"] == "base case: c-serial 0.004 s."
+    assert "satisfied" not in frame.columns
 
 
 def test_tables_escape_cells_and_fold_long_tables():
@@ -333,7 +335,7 @@ def test_scaling_plot_joins_no_measured_points():
     plots.scaling(summary, "pe", "value", "low", "high", hue="implementation", base_label="base: 1 s",
                   amdahl_fits={"c": (0.1, 1.0)}, ax=ax)
     labels = sorted(line.get_label() for line in _visible_lines(ax))
-    assert labels == ["c: Amdahl fit, serial fraction 0.100", "ideal (linear)"]
+    assert labels == ["c: Amdahl fit to 3 counts, serial fraction 0.100", "ideal (linear)"]
     assert "base: 1 s" in ax.get_title()
     plt.close(fig)
 

@@ -73,56 +73,213 @@ def setup() -> None:
                          "figure.autolayout": False, "axes.titlesize": "medium"})
 
 
+#: A model curve needs at least this many distinct levels of its factor (two points fix any 1-parameter curve).
+MIN_MODEL_LEVELS = 3
+#: Line styles paired with the colour-blind palette, so that ten series stay distinguishable in grey too.
+DASHES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (8, 2)))
+
+
+def figure_data(fig: plt.Figure) -> pd.DataFrame:
+    """Every plotted series of ``fig`` in long form (panel, series, kind, x, y): the CSV behind the figure."""
+    from matplotlib.collections import PathCollection, PolyCollection
+    from matplotlib.patches import Rectangle
+
+    frames = []
+    for number, ax in enumerate(a for a in fig.axes if a.get_visible()):
+        panel = ax.get_title().split("\n")[0] or f"panel {number + 1}"
+        for line in ax.get_lines():
+            x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+            if x.size:
+                frames.append(pd.DataFrame({"panel": panel, "series": line.get_label(), "kind": "line", "x": x, "y": y}))
+        for collection in ax.collections:
+            if isinstance(collection, PathCollection) and not isinstance(collection, PolyCollection):
+                offsets = np.asarray(collection.get_offsets(), float).reshape(-1, 2)
+                if offsets.size:
+                    frames.append(pd.DataFrame({"panel": panel, "series": collection.get_label(), "kind": "points",
+                                                "x": offsets[:, 0], "y": offsets[:, 1]}))
+        bars = [patch for patch in ax.patches if isinstance(patch, Rectangle) and patch.get_height()]
+        if bars:
+            frames.append(pd.DataFrame({"panel": panel, "series": [b.get_label() for b in bars], "kind": "bar",
+                                        "x": [b.get_x() + b.get_width() / 2 for b in bars],
+                                        "y": [b.get_height() for b in bars]}))
+    data = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["panel", "series", "kind", "x", "y"])
+    data["series"] = data["series"].astype(str).where(~data["series"].astype(str).str.startswith("_"), "")
+    return data
+
+
+def alt_text(fig: plt.Figure, name: str) -> str:
+    """What the figure shows, in words: its declaration, panels, axes and series (the <img> alt text)."""
+    declaration = _DECLARED.get(str(name), {})
+    parts = [f"Figure {name}"]
+    if declaration:
+        parts[0] += f" shows {declaration['shows']}" + ("" if declaration["lines"] == "none"
+                                                        else f" with {declaration['lines'].replace('_', ' ')} lines")
+    for ax in [a for a in fig.axes if a.get_visible()][:6]:
+        title = " ".join(ax.get_title().split()) or "panel"
+        labels = [t for t in ax.get_legend_handles_labels()[1] if not t.startswith("_")]
+        text = f"{title}: {ax.get_ylabel() or 'y'} against {ax.get_xlabel() or 'x'}"
+        if labels:
+            text += f"; series {', '.join(dict.fromkeys(labels[:8]))}" + (" and more" if len(labels) > 8 else "")
+        parts.append(text)
+    return ". ".join(parts)[:900] + "."
+
+
+def _overlaps(labels) -> bool:
+    boxes = [label.get_window_extent() for label in labels if label.get_visible() and label.get_text()]
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+
+
+def readable_ticks(fig: plt.Figure) -> None:
+    """Numeric tick labels that collide (``10000120001400016000``) are thinned, then rotated."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig.canvas.draw()
+    for ax in fig.axes:
+        labels = ax.get_xticklabels()
+        if not _overlaps(labels):
+            continue
+        if ax.get_xscale() == "linear" and all(_numeric(label.get_text()) for label in labels if label.get_text()):
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+            fig.canvas.draw()
+            labels = ax.get_xticklabels()
+        if _overlaps(labels):
+            plt.setp(labels, rotation=30, ha="right", rotation_mode="anchor")
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text.replace("\u2212", "-").replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+def _inside(ax) -> bool:
+    legend = ax.get_legend()
+    return legend is not None and legend.get_bbox_to_anchor().bounds == ax.bbox.bounds
+
+
+def _colour(handle) -> tuple:
+    from matplotlib.colors import to_rgba
+
+    for getter in ("get_color", "get_facecolor", "get_edgecolor"):
+        try:
+            value = np.asarray(getattr(handle, getter)())
+        except (AttributeError, TypeError, ValueError):
+            continue
+        if value.size:
+            return tuple(np.round(to_rgba(value.reshape(-1, value.shape[-1])[0] if value.ndim > 1 else value), 3))
+    return ()
+
+
+def legends_outside(fig: plt.Figure) -> None:
+    """Move legends that sit inside their panel out of the data: right of a single panel; for several
+    panels one figure legend at the right when every label keeps its colour, else one below each panel."""
+    panels = [ax for ax in fig.axes if ax.get_visible() and _inside(ax)]
+    if not panels:
+        return
+    # one figure legend only when every panel had one and every label keeps its colour across them
+    if len([ax for ax in fig.axes if ax.get_visible()]) == 1:
+        ax = panels[0]
+        title = ax.get_legend().get_title().get_text() or None
+        ax.legend(*ax.get_legend_handles_labels(), title=title, fontsize="x-small", loc="upper left",
+                  bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        return
+    entries: dict[str, tuple] = {}
+    consistent = True
+    for ax in panels:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label in entries and _colour(entries[label]) != _colour(handle):
+                consistent = False
+            entries.setdefault(label, handle)
+    if consistent and len(panels) == len([ax for ax in fig.axes if ax.get_visible()]):
+        for ax in panels:
+            ax.get_legend().remove()
+        fig.legend(list(entries.values()), list(entries), fontsize="x-small", loc="upper left",
+                   bbox_to_anchor=(1.0, 0.98), borderaxespad=0)
+        return
+    for ax in panels:
+        ax.legend(*ax.get_legend_handles_labels(), fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22),
+                  frameon=False)
+
+
+def _render(fig: plt.Figure, name: str) -> tuple[bytes, pd.DataFrame, str]:
+    """PNG bytes, the data behind it and its alt text, after making ticks and legends readable."""
+    import io
+
+    legends_outside(fig)
+    readable_ticks(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return buffer.getvalue(), figure_data(fig), alt_text(fig, name)
+
+
+def _write(folder, name: str, png: bytes, data: pd.DataFrame) -> Path | None:
+    if not folder or not name:
+        return None
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    data.to_csv(folder / f"{name}.csv", index=False)
+    path = folder / f"{name}.png"
+    path.write_bytes(png)
+    return path
+
+
+def _display(png: bytes, name: str, alt: str, path: Path | None) -> None:
+    """Show the PNG in a notebook with its alt text and CSV path in the output metadata (the report reads them)."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+    except ImportError:
+        return
+    if get_ipython() is not None:
+        meta = {"alt": alt, "twelveways": {"figure": str(name), "alt": alt,
+                                          "csv": str(path.with_suffix(".csv")) if path else ""}}
+        display(Image(data=png, format="png"), metadata={"image/png": {"alt": alt}, **meta})
+
+
+class FigurePath(type(Path())):
+    """The saved figure's path; shows as a plain path, never as ``PosixPath('…')``, when a cell ends with it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(f"figure saved: {self}")
+
+
 def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str, *,
          declaration: Mapping | None = None) -> Path | None:
-    """Write ``fig`` as ``<figures_dir>/<name>.png`` (for the Snakemake report); None without a folder.
+    """Write ``fig`` as ``<figures_dir>/<name>.png`` with the data behind it as ``<name>.csv``, display it
+    once with a real alt text (in a notebook) and close it, so a following ``plt.show()`` draws nothing twice.
 
     ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``.
     """
     if declaration is not None:
         declare(name, **declaration)
-    if not figures_dir:
-        return None
-    folder = Path(figures_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.png"
-    fig.savefig(path, bbox_inches="tight")
-    return path
+    png, data, alt = _render(fig, name)
+    path = _write(figures_dir, name, png, data)
+    _display(png, name, alt, path)
+    plt.close(fig)
+    return FigurePath(path) if path else None
 
 
 def show(fig: plt.Figure, figures_dir: str | os.PathLike | None = None, name: str | None = None, *,
          declaration: Mapping | None = None) -> Path | None:
-    """Render ``fig`` once as PNG, save it (when a folder is given) and display it in the notebook.
+    """Render ``fig`` once as PNG, save it with its CSV (when a folder is given) and display it.
 
-    One render instead of two (savefig + inline backend): notebook execution time is mostly
-    figure rendering.  Outside IPython the figure is only saved.  ``declaration`` ({shows, lines,
-    x, x_kind}) is recorded with :func:`declare` under ``name``.
+    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``.
     """
-    import io
+    if declaration is not None and not name:
+        raise ResultsError("a declared figure needs a name")
+    return save(fig, figures_dir, name or "figure", declaration=declaration) if name else \
+        _show_unnamed(fig)
 
-    if declaration is not None:
-        if not name:
-            raise ResultsError("a declared figure needs a name")
-        declare(name, **declaration)
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
+def _show_unnamed(fig: plt.Figure) -> None:
+    png, _, alt = _render(fig, "figure")
+    _display(png, "figure", alt, None)
     plt.close(fig)
-    data = buffer.getvalue()
-    path = None
-    if figures_dir and name:
-        folder = Path(figures_dir)
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{name}.png"
-        path.write_bytes(data)
-    try:
-        from IPython import get_ipython
-        from IPython.display import Image, display
-    except ImportError:
-        return path
-    if get_ipython() is not None:
-        display(Image(data=data, format="png"))
-    return path
 
 
 def _axes(ax):
@@ -258,10 +415,12 @@ def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high:
                     np.clip(part[high].to_numpy(float) - centre, 0, None)]
         ax.errorbar(part[x].to_numpy(float), part[y].to_numpy(float), yerr=yerr, fmt="o", linestyle="none",
                     capsize=3, color=palette[level], label=level or "measured")
-        if amdahl_fits and level in amdahl_fits and kind == "strong":
+        levels = part[x].nunique()
+        if amdahl_fits and level in amdahl_fits and kind == "strong" and levels >= MIN_MODEL_LEVELS:
             fit, scale = amdahl_fits[level]
             fraction = float(getattr(fit, "serial_fraction", fit))
-            label = f"{level}: Amdahl fit, serial fraction {fraction:.3f}"
+            points = f"{fit.n} runs at {levels} counts" if hasattr(fit, "n") else f"{levels} counts"
+            label = f"{level}: Amdahl fit to {points}, serial fraction {fraction:.3f}"
             if getattr(fit, "ci", None):
                 label += f" (CI {fit.ci[0]:.2f}–{fit.ci[1]:.2f})"
             ax.plot(grid, amdahl(grid, fraction, scale), linestyle=":", color=palette[level], linewidth=1.2,
@@ -309,23 +468,64 @@ def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidt
     return ax
 
 
+def series_styles(levels: Sequence) -> dict:
+    """A (colour, line style) per level, stable across panels: colour-blind palette, styles cycled beside it."""
+    levels = list(dict.fromkeys(map(str, levels)))
+    colours = sns.color_palette("colorblind", n_colors=10)
+    return {level: (colours[i % 10], DASHES[i % len(DASHES)]) for i, level in enumerate(levels)}
+
+
 def latency_cdf(data: pd.DataFrame, value: str, hue: str | None = None, *,
                 percentiles: Sequence[float] = (50, 90, 99), ax=None, log: bool = True,
-                xlabel: str | None = None, title: str | None = None):
-    """Empirical CDF (an exact step function) with the reported percentiles marked (R8)."""
+                xlabel: str | None = None, title: str | None = None, hue_order: Sequence | None = None):
+    """Empirical CDF (an exact step function) with the reported percentiles marked (R8).
+
+    Each hue level keeps one colour and line style (``hue_order``, default sorted), so panels agree
+    and nine series stay apart; the legend goes outside the data.
+    """
     ax = _axes(ax)
-    sns.ecdfplot(data=data, x=value, hue=hue, ax=ax, log_scale=10 if log else None)
-    groups = data.groupby(hue, observed=True) if hue else [(None, data)]
-    for _, part in groups:
-        values = part[value].to_numpy(float)
+    groups = list(data.groupby(hue, observed=True)) if hue else [("all", data)]
+    styles = series_styles(hue_order or sorted(str(level) for level, _ in groups))
+    for level, part in groups:
+        values = np.sort(part[value].to_numpy(float))
         values = values[np.isfinite(values)]
         if values.size == 0:
             continue
+        colour, dash = styles.get(str(level), ("0.3", "-"))
+        ax.step(values, np.arange(1, values.size + 1) / values.size, where="post", color=colour, linestyle=dash,
+                linewidth=1.2, label=str(level))
         marks = np.percentile(values, percentiles)
-        ax.plot(marks, np.asarray(percentiles) / 100.0, "x", color="0.2", markersize=6)
+        ax.plot(marks, np.asarray(percentiles) / 100.0, "x", color=colour, markersize=5, label="_marks")
+    if log:
+        ax.set_xscale("log")
     for q in percentiles:
         ax.axhline(q / 100.0, color="0.8", linewidth=0.6, zorder=0)
+    ax.set_ylim(0, 1.02)
     ax.set_xlabel(xlabel or value)
     ax.set_ylabel("fraction of queries at or below")
-    ax.set_title(title or f"latency CDF, percentiles {', '.join(f'p{q:g}' for q in percentiles)} marked")
+    ax.set_title(title or f"latency CDF, percentiles {', '.join(f'p{q:g}' for q in percentiles)} marked (x)")
+    if hue:
+        ax.legend(title=hue, fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return ax
+
+
+def quantile_lines(ax, x, y, quantiles: Sequence[float] = (0.5, 0.9, 0.99), *, confidence: float = 0.95) -> dict:
+    """Quantile regression of log10(y) on x, drawn as 10**fit between the smallest and largest x measured.
+
+    A linear fit of y on a log axis plunges to negative values off the data; on log y it stays
+    positive and is the model the axis shows.  Returns the fits (``twelveways.stats``; their slope
+    is in log10 units of y per unit of x).  Raises StatisticsError where the data cannot support one.
+    """
+    from . import stats
+
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    keep = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
+    fits = stats.quantile_regression(xs[keep], np.log10(ys[keep]), quantiles=quantiles, confidence=confidence)
+    grid = np.linspace(xs[keep].min(), xs[keep].max(), 50)
+    styles = series_styles([f"p{q * 100:g}" for q in fits])
+    for q, line in fits.items():
+        colour, dash = styles[f"p{q * 100:g}"]
+        ax.plot(grid, 10 ** line.predict(grid), color=colour, linestyle=dash,
+                label=f"p{q * 100:g} (QuantReg on log latency, n={line.n})")
+    ax.set_yscale("log")
+    return fits

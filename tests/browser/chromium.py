@@ -33,7 +33,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-dev-shm-usage", "--disable-extensions", "--disable-default-apps",
          "--no-default-browser-check", "--metrics-recording-only", "--mute-audio", "--hide-scrollbars",
          "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication"]
-WIDTH, HEIGHT = 1280, 900
+#: The first screen a reader sees (issue 16: 1,400 × 1,000 px).
+WIDTH, HEIGHT = 1400, 1000
 
 
 class ChromiumUnavailable(RuntimeError):
@@ -81,6 +82,10 @@ class PageReport:
     images: list[dict] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    #: Full page height in CSS px, the height of each top-level section, the text of the first screen.
+    height: int = 0
+    sections: dict[str, int] = field(default_factory=dict)
+    first_screen: str = ""
 
     @property
     def broken_images(self) -> list[dict]:
@@ -198,6 +203,24 @@ IMAGES_JS = """
 """
 
 
+#: Page height, section heights and the text of every element that starts inside the first screen.
+METRICS_JS = """
+(() => {
+  const sections = {};
+  document.querySelectorAll('section[id]').forEach(s => { sections[s.id] = Math.round(s.getBoundingClientRect().height); });
+  const seen = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, parent = node.parentElement;
+    if (!node.textContent.trim() || !parent || !parent.offsetParent && parent.tagName !== 'BODY') continue;
+    const rect = parent.getBoundingClientRect();
+    if (rect.top < window.innerHeight && rect.bottom > 0 && rect.left < window.innerWidth) seen.push(node.textContent.trim());
+  }
+  return JSON.stringify({height: document.documentElement.scrollHeight, sections, first: seen.join(' ')});
+})()
+"""
+
+
 def _errors(events: list[dict], session: str) -> list[str]:
     found = []
     for event in events:
@@ -245,6 +268,12 @@ def check_page(html_file: str | os.PathLike, screenshot: str | os.PathLike | Non
                 else:
                     data = json.loads(result["result"]["value"])
                     report.title, report.images = data["title"], data["images"]
+                metrics = browser.call("Runtime.evaluate", {"expression": METRICS_JS, "returnByValue": True},
+                                       session=session, timeout=timeout)
+                if "exceptionDetails" not in metrics:
+                    measured = json.loads(metrics["result"]["value"])
+                    report.height, report.sections = measured["height"], measured["sections"]
+                    report.first_screen = measured["first"]
                 browser.drain(0.5)
                 report.errors += _errors(browser.events, session)
                 if screenshot:
@@ -272,7 +301,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     report = check_page(args.html, args.screenshot, binary=binary)
     print(f"{report.url}: {len(report.images)} images, {len(report.broken_images)} broken, "
-          f"{len(report.errors)} console errors" + (f", screenshot {report.screenshot}" if report.screenshot else ""))
+          f"{len(report.errors)} console errors, page height {report.height} px"
+          + (f", screenshot {report.screenshot}" if report.screenshot else ""))
+    for name, height in report.sections.items():
+        print(f"  section {name}: {height} px")
     for problem in report.errors + [f"broken image: {image}" for image in report.broken_images]:
         print(f"  {problem}")
     return 0 if report.ok else 1

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 
 def to_json(report: dict) -> str:
     return json.dumps(report, indent=2, sort_keys=False, default=str) + "\n"
 
 
+STATUS_WORDS = {"pass": "pass", "warn": "warn", "fail": "FAIL", "needs_human": "needs a human",
+                "not_applicable": "not applicable"}
+
+
 def _short(value, limit: int = 240) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    text = value if isinstance(value, str) else readable(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -32,14 +37,97 @@ def _source(source: dict) -> str:
     return f"{file}: {fields}" if file and fields else file or fields
 
 
+def readable(value) -> str:
+    """A number, text or small structure as words: never JSON, never ``None``/``nan``."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return "; ".join(f"{str(k).replace('_', ' ')} {readable(v)}" for k, v in value.items()) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value) or "—"
+    if isinstance(value, str) and value[:1] in "{[" and value[-1:] in "}]":
+        parsed = _literal(value)
+        return value if parsed is None else readable(parsed)
+    return str(value)
+
+
+def _literal(text: str):
+    """A JSON or Python literal written as text (a repr that reached the evidence), else None."""
+    import ast
+
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            return parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return None
+
+
+_UNSET_FACTOR = re.compile(r"\s*\b[\w.]+=(?:nan|None)\b")
+
+
+def clean(text: str) -> str:
+    """Evidence wording as a reader sees it: unset factors (``x=nan``) left out, ``None``/``nan`` in words."""
+    text = _UNSET_FACTOR.sub("", str(text))
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:  # a dict repr inside the words: its items in words
+        parsed = _literal(text[start:end + 1])
+        if isinstance(parsed, dict):
+            text = text[:start] + readable(parsed) + text[end + 1:]
+    text = re.sub(r"\bCI None\b", "no CI", text)
+    return re.sub(r"\bnan\b", "—", re.sub(r"\bNone\b", "none", text)).strip()
+
+
+def evidence_rows(check: dict) -> list[dict]:
+    """Evidence as small-table rows: configuration, what, number, unit, source (a dict value: one row per key)."""
+    rows = []
+    for item in check.get("evidence") or []:
+        what, value = str(item.get("what", "")), item.get("value")
+        head, sep, tail = what.rpartition(": ")
+        configuration, label = (head, tail) if sep and "=" in head else ("", what)
+        unit = str(value.get("unit", "")) if isinstance(value, dict) else ""
+        values = {k: v for k, v in value.items() if k != "unit"} if isinstance(value, dict) else {"": value}
+        for key, number in values.items():
+            rows.append({"configuration": clean(configuration) or "—",
+                         "what": clean(f"{label} {str(key).replace('_', ' ')}"), "number": clean(readable(number)),
+                         "unit": unit or "—", "source": clean(_source(item.get("source") or {})) or "—"})
+    return rows
+
+
+def why(check: dict) -> str:
+    """One sentence: what decided the status (the first evidence item, and how many more there are)."""
+    rows = evidence_rows(check)
+    if not rows:
+        return "No evidence in these results." if check["status"] != "pass" else "Nothing contradicts the rule."
+    first = rows[0]
+    where = f" ({first['configuration']})" if first["configuration"] != "—" else ""
+    unit = f" {first['unit']}" if first["unit"] != "—" else ""
+    more = f"; {len(rows) - 1} more item{'s' if len(rows) > 2 else ''} in the evidence" if len(rows) > 1 else ""
+    return f"{first['what']}{where}: {first['number']}{unit}{more}."
+
+
+def todo(check: dict) -> str:
+    """What a reader or author should do about the check (nothing for pass and not applicable)."""
+    if check["status"] in ("pass", "not_applicable"):
+        return "nothing"
+    return check.get("recommendation") or "read the evidence and decide"
+
+
 def summary_lines(report: dict) -> list[str]:
     """LoadGen-style: the verdict, then one line per check and per claim."""
     lines = [f"Result is: {report['verdict']}"]
     for c in report["checks"]:
-        lines.append(f"{c['id']} {c['title']}: satisfied: {c['satisfied']}")
+        lines.append(f"{c['id']} {c['title']}: {STATUS_WORDS.get(c['status'], c['status'])}")
     for c in report["claims"]:
         lines.append(f"Claim {c['id']}: {c['verdict'].replace('_', ' ')}")
     return lines
+
+
+EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")
 
 
 def to_markdown(report: dict) -> str:
@@ -48,42 +136,48 @@ def to_markdown(report: dict) -> str:
     out += ["```"] + [line.replace("`", "'") for line in summary_lines(report)[1:]] + ["```", ""]
     if report["claims"]:
         out += _claims_markdown(report["claims"])
-    out += ["## Checks", ""]
+    out += ["## Checks", "", "| check | status | why | what to do |", "|---|---|---|---|"]
+    out += [f"| {_md(c['id'])} {_md(c['title'])} | {STATUS_WORDS.get(c['status'], _md(c['status']))} | {_md(why(c))} "
+            f"| {_md(todo(c))} |" for c in report["checks"]]
+    out.append("")
     for c in report["checks"]:
-        out += [f"### {c['id']} {_md(c['title'])} — {c['status'].replace('_', ' ')}", ""]
-        if c["evidence"]:
-            out += ["| evidence | value | source |", "|---|---|---|"]
-            out += [f"| {_md(e['what'])} | {_md(e['value'])} | {_md(_source(e['source']))} |" for e in c["evidence"]]
+        rows = evidence_rows(c)
+        if rows:
+            out += [f"### {c['id']} evidence", "", "| " + " | ".join(EVIDENCE_COLUMNS) + " |", "|" + "---|" * len(EVIDENCE_COLUMNS)]
+            out += ["| " + " | ".join(_md(row[col]) for col in EVIDENCE_COLUMNS) + " |" for row in rows]
             out.append("")
-        if c["recommendation"] and c["status"] != "not_applicable":
-            out += [f"*Recommendation:* {_md(c['recommendation'])}", ""]
     return "\n".join(out)
 
 
+def check_line_html(c: dict) -> str:
+    """One check: badge, id and title, why, what to do; its evidence table folded beneath."""
+    e = html.escape
+    rows = evidence_rows(c)
+    table = ""
+    if rows:
+        table = ('<details class="tw-evidence"><summary>evidence (' + str(len(rows)) + ')</summary><table class="tw-small">'
+                 "<thead><tr>" + "".join(f"<th>{col}</th>" for col in EVIDENCE_COLUMNS) + "</tr></thead><tbody>"
+                 + "".join("<tr>" + "".join(f'<td class="{"tw-num" if col == "number" else ""}">{e(row[col])}</td>'
+                                            for col in EVIDENCE_COLUMNS) + "</tr>" for row in rows)
+                 + "</tbody></table></details>")
+    status = c["status"]
+    return (f'<li class="status-{e(status)}"><span class="tw-badge tw-status-{e(status.replace("_", "-"))}">'
+            f'{e(STATUS_WORDS.get(status, status))}</span> <strong>{e(c["id"])}</strong> {e(c["title"])}'
+            f'<span class="tw-why"> — {e(why(c))}</span>'
+            + (f'<span class="tw-todo"> Do: {e(todo(c))}</span>' if todo(c) != "nothing" else "") + table + "</li>")
+
+
 def to_html(report: dict) -> str:
-    """An HTML fragment (a <section>) for the first section of the report."""
+    """An HTML fragment (a <section>): the verdict, claims, then one line per check with folded evidence."""
     e = html.escape
     verdict = report["verdict"]
     parts = [f'<section class="checklist checklist-{e(verdict.lower())}">',
-             f'<h2>Benchmarking checklist</h2>', f'<p class="verdict"><strong>Result is: {e(verdict)}</strong></p>',
-             '<table class="checklist-summary"><thead><tr><th>check</th><th>title</th><th>satisfied</th></tr></thead><tbody>']
-    for c in report["checks"]:
-        parts.append(f'<tr class="status-{e(c["status"])}"><td>{e(c["id"])}</td><td>{e(c["title"])}</td>'
-                     f'<td>{e(c["satisfied"])}</td></tr>')
-    parts.append("</tbody></table>")
+             f'<p class="verdict"><strong>Result is: {e(verdict)}</strong></p>']
     if report["claims"]:
         parts += _claims_html(report["claims"])
-    for c in report["checks"]:
-        parts.append(f'<details class="status-{e(c["status"])}"><summary>{e(c["id"])} {e(c["title"])}: '
-                     f'{e(c["status"].replace("_", " "))}</summary><ul>')
-        for item in c["evidence"]:
-            parts.append(f'<li>{e(item["what"])}: <code>{e(_short(item["value"]))}</code> '
-                         f'<small>({e(_source(item["source"]))})</small></li>')
-        parts.append("</ul>")
-        if c["recommendation"] and c["status"] != "not_applicable":
-            parts.append(f'<p class="recommendation">{e(c["recommendation"])}</p>')
-        parts.append("</details>")
-    parts.append("</section>")
+    parts.append('<h3>Checks</h3><ul class="tw-checklist">')
+    parts += [check_line_html(c) for c in report["checks"]]
+    parts += ["</ul>", "</section>"]
     return "\n".join(parts) + "\n"
 
 

@@ -21,9 +21,10 @@ STATUS_ORDER = ["fail", "warn", "needs_human", "pass", "not_applicable"]
 _CLASSES = {"pass": "pass", "valid": "pass", "warn": "warn", "fail": "fail", "invalid": "fail",
             "not-applicable": "not-applicable", "needs-human": "needs-human", "needs-a-human": "needs-human"}
 _SYNONYMS = {"id": ("id", "rule", "code", "key"), "title": ("title", "name", "description", "summary"),
-             "status": ("status", "result", "outcome"), "satisfied": ("satisfied",),
-             "evidence": ("evidence", "details", "numbers"),
+             "status": ("status", "result", "outcome"), "evidence": ("evidence", "details", "numbers"),
              "recommendation": ("recommendation", "fix", "advice")}
+#: Columns of :func:`normalize`'s table (status once; no "satisfied", which repeats it in words).
+COLUMNS = ("id", "title", "status", "why", "what to do", "evidence")
 
 
 def _pick(item: Mapping, field: str, default=""):
@@ -34,40 +35,40 @@ def _pick(item: Mapping, field: str, default=""):
 
 
 def _text(value) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    if isinstance(value, list) and value and all(isinstance(v, Mapping) and "what" in v for v in value):
-        return "; ".join(_evidence(v) for v in value)
-    return json.dumps(value, sort_keys=True, default=str)
+    from twelveways.checklist.render import clean, readable
+
+    return value if isinstance(value, str) else clean(readable(value))
 
 
-def _evidence(item: Mapping) -> str:
-    """``what = value (file: fields)`` for one evidence item of the engine."""
-    value = item.get("value")
-    text = f"{item['what']} = {value if isinstance(value, str) else json.dumps(value, default=str)}"
-    source = item.get("source") or {}
-    if isinstance(source, Mapping) and (source.get("file") or source.get("fields")):
-        fields = ", ".join(map(str, source.get("fields") or []))
-        text += f" ({source.get('file') or ''}{': ' + fields if fields else ''})"
-    return text
+def _evidence_summary(item: Mapping) -> str:
+    """``N items from FILES`` for a check's evidence (the items themselves are tables in the summary)."""
+    from twelveways.checklist.render import evidence_rows
+
+    rows = evidence_rows({"evidence": [e for e in item.get("evidence") or [] if isinstance(e, Mapping)]})
+    files = sorted({row["source"].split(":")[0] for row in rows if row["source"] != "—"})
+    return f"{len(rows)} item{'s' if len(rows) != 1 else ''}" + (f" from {', '.join(files)}" if files else "")
 
 
 def normalize(data: Mapping) -> tuple[str, pd.DataFrame]:
-    """(overall verdict, one row per check: id, title, status, evidence, recommendation)."""
+    """(overall verdict, one row per check: id, title, status, why, what to do, evidence count and files)."""
     verdict = data.get("verdict", data.get("overall", data.get("result", "unknown")))
     if isinstance(verdict, Mapping):
         verdict = verdict.get("status", verdict.get("verdict", json.dumps(verdict, sort_keys=True)))
     checks = data.get("checks", data.get("results", []))
     if isinstance(checks, Mapping):
         checks = [{"id": key, **(value if isinstance(value, Mapping) else {"status": value})} for key, value in checks.items()]
+    from twelveways.checklist.render import todo, why
+
     rows = []
     for item in checks if isinstance(checks, list) else []:
         if not isinstance(item, Mapping):
             continue
-        rows.append({field: _text(_pick(item, field)) for field in _SYNONYMS})
-    return str(verdict), pd.DataFrame(rows, columns=list(_SYNONYMS))
+        check = {field: _pick(item, field) for field in _SYNONYMS}
+        check["evidence"] = check["evidence"] if isinstance(check["evidence"], list) else []
+        check["status"] = _text(check["status"])
+        rows.append({"id": _text(check["id"]), "title": _text(check["title"]), "status": check["status"],
+                     "why": why(check), "what to do": todo(check), "evidence": _evidence_summary(check)})
+    return str(verdict), pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def status_class(status: str) -> str:
@@ -87,9 +88,9 @@ def summary_html(data: Mapping) -> str:
     lines = [f"<p class='tw-verdict {status_class(verdict)}'>Result is: <strong>{html.escape(verdict.upper())}</strong></p>",
              "<ul class='tw-checks'>"]
     for _, row in checks.iterrows():
-        satisfied = f" — satisfied: {html.escape(row['satisfied'])}" if row["satisfied"] else ""
         lines.append(f"<li><span class='tw-badge {status_class(row['status'])}'>{html.escape(status_label(row['status']) or '?')}"
-                     f"</span> <strong>{html.escape(row['id'])}</strong> {html.escape(row['title'])}{satisfied}</li>")
+                     f"</span> <strong>{html.escape(row['id'])}</strong> {html.escape(row['title'])}"
+                     f"<span class='tw-why'> — {html.escape(row['why'])}</span></li>")
     lines.append("</ul>")
     if checks.empty:
         lines.insert(1, "<p>The checklist holds no checks.</p>")

@@ -238,13 +238,14 @@ def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float = 0.
 
     The fit (``twelveways.stats.amdahl_fit``) takes one self-relative speedup per program run —
     the implementation's one-process median over that run's median — so its CI reflects the
-    run-to-run spread; implementations with too few runs or process counts get no curve.
+    run-to-run spread; implementations with too few runs or fewer than
+    ``plots.MIN_MODEL_LEVELS`` process counts get no curve.
     """
     fits = {}
     for impl, group in table.groupby("implementation"):
         own = group[group["pe"] == 1]
-        if own.empty or group["pe"].nunique() < 2:
-            continue
+        if own.empty or group["pe"].nunique() < plots.MIN_MODEL_LEVELS:
+            continue  # two process counts fix any one-parameter curve: no evidence for the model
         t1 = float(own["median_s"].min())
         mask = times["implementation"] == impl
         for column in ("workload", "size"):

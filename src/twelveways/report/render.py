@@ -1,7 +1,10 @@
 """Assemble ONE self-contained ``reports/report.html`` from the executed notebooks.
 
-What a reader gets, in order: the checklist summary (verdict, one line per check), then a
-section per notebook (environment, PRK, training, inference, checklist detail).  Code is
+What a reader gets, in order: the headline (profile and what it is good for, one row of numbers
+with CIs per benchmark and workload, verdict counts, claims; :mod:`.headline`), one line per check,
+then a section per notebook (environment, PRK, training, inference, checklist detail folded).
+Figures carry an alt text and a link to the CSV beside their PNG; long tables fold; cells never
+show ``None``/``nan`` or raw JSON.  Code is
 hidden; figures are embedded as ``data:`` URIs; the style sheet is inline; nothing is loaded
 from any URL, so the file opens offline and cannot leak that it was opened.  A Content
 Security Policy in the page makes the browser itself refuse any script or remote load that
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from ..errors import TwelveWaysError
 from . import checklistview
+from .headline import headline_html
 
 SECTION_TITLES = {"environment": "Environment", "prk": "Parallel Research Kernels", "train": "Training",
                   "inference": "Inference", "checklist": "Checklist in detail"}
@@ -40,7 +44,7 @@ header.tw-head h1 { margin: 0 0 0.3rem; font-size: 1.6rem; }
 header.tw-head p { margin: 0.1rem 0; color: var(--muted); font-size: 0.9rem; }
 nav.tw-toc { padding: 0.5rem 2rem; border-bottom: 1px solid var(--line); font-size: 0.92rem; }
 nav.tw-toc a { margin-right: 1.2rem; color: var(--human); text-decoration: none; }
-main { max-width: 1150px; margin: 0 auto; padding: 0 2rem 3rem; }
+main { max-width: 1320px; margin: 0 auto; padding: 0 2rem 3rem; }
 section.tw-section { border-bottom: 1px solid var(--line); padding: 1rem 0 1.5rem; }
 section.tw-section > h2.tw-section-title { font-size: 1.35rem; margin: 0.6rem 0; }
 section.tw-section h1 { font-size: 1.3rem; margin-top: 0.4rem; }
@@ -50,7 +54,7 @@ a.anchor-link { display: none; }
 img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
 th, td { border: 1px solid var(--line); padding: 0.2rem 0.5rem; text-align: left; vertical-align: top;
-         overflow-wrap: anywhere; max-width: 42rem; }
+         overflow-wrap: break-word; word-break: normal; max-width: 42rem; }
 thead th { background: var(--panel); }
 details { margin: 0.4rem 0 1rem; }
 details > summary { cursor: pointer; color: var(--human); }
@@ -80,6 +84,27 @@ tr.status-needs_human td:last-child { color: var(--human); font-weight: 600; }
 tr.status-not_applicable td:last-child { color: var(--na); }
 details.status-fail > summary { color: var(--fail); } details.status-warn > summary { color: var(--warn); }
 details.status-pass > summary { color: var(--pass); } details.status-not_applicable > summary { color: var(--na); }
+.tw-caveat { background: #fff8c5; border-left: 4px solid var(--warn); padding: 0.4rem 0.7rem; margin: 0.6rem 0; }
+.tw-caveat.tw-paper { background: #dafbe1; border-color: var(--pass); }
+.tw-muted { color: var(--muted); font-size: 0.85rem; }
+.tw-small-print { margin: 0 0 0.6rem; font-size: 0.78rem; }
+table.tw-headline { font-size: 0.82rem; margin: 0.3rem 0; }
+table.tw-headline td { max-width: 24rem; padding: 0.1rem 0.4rem; }
+td.tw-num, .tw-num, td.tw-num * { white-space: nowrap; overflow-wrap: normal; font-variant-numeric: tabular-nums; }
+.tw-count { margin-right: 0.2rem; font-weight: 600; color: var(--c, var(--fg)); }
+ul.tw-claims, ul.tw-checklist { margin: 0.2rem 0 0.6rem; padding-left: 1.1rem; font-size: 0.88rem; }
+ul.tw-checklist { list-style: none; padding: 0; }
+ul.tw-checklist li { margin: 0.1rem 0; }
+ul.tw-checklist details { display: inline; margin-left: 0.4rem; font-size: 0.82rem; }
+ul.tw-checklist details[open] { display: block; margin: 0.1rem 0 0.4rem 7rem; }
+.tw-why { color: var(--fg); } .tw-todo { color: var(--warn); }
+.tw-claim { font-weight: 600; }
+.tw-claims-head { margin: 0.4rem 0 0; font-weight: 600; }
+table.tw-small { font-size: 0.78rem; }
+figure.tw-figure { margin: 0.6rem 0; }
+figure.tw-figure img { max-height: 560px; width: auto; }
+figure.tw-figure figcaption { font-size: 0.8rem; color: var(--muted); }
+details.tw-fold > summary { font-size: 0.9rem; }
 footer { max-width: 1150px; margin: 0 auto; padding: 1rem 2rem 2rem; color: var(--muted); font-size: 0.85rem; }
 """
 
@@ -116,8 +141,101 @@ def _drop_active_outputs(notebook) -> None:
                     del data[mime]
 
 
-def notebook_body(path: str | os.PathLike) -> str:
-    """The HTML fragment of one executed notebook: outputs and prose only, no code."""
+#: Text outputs that are a Python repr of a path (a cell ending in a saved figure's path), never shown.
+_PATH_REPR = re.compile(r"^\s*(?:\w*Path\(['\"].*['\"]\)|figure saved: .*)\s*$", re.DOTALL)
+#: Tables longer than this fold into <details> (their caption, or the first row, names them).
+FOLD_ROWS = 12
+_NUMERIC = re.compile(r"^[-+−]?[\d.,]+(?:[eE][-+]?\d+)?\s*%?$|^[\[(][-+\d.,eE ]+[\])]$")
+
+
+def _figure_output(meta: Mapping, png: str, section: str, report_dir: Path | None) -> dict:
+    """A display output replaced by an HTML <figure>: the PNG with its alt text and a link to its CSV."""
+    name = str(meta.get("figure") or "figure")
+    alt = str(meta.get("alt") or f"Figure {name}")
+    csv = Path(str(meta.get("csv") or ""))
+    link = ""
+    if meta.get("csv") and csv.is_file():
+        href = os.path.relpath(csv, report_dir) if report_dir else csv.as_uri()
+        link = f" <a class='tw-csv' href='{html.escape(Path(href).as_posix())}'>data behind it (CSV)</a>"
+    block = (f"<figure class='tw-figure' id='fig-{html.escape(section)}-{html.escape(name)}'>"
+             f"<img alt=\"{html.escape(alt)}\" src='data:image/png;base64,{''.join(png.split())}'>"
+             f"<figcaption>{html.escape(name)}{link}</figcaption></figure>")
+    return {"output_type": "display_data", "metadata": {}, "data": {"text/html": block}}
+
+
+def _prepare(notebook, section: str, report_dir: Path | None) -> None:
+    """Figures with alt text and CSV links; path reprs dropped; other images get an alt text from their heading."""
+    import nbformat
+
+    heading = section
+    for cell in notebook.cells:
+        if cell.get("cell_type") == "markdown":
+            titles = re.findall(r"^#+\s*(.+)$", cell.get("source", ""), re.MULTILINE)
+            heading = titles[-1].strip() if titles else heading
+            continue
+        kept = []
+        for output in cell.get("outputs", []):
+            data, meta = output.get("data") or {}, output.get("metadata") or {}
+            if "image/png" in data and isinstance(meta.get("twelveways"), Mapping):
+                output = nbformat.from_dict(_figure_output(meta["twelveways"], data["image/png"], section, report_dir))
+            elif "image/png" in data and not (meta.get("image/png") or {}).get("alt"):
+                output.setdefault("metadata", {}).setdefault("image/png", {})["alt"] = f"Figure in “{heading}” ({section})"
+            elif set(data) <= {"text/plain"} and _PATH_REPR.match(str(data.get("text/plain", ""))):
+                continue
+            kept.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+
+
+_MISSING = {"None", "nan", "NaN", "NaT", "<NA>", "null"}
+_MISSING_WORD = re.compile(r"\b(?:None|nan|NaN|NaT)\b")
+
+
+def _readable_cell(cell) -> None:
+    """A cell holding a missing-value word or a JSON/Python structure shows a dash or words instead."""
+    from twelveways.checklist.render import readable
+
+    if cell.find(True):
+        return
+    text = cell.get_text(strip=True)
+    if text in _MISSING:
+        cell.string = "—"
+    elif _MISSING_WORD.search(text):  # "driver None; min None MHz": a missing value is a dash
+        cell.string = _MISSING_WORD.sub("—", text)
+    elif text.startswith(("{", "[{", "[[")):
+        words = readable(text)
+        # a structure cut short by the table's cell limit does not parse: its punctuation goes, its words stay
+        cell.string = words if words != text else re.sub(r"[{}\[\]\"]", "", text).replace("'", "")
+
+
+def fold_long_tables(fragment: str, limit: int = FOLD_ROWS) -> str:
+    """Tables of more than ``limit`` rows that are not folded already go into a closed <details>."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(fragment, "html.parser")
+    for cell in soup.find_all("td"):
+        _readable_cell(cell)
+        if _NUMERIC.match(cell.get_text(strip=True)):
+            cell["class"] = [*cell.get("class", []), "tw-num"]  # never wrapped mid-digit
+    for table in soup.find_all("table"):
+        rows = len(table.find_all("tr")) - 1
+        if rows <= limit or table.find_parent("details"):
+            continue
+        caption = table.find_previous_sibling(class_="tw-caption")
+        title = caption.get_text(" ", strip=True) if caption else "table"
+        details = soup.new_tag("details", attrs={"class": "tw-fold"})
+        summary = soup.new_tag("summary")
+        summary.string = f"{title} ({rows} rows)"
+        table.wrap(details)
+        details.insert(0, summary)
+        if caption:
+            caption.decompose()
+    return str(soup)
+
+
+def notebook_body(path: str | os.PathLike, section: str = "", report_dir: str | os.PathLike | None = None) -> str:
+    """The HTML fragment of one executed notebook: outputs and prose only, no code; figures with alt
+    text and a link to their CSV (relative to ``report_dir``); long tables folded."""
     import nbformat
 
     path = Path(path)
@@ -128,8 +246,9 @@ def notebook_body(path: str | os.PathLike) -> str:
     except Exception as exc:  # nbformat raises several types for a damaged file
         raise RenderError(f"cannot read executed notebook {path}", cause=exc) from exc
     _drop_active_outputs(notebook)
+    _prepare(notebook, section or path.stem, Path(report_dir) if report_dir else None)
     body, _ = _exporter().from_notebook_node(notebook)
-    return sanitize(body)
+    return fold_long_tables(sanitize(body))
 
 
 def sanitize(fragment: str) -> str:
@@ -234,24 +353,31 @@ def header_facts(config: Mapping, environment: Mapping) -> list[str]:
     return facts
 
 
-def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.PathLike, *,
-           checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
-           environment_json: str | os.PathLike | None = None, title: str | None = None,
-           note: str | None = None) -> Path:
-    """Write the report: header, checklist summary, one section per executed notebook.
+def locate(output: Path, config_json) -> dict[str, Path | None]:
+    """Where the derived results, the raw results and the Snakemake benchmark logs of this report are.
 
-    ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
-    :data:`SECTION_TITLES`.  The result is checked for remote references before it is
-    written atomically.
+    The workflow keeps ``results/derived`` beside ``results/config.json``; a rebuild writes
+    ``derived/`` beside its report and reads raw results from the stored set (``DIR/results``).
     """
-    config = _read_optional_json(config_json)
-    environment = _read_optional_json(environment_json)
-    title = title or _lookup(config, "report.title") or "Twelve Ways benchmark report"
-    sections = [("summary", "Checklist summary", checklist_summary(checklist_json))]
-    for name, path in notebooks:
-        sections.append((name, SECTION_TITLES.get(name, name.title()), notebook_body(path)))
+    from .notebooks import NotebookError, project_root
+
+    base = Path(config_json).parent if config_json else None
+    candidates = [output.parent / "derived"] + ([base / "derived", base / "results" / "derived"] if base else [])
+    raw = [base / "results", base] if base else []
+    bench = base / "logs" / "bench" if base and (base / "logs" / "bench").is_dir() else None
+    try:
+        if bench is None and base and base.resolve() == (project_root() / "results").resolve():
+            bench = project_root() / "logs" / "bench"  # the workflow's own run: its Snakemake benchmark logs
+    except NotebookError:
+        pass
+    return {"derived": next((c for c in candidates if c.is_dir()), None),
+            "results": next((c for c in raw if (c / "prk.nc").is_file() or (c / "bounds.nc").is_file()), None),
+            "bench": bench}
+
+
+def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) -> str:
+    """The whole document: head with the CSP and the style sheet, header, table of contents, sections."""
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    facts = header_facts(config, environment) + ([note] if note else [])
     parts = [
         "<!DOCTYPE html>",
         "<html lang='en'>",
@@ -266,26 +392,57 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
         "<body>",
         "<header class='tw-head'>",
         f"<h1>{html.escape(str(title))}</h1>",
-        *[f"<p>{html.escape(str(fact))}</p>" for fact in facts],
-        f"<p>rendered {generated}; code cells hidden, every figure embedded; opens offline</p>",
+        f"<p>{' · '.join(html.escape(str(fact)) for fact in facts)}</p>",
+        f"<p>rendered {generated}; code cells hidden, every figure embedded with its data as CSV beside it; opens offline</p>",
         "</header>",
         "<nav class='tw-toc'>" + "".join(f"<a href='#section-{html.escape(name)}'>{html.escape(label)}</a>"
                                         for name, label, _ in sections) + "</nav>",
         "<main>",
     ]
     for name, label, body in sections:
-        # a notebook brings its own title (its first heading); the summary gets one here
-        heading = "" if name != "summary" else f"<h1>{html.escape(label)}</h1>"
+        # a notebook brings its own title (its first heading); the first two sections get one here
+        heading = "" if name not in ("summary", "headline") else f"<h2 class='tw-section-title'>{html.escape(label)}</h2>"
         parts += [f"<section class='tw-section' id='section-{html.escape(name)}'>", heading, body, "</section>"]
     parts += ["</main>",
               "<footer>Twelve Ways: SC15 rules R1–R12 and the twelve data-science benchmarking fallacies "
               "F1–F12, checked against this run's data.</footer>",
               "</body>", "</html>"]
-    document = "\n".join(parts)
+    return "\n".join(parts)
+
+
+def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.PathLike, *,
+           checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
+           environment_json: str | os.PathLike | None = None, title: str | None = None,
+           note: str | None = None) -> Path:
+    """Write the report: header, headline, one line per check, one section per executed notebook.
+
+    ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
+    :data:`SECTION_TITLES`.  The result is checked for remote references before it is
+    written atomically.
+    """
+    config = _read_optional_json(config_json)
+    environment = _read_optional_json(environment_json)
+    checklist = _read_optional_json(checklist_json)
+    title = title or _lookup(config, "report.title") or "Twelve Ways benchmark report"
+    output = Path(output)
+    bodies = []
+    for name, path in notebooks:
+        body = notebook_body(path, name, output.parent)
+        if name == "checklist":  # the lines above carry every check; its tables are for those who look
+            body = ("<details class='tw-fold'><summary>Every check's evidence as the checklist notebook shows it "
+                    "(open)</summary>" + body + "</details>")
+        bodies.append((name, SECTION_TITLES.get(name, name.title()), body))
+    figures = {f"{n}/{m}": f"fig-{n}-{m}" for n, _, b in bodies for m in re.findall(rf"id=\"fig-{re.escape(n)}-([^\"]+)\"", b)}
+    places = locate(output, config_json)
+    headline = headline_html(config, checklist, derived_dir=places["derived"], results_dir=places["results"],
+                             bench_dir=places["bench"], figures=figures)
+    sections = [("headline", "Headline", headline),
+                ("summary", "Checklist: one line per check", checklist_summary(checklist_json)), *bodies]
+    facts = header_facts(config, environment) + ([note] if note else [])
+    document = _page(str(title), facts, sections)
     remote = external_references(document)
     if remote:
         raise RenderError(f"the report would load {len(remote)} remote resource(s), first: {remote[0][:120]}")
-    output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".partial", dir=output.parent)
     try:

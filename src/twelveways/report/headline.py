@@ -1,0 +1,266 @@
+"""The first screen of the report: what the profile is good for, the headline numbers, the verdict.
+
+A reader of a results page looks for the scores first (MLPerf), with their spread (pyperf, asv).
+This module picks one key configuration per benchmark and workload from the derived results
+(``results/derived/<family>.nc``, attr ``summaries``: value, CI, method, n, coverage), adds the
+share of its measured bound (PRK, from ``bounds.nc``) and the checks that touch it, and states
+what the profile is good for with the runtime measured by Snakemake (``logs/bench/*.tsv``).
+Every string is escaped; numbers are shown in words, never as JSON.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: What each profile is for (config/config.yaml is quick, config/full.yaml is full).
+PROFILE_PURPOSE = {
+    "quick": "a smoke test: it shows the pipeline works end to end; its numbers are too few and too short "
+             "for a paper (few repetitions, small sizes, LoadGen runs below the MLPerf minimums)",
+    "full": "paper grade: larger sizes, more repetitions and the MLPerf statistical minimums",
+}
+#: Per family: the statistic that leads, the factor one row stands for, and the figure a row links to.
+FAMILIES = {
+    "prk": {"title": "PRK", "statistic": "median", "metric": "time", "group": ("workload",), "figure": "median-ci"},
+    "train": {"title": "Training", "statistic": "median", "metric": "time_to_train", "group": ("workload",),
+              "figure": "f1-batch-size"},
+    "infer": {"title": "Inference", "statistic": "p90", "metric": "latency", "group": ("scenario",),
+              "figure": "latency_cdf"},
+}
+SECTION = {"prk": "prk", "train": "train", "infer": "inference"}
+HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
+MAX_ROWS = 12
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
+
+
+def number(value) -> str:
+    """Four significant digits, thousands separated; a dash for a missing value."""
+    if value is None or not np.isfinite(float(value)):
+        return "—"
+    value = float(value)
+    return f"{value:,.0f}" if 1e4 <= abs(value) < 1e15 else f"{value:.4g}"
+
+
+def bench_runtime(folder: str | os.PathLike) -> tuple[float | None, int]:
+    """(seconds summed over Snakemake ``benchmark:`` files, how many files); (None, 0) when there are none."""
+    files = sorted(Path(folder).glob("*.tsv")) if Path(folder).is_dir() else []
+    total = 0.0
+    for path in files:
+        try:
+            table = pd.read_csv(path, sep="\t")
+        except (OSError, ValueError, pd.errors.EmptyDataError):
+            continue
+        if "s" in table.columns:
+            total += float(pd.to_numeric(table["s"], errors="coerce").fillna(0).mean())
+    return (total if files else None), len(files)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def profile_caveat(config: Mapping, bench_dir: str | os.PathLike | None) -> str:
+    """One paragraph: this report's profile, what it is good for, and each profile's measured runtime."""
+    profile = str(config.get("profile") or "unknown")
+    purpose = PROFILE_PURPOSE.get(profile, "not a profile this project defines; read its configuration")
+    seconds, files = bench_runtime(bench_dir) if bench_dir else (None, 0)
+    runtime = (f"Measured runtime of this run on the machine that made it: {_duration(seconds)} "
+               f"(sum of {files} Snakemake benchmark files, logs/bench/*.tsv)") if seconds is not None else \
+        "Measured runtime of this run: unknown (no logs/bench/*.tsv Snakemake benchmark files beside it)"
+    others = ", ".join(f"{name}: {'this run' if name == profile else 'runtime not measured on this machine'}"
+                       for name in PROFILE_PURPOSE)
+    level = "tw-caveat" if profile != "full" else "tw-caveat tw-paper"
+    return (f"<p class='{level}'><strong>Profile {_e(profile)}</strong> — {_e(purpose)}. {_e(runtime)}. "
+            f"<span class='tw-muted'>Profiles: {_e(others)}.</span></p>")
+
+
+def load_summaries(derived_dir: str | os.PathLike | None) -> list[tuple[str, dict]]:
+    """(family, summary) for every summary of every ``<family>.nc`` in ``derived_dir``."""
+    from .. import results
+
+    found = []
+    folder = Path(derived_dir) if derived_dir else None
+    for family in FAMILIES:
+        path = folder / f"{family}.nc" if folder else None
+        if path is None or not path.is_file():
+            continue
+        try:
+            summaries = results.attr_json(results.open(path), "summaries", []) or []
+        except Exception:  # a damaged derived file must not stop the report; the checklist judges it
+            continue
+        found += [(family, s) for s in summaries if isinstance(s, Mapping) and s.get("value") is not None]
+    return found
+
+
+def _configuration(filters: Mapping) -> str:
+    """All factors of the raw rows behind a summary, ``name=value`` (what selects them in the results file)."""
+    return ", ".join(f"{k}={v}" for k, v in filters.items() if k not in HIDDEN_FILTERS and v not in (-1, "", None))
+
+
+def short_configuration(family: str, filters: Mapping) -> str:
+    """The key configuration in a few words (workload, implementation, ranks × threads, size; scenario, variant)."""
+    f = filters
+    if family == "prk":
+        return (f"{f.get('workload')} · {f.get('implementation')} · {f.get('ranks', 1)}×{f.get('threads', 1)} "
+                f"PE · size {f.get('size')}")
+    if family == "infer":
+        return f"{f.get('scenario')} · {f.get('variant')}"
+    return str(f.get("config_id", _configuration(f))).replace("/", " / ")
+
+
+def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """One summary per family and group (workload, scenario): the configuration with the best value."""
+    chosen = []
+    for family, spec in FAMILIES.items():
+        mine = [s for f, s in summaries if f == family and s.get("statistic") == spec["statistic"]
+                and s.get("metric") == spec["metric"]]
+        groups: dict[tuple, list[dict]] = {}
+        for s in mine:
+            key = tuple(str(s.get("filters", {}).get(g, "")) for g in spec["group"])
+            if family == "train":
+                key = (str(s.get("filters", {}).get("config_id", "")).split("/")[0],)
+            groups.setdefault(key, []).append(s)
+        for key in sorted(groups):
+            best = min(groups[key], key=lambda s: (s.get("ci") is None, float(s["value"])))
+            chosen.append((family, best))
+    return chosen[:MAX_ROWS]
+
+
+def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.DataFrame | None) -> str:
+    """PRK: the configuration's harmonic-mean rate over the bound measured at the same processing elements."""
+    if bound_table is None or bound_table.empty:
+        return "—"
+    from . import prkanalysis
+
+    filters = summary.get("filters", {})
+    rate = next((r for r in rates if r.get("filters") == filters and r.get("metric") == "rate"), None)
+    if rate is None or rate.get("value") is None:
+        return "—"
+    pe = int(filters.get("ranks", 1)) * int(filters.get("threads", 1))
+    kind, scale = ("bandwidth", 1e3) if "B/s" in str(rate.get("unit")) and "Flop" not in str(rate.get("unit")) else ("flops", 1e3)
+    bound = prkanalysis.best_bound(bound_table, kind, pe)
+    if not bound:
+        return "—"
+    return f"{100 * float(rate['value']) / (bound * scale):.0f}% of measured {'bandwidth' if kind == 'bandwidth' else 'peak'}"
+
+
+def value_text(summary: Mapping) -> tuple[str, str]:
+    """('value ± CI unit', 'method, n, coverage') of one summary, in words."""
+    value, unit = summary.get("value"), summary.get("unit", "")
+    scale, unit = {"ns": (1e-6, "ms"), "us": (1e-3, "ms")}.get(unit, (1.0, unit))
+    if unit == "s" and value is not None and abs(float(value)) < 0.1:
+        scale, unit = 1e3, "ms"
+    ci = summary.get("ci")
+    text = f"{number(float(value) * scale)} {unit}"
+    if ci:
+        text += f" [{number(ci[0] * scale)}, {number(ci[1] * scale)}]"
+    confidence = summary.get("confidence")
+    method = {"median_binomial": "binomial CI", "order_statistics": "order-statistic CI"}.get(
+        summary.get("ci_method", ""), summary.get("ci_method") or "no CI")
+    if not ci:
+        method = "no CI: " + (summary.get("note") or "too few samples").split(";")[-1].strip()
+    coverage = summary.get("coverage")
+    stated = f"{confidence:.0%} " if ci and confidence else ""
+    details = f"{stated}{method}, n={summary.get('n', '—')}"
+    if coverage is not None and ci:
+        details += f", covers {100 * coverage:.1f}%"
+    return text, details
+
+
+def touching_checks(family: str, checks: Sequence[Mapping]) -> str:
+    """The checks whose evidence names this family's raw file: non-pass ones by id, passes counted."""
+    raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
+    statuses = []
+    for check in checks:
+        files = {str((item.get("source") or {}).get("file", "")) for item in check.get("evidence") or []
+                 if isinstance(item, Mapping)}
+        if any(f.endswith(raw) for f in files):
+            statuses.append((str(check.get("id")), str(check.get("status"))))
+    passed = sum(1 for _, status in statuses if status == "pass")
+    others = [f"{cid} {status.replace('_', ' ')}" for cid, status in statuses if status != "pass"]
+    return ", ".join(others + ([f"{passed} pass"] if passed else [])) or "none"
+
+
+def _bounds(results_dir: Path | None) -> pd.DataFrame | None:
+    from . import prkanalysis
+
+    if results_dir is None or not (results_dir / "bounds.nc").is_file():
+        return None
+    from .. import results
+
+    try:
+        return prkanalysis.bounds(results.to_frame(results.open(results_dir / "bounds.nc")))
+    except Exception:  # no bound then; R11 reports why
+        return None
+
+
+def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping], results_dir: Path | None,
+               figures: Mapping[str, str]) -> str:
+    """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows."""
+    rows = key_rows(summaries)
+    if not rows:
+        return "<p class='tw-note'>No derived results (results/derived/*.nc) beside this report: no headline numbers.</p>"
+    rates = [s for f, s in summaries if f == "prk" and s.get("metric") == "rate"]
+    bound_table = _bounds(results_dir)
+    body = []
+    for family, summary in rows:
+        spec, filters = FAMILIES[family], summary.get("filters", {})
+        value, how = value_text(summary)
+        label = f"{spec['statistic']} {summary.get('metric')}"
+        anchor = figures.get(f"{SECTION[family]}/{spec['figure']}", f"section-{SECTION[family]}")
+        raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
+        bound = percent_of_bound(summary, rates, bound_table) if family == "prk" else "no bound defined"
+        body.append(
+            f"<tr><td>{_e(spec['title'])}</td><td>{_e(short_configuration(family, filters))}</td><td>{_e(label)}</td>"
+            f"<td class='tw-num'>{_e(value)}</td><td>{_e(how)}</td><td class='tw-num'>{_e(bound)}</td>"
+            f"<td>{_e(touching_checks(family, checks))}</td>"
+            f"<td><a href='#{_e(anchor)}'>figure</a> · raw rows: <span title='{_e(_configuration(filters))}'>"
+            f"{_e(raw)}</span></td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("benchmark", "key configuration", "statistic", "value [CI]", "how",
+                                              "of its bound", "checks touching it", "shown in"))
+    return (f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            "<p class='tw-muted tw-small-print'>One row per benchmark and workload (scenario for inference): the "
+            "configuration with the best value; its raw rows are those of the results file named whose factors equal "
+            "the key configuration (hover for every factor).</p>")
+
+
+def verdict_html(checklist: Mapping) -> tuple[str, str]:
+    """(the verdict with the count of each status, the claims with their outcomes)."""
+    checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
+    counts = {status: sum(1 for c in checks if c.get("status") == status)
+              for status in ("pass", "warn", "fail", "needs_human", "not_applicable")}
+    verdict = str(checklist.get("verdict", "unknown"))
+    css = "tw-status-pass" if verdict.upper() == "VALID" else "tw-status-fail"
+    parts = [f"<p class='tw-verdict {css}'>Checklist: <strong>{_e(verdict)}</strong> — "
+             + ", ".join(f"<span class='tw-count tw-status-{s.replace('_', '-')}'>{n} {_e(s.replace('_', ' '))}</span>"
+                         for s, n in counts.items()) + f" of {len(checks)} checks</p>"]
+    claims = [c for c in checklist.get("claims") or [] if isinstance(c, Mapping)]
+    if claims:
+        items = []
+        for claim in claims:
+            numbers = claim.get("numbers") or {}
+            interval = numbers.get("interval")
+            estimate = f" (estimate {number(numbers.get('estimate'))}" + (
+                f", interval [{number(interval[0])}, {number(interval[1])}])" if interval else ")") \
+                if numbers.get("estimate") is not None else ""
+            items.append(f"<li><span class='tw-claim'>{_e(str(claim.get('verdict', '?')).replace('_', ' '))}</span> "
+                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))}</li>")
+        parts.append(f"<p class='tw-claims-head'>Claims checked against the data:</p><ul class='tw-claims'>{''.join(items)}</ul>")
+    return parts[0], "".join(parts[1:])
+
+
+def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | None, results_dir: Path | None,
+                  bench_dir: Path | None, figures: Mapping[str, str]) -> str:
+    """Profile caveat, headline table, verdict counts and claims: the first screen of the report."""
+    summaries = load_summaries(derived_dir)
+    checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
+    counts, claims = verdict_html(checklist) if checklist else ("", "")
+    return profile_caveat(config, bench_dir) + counts + table_html(summaries, checks, results_dir, figures) + claims
