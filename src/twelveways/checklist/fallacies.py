@@ -7,19 +7,30 @@ inference results usually live in different files) and the attributes named in
 a training metric (``train_loss``, ``train_accuracy``, ``time_to_quality``,
 ``epochs_to_quality``); inference rows have ``benchmark`` infer/inference or a ``*latency*``
 metric; rows with ``role == "tuning"`` are hyperparameter trials, not results.
+
+Each check declares its domain (``@check(..., domain=...)``) and is not applicable outside it.
+A run that missed the quality target (``valid`` false, or column ``reached_target`` /
+``converged`` false) has no time to quality.  Every number in evidence names its unit; medians
+are taken over rows of one metric and one unit only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
-from .claims import DEFINITIONS
+from .. import envdiff
+from .claims import DEFINITIONS, spanned_factors
 from .evidence import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
-                       TIME_TO_QUALITY, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, finite, select, truthy)
+                       TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
+                       select, truthy)
 from .model import Status, check, ev, worst
 
 NA = Status.NOT_APPLICABLE
+#: Schema columns that name a configuration apart from the swept factor (F2, F10 group by them).
+SETUP_COLUMNS = ("workload", "implementation", "ranks", "threads", "size", "precision")
 
 
 def _files(rows: pd.DataFrame) -> str:
@@ -31,6 +42,12 @@ def _level(value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def _name(columns, key) -> str:
+    """``ranks=2 sparsification=none`` for a groupby key; missing (NaN) levels left out."""
+    key = key if isinstance(key, tuple) else (key,)
+    return describe({c: _level(v) for c, v in zip(columns, key) if not (isinstance(v, float) and np.isnan(v))})
 
 
 def _training(data: AuditData, include_tuning: bool = False) -> pd.DataFrame:
@@ -55,19 +72,31 @@ def _ml(data: AuditData) -> pd.DataFrame:
     return rows[rows["role"] != "tuning"] if "role" in rows else rows
 
 
+def _seconds(rows: pd.DataFrame) -> pd.Series:
+    """Values of time rows in seconds (NaN where the unit is not a time unit)."""
+    scale = rows["unit"].astype(str).str.strip().map(TIME_UNITS)
+    return rows["value"].astype(float) * scale.astype(float)
+
+
 THROUGHPUT_METRICS = ("throughput", "samples_per_second", "completed_samples_per_second", "qps")
 
 
-def _throughput(data: AuditData, rows: pd.DataFrame) -> float | None:
-    """Median of the first throughput metric present (one unit only), else of all rate rows of one unit."""
+def _throughput(data: AuditData, rows: pd.DataFrame) -> dict | None:
+    """{metric, unit, median} of the first throughput metric present, else of the rate rows of one unit."""
     for metric in THROUGHPUT_METRICS:
-        values = finite(select(rows, metric)["value"])
+        chosen = select(rows, metric)
+        chosen = chosen[chosen["unit"] == chosen["unit"].iloc[0]] if len(chosen) else chosen
+        values = finite(chosen["value"])
         if values.size:
-            return float(np.median(values))
-    rates = rows[data.kinds.loc[rows.index] == "rate"]
-    rates = rates[rates["unit"] == rates["unit"].iloc[0]] if len(rates) else rates
-    values = finite(select(rates)["value"])
-    return float(np.median(values)) if values.size else None
+            return {"metric": metric, "unit": str(chosen["unit"].iloc[0]), "median": float(np.median(values))}
+    rates = select(rows[data.kinds.loc[rows.index] == "rate"])
+    if rates.empty:
+        return None
+    first = rates.iloc[0]
+    rates = rates[(rates["metric"] == first["metric"]) & (rates["unit"] == first["unit"])]
+    values = finite(rates["value"])
+    return {"metric": str(first["metric"]), "unit": str(first["unit"]), "median": float(np.median(values))} \
+        if values.size else None
 
 
 def _median(rows: pd.DataFrame, metric: str) -> float | None:
@@ -75,17 +104,63 @@ def _median(rows: pd.DataFrame, metric: str) -> float | None:
     return float(np.median(values)) if values.size else None
 
 
-def _reached(rows: pd.DataFrame) -> pd.DataFrame:
-    """time_to_quality rows of runs that reached the target (column reached_target / converged if present)."""
+def _missed(rows: pd.DataFrame) -> np.ndarray:
+    """Rows of runs that missed the quality target: ``valid`` false, or ``reached_target``/``converged`` false."""
+    missed = ~rows["valid"].astype(bool).to_numpy()
     for name in ("reached_target", "converged"):
         if name in rows:
-            return rows[np.array([truthy(v) is not False for v in rows[name]], dtype=bool)]
-    return rows
+            missed |= np.array([truthy(v) is False for v in rows[name]], dtype=bool)
+    return missed
+
+
+def _reached(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of runs that reached the target (see :func:`_missed`)."""
+    return rows[~_missed(rows)] if len(rows) else rows
+
+
+def _time_to_quality(rows: pd.DataFrame) -> dict:
+    """Time to quality of some runs: {runs, reached_target, median_s over the runs that reached it, or None}.
+
+    Why: a run that missed the target has no time to quality; its stop time is not one.
+    """
+    ttq = rows[rows["metric"].isin(TIME_TO_QUALITY) & (rows["iteration"] != 0)]
+    reached = _reached(ttq)
+    seconds = finite(_seconds(reached))
+    return {"runs": int(ttq[["source_file", "run_id"]].drop_duplicates().shape[0]),
+            "reached_target": int(reached[["source_file", "run_id"]].drop_duplicates().shape[0]),
+            "median_s": float(np.median(seconds)) if seconds.size else None}
 
 
 # ------------------------------------------------------------------ F1
 
-@check("F1", "scaling that sacrifices accuracy")
+def _f1_sweep(data: AuditData, workload: str, factor: str, rows: pd.DataFrame) -> tuple[Status, list]:
+    """One workload's sweep of ``factor``: every level needs a time to quality (target reached)."""
+    table = {}
+    for level, part in rows.groupby(factor):
+        table[_level(level)] = {"throughput": _throughput(data, part),
+                                "time_to_quality": _time_to_quality(part)}
+    fields = (f"column {factor}", "rows metric=time_to_quality/time_to_train", "column valid",
+              "column reached_target/converged", "rows metric=throughput or of kind rate")
+    evidence = [ev(f"{workload}: {factor} sweep (medians over the runs at each level; time to quality in s "
+                   "over runs that reached the target)", table, _files(rows), *fields)]
+    missing = [lvl for lvl, t in table.items() if t["time_to_quality"]["median_s"] is None]
+    if missing:
+        evidence.append(ev(f"{workload}: {factor} levels without a time to quality (no run, or every run missed "
+                           "the target)", missing, _files(rows), *fields[:4]))
+        return Status.FAIL, evidence
+    quickest = min(table, key=lambda k: table[k]["time_to_quality"]["median_s"])
+    rates = {k: t["throughput"] for k, t in table.items() if t["throughput"]}
+    same_unit = len({(r["metric"], r["unit"]) for r in rates.values()}) == 1
+    if rates and same_unit:
+        fastest = max(rates, key=lambda k: rates[k]["median"])
+        evidence.append(ev(f"{workload}: level with the highest {next(iter(rates.values()))['metric']} vs the "
+                           "shortest time to quality", {"highest_throughput": f"{factor}={fastest}",
+                                                        "shortest_time_to_quality": f"{factor}={quickest}"},
+                           _files(rows), *fields[1:]))
+    return Status.PASS, evidence
+
+
+@check("F1", "scaling that sacrifices accuracy", domain="training")
 def f1_scaling_accuracy(data: AuditData):
     """A batch-size or rank sweep reports end-to-end time to quality, not throughput alone."""
     train = _training(data)
@@ -94,28 +169,10 @@ def f1_scaling_accuracy(data: AuditData):
         if factor not in train or train[factor].nunique() < 2:
             continue
         for workload, rows in train.groupby("workload"):
-            if rows[factor].nunique() < 2:
-                continue
-            table = {}
-            for level, part in rows.groupby(factor):
-                ttq = select(part, TIME_TO_QUALITY)
-                table[_level(level)] = {"throughput_median": _throughput(data, part),
-                                     "time_to_quality_median": _median(_reached(ttq), TIME_TO_QUALITY),
-                                     "runs": int(ttq["run_id"].nunique()),
-                                     "reached_target": int(_reached(ttq)["run_id"].nunique())}
-            missing = [lvl for lvl, t in table.items() if t["runs"] == 0]
-            statuses.append(Status.FAIL if missing else Status.PASS)
-            evidence.append(ev(f"{workload}: {factor} sweep", table, _files(rows), f"column {factor}",
-                               "rows metric=time_to_quality", "rows of kind rate", "column reached_target"))
-            if missing:
-                evidence.append(ev(f"{workload}: {factor} levels without time to quality", missing, _files(rows),
-                                   f"column {factor}", "rows metric=time_to_quality"))
-            else:
-                fastest = max(table, key=lambda k: table[k]["throughput_median"] or -1)
-                quickest = min(table, key=lambda k: table[k]["time_to_quality_median"] or np.inf)
-                evidence.append(ev(f"{workload}: highest throughput at {factor}={fastest}, shortest time to quality at",
-                                   quickest, _files(rows), "rows of kind rate",
-                                   "rows metric=time_to_quality"))
+            if rows[factor].nunique() >= 2:
+                status, items = _f1_sweep(data, workload, factor, rows)
+                statuses.append(status)
+                evidence.extend(items)
     if not statuses:
         return NA, [ev("training sweep of batch_size or ranks", 0, "", "column batch_size", "column ranks")], ""
     return worst(statuses), evidence, ("Report time to quality (and whether the target was reached) for every batch size "
@@ -124,51 +181,79 @@ def f1_scaling_accuracy(data: AuditData):
 
 # ------------------------------------------------------------------ F2
 
-@check("F2", "per-iteration speedups that slow convergence")
-def f2_per_iteration(data: AuditData):
-    """Per-iteration speedups (claims on iteration metrics, or an approximation factor) come with time to quality."""
-    fr = data.frame
+def _per_iteration(rows: pd.DataFrame) -> dict:
+    """{metric: {median, unit, rows}} of each per-iteration metric (one unit per metric, never pooled)."""
+    found = {}
+    for (metric, unit), part in rows[rows["metric"].isin(PER_ITERATION_METRICS)].groupby(["metric", "unit"]):
+        values = finite(select(part)["value"])
+        if values.size:
+            found[f"{metric} ({unit})"] = {"median": float(np.median(values)), "rows": int(values.size)}
+    return found
+
+
+def _f2_claims(data: AuditData, train: pd.DataFrame) -> tuple[list, list]:
+    """Per-iteration claims on training rows: both sides need a time to quality, b/a >= 1."""
     statuses, evidence = [], []
     for claim in data.claims:
-        if claim.metric not in PER_ITERATION_METRICS or claim.b is None:
+        if claim.metric not in PER_ITERATION_METRICS or claim.b is None or select(train, claim.metric, claim.a).empty:
             continue
-        a = _reached(select(fr, TIME_TO_QUALITY, claim.a))
-        b = _reached(select(fr, TIME_TO_QUALITY, claim.b))
-        if a.empty or b.empty:
+        a, b = _time_to_quality(select(train, None, claim.a, summarizable=False)), \
+            _time_to_quality(select(train, None, claim.b, summarizable=False))
+        fields = ("claims[].metric", "rows metric=time_to_quality/time_to_train", "column reached_target/converged")
+        if a["median_s"] is None or b["median_s"] is None:
             statuses.append(Status.FAIL)
-            evidence.append(ev(f"claim {claim.id}: per-iteration claim on {claim.metric} without end-to-end time to quality",
-                               {"a_runs": int(a["run_id"].nunique()), "b_runs": int(b["run_id"].nunique())},
-                               claim.origin, "claims[].metric", "rows metric=time_to_quality"))
+            evidence.append(ev(f"claim {claim.id}: per-iteration claim on {claim.metric} without end-to-end time to "
+                               "quality on both sides", {"a": a, "b": b}, claim.origin, *fields))
             continue
-        ratio = float(np.median(finite(b["value"])) / np.median(finite(a["value"])))
+        ratio = b["median_s"] / a["median_s"]
         statuses.append(Status.PASS if ratio >= 1 else Status.FAIL)
-        evidence.append(ev(f"claim {claim.id}: end-to-end speedup, median time to quality b/a", ratio,
-                           _files(pd.concat([a, b])), "rows metric=time_to_quality"))
-    train = _training(data)
+        evidence.append(ev(f"claim {claim.id}: end-to-end speedup, median time to quality b/a (s/s)",
+                           {"ratio": ratio, "a": a, "b": b}, _files(train), *fields))
+    return statuses, evidence
+
+
+def _f2_approximations(train: pd.DataFrame) -> tuple[list, list]:
+    """Each approximation level, per setup (workload, ranks, ...): per-iteration gain and time to quality."""
+    statuses, evidence = [], []
+    setup = [c for c in SETUP_COLUMNS if c in train]
     for column in APPROXIMATION_COLUMNS:
         if column not in train or train[column].nunique() < 2:
             continue
-        table = {}
-        for level, part in train.groupby(column):
-            per_iter = part[part["metric"].isin(PER_ITERATION_METRICS)]
-            table[_level(level)] = {"per_iteration_rows": int(len(per_iter)),
-                                    "time_to_quality_median": _median(_reached(part), TIME_TO_QUALITY),
-                                    "per_iteration_median": float(np.median(finite(select(per_iter)["value"])))
-                                    if len(per_iter) else None}
-        missing = [k for k, t in table.items() if t["time_to_quality_median"] is None]
-        statuses.append(Status.FAIL if missing else Status.PASS)
-        evidence.append(ev(f"{column} levels: per iteration and end to end", table, _files(train),
-                           f"column {column}", "rows metric=iteration_time/time_per_step",
-                           "rows metric=time_to_quality/time_to_train"))
+        for key, rows in train.groupby(setup, dropna=False):
+            if rows[column].nunique() < 2:
+                continue
+            table = {_level(level): {"per_iteration": _per_iteration(part), "time_to_quality": _time_to_quality(part)}
+                     for level, part in rows.groupby(column)}
+            missing = [k for k, t in table.items() if t["time_to_quality"]["median_s"] is None]
+            statuses.append(Status.FAIL if missing else Status.PASS)
+            what = _name(setup, key)
+            evidence.append(ev(f"{what}: {column} levels, per iteration and end to end (time to quality in s over "
+                               "runs that reached the target)", table, _files(rows), f"column {column}",
+                               "rows metric=iteration_time/time_per_step", "rows metric=time_to_quality/time_to_train",
+                               "column reached_target/converged"))
+            if missing:
+                evidence.append(ev(f"{what}: {column} levels without a time to quality", missing, _files(rows),
+                                   f"column {column}", "rows metric=time_to_quality/time_to_train"))
+    return statuses, evidence
+
+
+@check("F2", "per-iteration speedups that slow convergence", domain="training")
+def f2_per_iteration(data: AuditData):
+    """Per-iteration speedups (claims on iteration metrics, or an approximation factor) come with time to quality."""
+    train = _training(data)
+    claim_statuses, claim_evidence = _f2_claims(data, train)
+    approx_statuses, approx_evidence = _f2_approximations(train)
+    statuses = claim_statuses + approx_statuses
     if not statuses:
-        return NA, [ev("per-iteration claims or approximation factor", 0, "", "claims", "column approximation")], ""
-    return worst(statuses), evidence, ("Report an approximation's effect end to end (time to the quality target), "
-                                       "beside its per-iteration gain (F2).")
+        return NA, [ev("per-iteration claims or approximation factor on training rows", 0, "", "claims",
+                       "column approximation/sparsification/compression")], ""
+    return worst(statuses), claim_evidence + approx_evidence, (
+        "Report an approximation's effect end to end (time to the quality target), beside its per-iteration gain (F2).")
 
 
 # ------------------------------------------------------------------ F3
 
-@check("F3", "training loss without generalization")
+@check("F3", "training loss without generalization", domain="training")
 def f3_generalization(data: AuditData):
     """Every training run with training loss/accuracy also has a held-out test accuracy."""
     train = _training(data)
@@ -190,7 +275,7 @@ def f3_generalization(data: AuditData):
 
 # ------------------------------------------------------------------ F4
 
-@check("F4", "hidden hyperparameter tuning cost")
+@check("F4", "hidden hyperparameter tuning cost", domain="training")
 def f4_tuning(data: AuditData):
     """Declared tuning (attr tuning {parameters, trials}) matches the tuning rows (role == tuning), with their cost."""
     train = _training(data, include_tuning=True)
@@ -213,17 +298,18 @@ def f4_tuning(data: AuditData):
                            "tuning_runs_in_rows": trials_run}, src.path, "attr tuning / lr_search", "column role"))
     if trials_run:
         cost = tuning_rows[data.kinds.loc[tuning_rows.index] == "cost"]
-        per_run = cost.groupby(["source_file", "run_id"])["value"].max()
+        per_run = cost.assign(seconds=_seconds(cost)).groupby(["source_file", "run_id"])["seconds"].max().dropna()
         if per_run.empty:
             statuses.append(Status.WARN)
             evidence.append(ev("tuning runs without a time to cost them", trials_run, _files(tuning_rows), "column role"))
         else:
-            final = _reached(select(train[train["role"] != "tuning"] if "role" in train else train, TIME_TO_QUALITY))
-            evidence.append(ev("total cost of tuning runs, s (max time row per run)", float(per_run.sum()),
-                               _files(tuning_rows), "rows role=tuning of kind cost"))
-            if len(final):
-                evidence.append(ev("median time to quality of final runs, s", float(np.median(final["value"])),
-                                   _files(final), "rows metric=time_to_quality"))
+            final = _time_to_quality(train[train["role"] != "tuning"] if "role" in train else train)
+            evidence.append(ev("total cost of tuning runs, s (longest time row of each run, summed)",
+                               float(per_run.sum()), _files(tuning_rows), "rows role=tuning of kind cost"))
+            if final["median_s"] is not None:
+                evidence.append(ev("time to quality of the final runs, s (median over every final run that "
+                                   "reached the target)", final, _files(train), "rows metric=time_to_quality",
+                                   "column reached_target/converged"))
         if not declared:
             statuses.append(Status.PASS)
     if not statuses:
@@ -234,7 +320,7 @@ def f4_tuning(data: AuditData):
 
 # ------------------------------------------------------------------ F5
 
-@check("F5", "op/s with unstated bitwidth or ops never executed")
+@check("F5", "op/s with unstated bitwidth or ops never executed", domain="rates")
 def f5_dtype_ops(data: AuditData):
     """Every rate names its number format; flop/op rates count executed operations; mixed precision is broken down."""
     statuses, evidence = [], []
@@ -268,6 +354,11 @@ def f5_dtype_ops(data: AuditData):
 
 # ------------------------------------------------------------------ F6
 
+KERNEL_SCOPES = ("kernel", "component", "region")
+STEP_SCOPES = ("iteration", "step")
+RUN_KEYS = ["source_file", "run_id"]
+
+
 def _scope(data: AuditData) -> pd.Series:
     """Timing scope of each row: column timing_scope, else its file's attr timing_scope."""
     fr = data.frame
@@ -277,44 +368,135 @@ def _scope(data: AuditData) -> pd.Series:
     return column.where(column.str.strip() != "", fallback).str.strip().str.lower()
 
 
+def _timed(data: AuditData, mask: pd.Series) -> pd.DataFrame:
+    """Summarizable rows under ``mask`` that are times (kind cost), with their value in seconds."""
+    fr = data.frame
+    rows = fr[mask & (data.kinds == "cost")]
+    rows = select(rows, collapse_ranks=False)
+    return rows.assign(seconds=_seconds(rows)).dropna(subset=["seconds"])
+
+
+def _kernel_shares(kernel: pd.DataFrame, steps: pd.DataFrame, whole: pd.DataFrame) -> pd.DataFrame:
+    """Per kernel row (or run): its time / the time it is part of, in seconds over seconds.
+
+    A kernel row with an iteration-scoped time of the same run, iteration and rank is a share of
+    that step; otherwise the kernel's total over the run is a share of the run's end-to-end time.
+    """
+    keys = RUN_KEYS + ["iteration", "rank"]
+    step = steps.groupby(keys)["seconds"].median().rename("denominator").reset_index()
+    paired = kernel.merge(step, on=keys, how="inner")
+    paired["of"] = "the step time of the same run and iteration"
+    alone = kernel[~kernel.set_index(keys).index.isin(paired.set_index(keys).index)]
+    totals = alone.groupby(RUN_KEYS + ["metric"])["seconds"].sum().rename("seconds").reset_index()
+    run_time = whole.groupby(RUN_KEYS)["seconds"].median().rename("denominator").reset_index()
+    per_run = totals.merge(run_time, on=RUN_KEYS, how="inner").assign(of="the end-to-end time of the same run")
+    shares = pd.concat([paired[RUN_KEYS + ["metric", "seconds", "denominator", "of"]], per_run], ignore_index=True)
+    shares = shares[shares["denominator"] > 0]
+    return shares.assign(share=shares["seconds"] / shares["denominator"])
+
+
+def naming_factors(rows: pd.DataFrame, exclude: tuple = ("unit",)) -> list[str]:
+    """Few factors that still tell every configuration of ``rows`` apart (fewest levels first).
+
+    Why: a configuration named by all its factors (config ids, derived batch sizes, ...) is unreadable.
+    """
+    factors = [c for c in spanned_factors(rows) if c not in exclude]
+    if not factors:
+        return []
+    def groups(columns: list[str]) -> int:
+        return rows.groupby(columns, dropna=False).ngroups if columns else 1
+
+    target, chosen = groups(factors), []
+    for column in sorted(factors, key=lambda c: (rows[c].nunique(dropna=False), factors.index(c))):
+        if groups(chosen) >= target:
+            break
+        if groups(chosen + [column]) > groups(chosen):
+            chosen.append(column)
+    return chosen
+
+
+def _f6_workload(kernel: pd.DataFrame, steps: pd.DataFrame, whole: pd.DataFrame) -> dict:
+    """Kernel share per configuration of one workload: {config: {share_median, unit, of, runs}}."""
+    factors = naming_factors(kernel)
+    table = {}
+    for key, rows in kernel.groupby(factors + ["metric"], dropna=False):
+        name = _name(factors, key[:-1]) or "every run"
+        if not (rows["seconds"] != 0).any():
+            table[f"{name} {key[-1]}"] = "every row 0 s: the component did not run (no share)"
+            continue
+        shares = _kernel_shares(rows, steps, whole)
+        table[f"{name} {key[-1]}"] = ({"share_median": float(np.median(shares["share"])), "unit": "s/s",
+                                       "of": sorted(set(shares["of"])), "runs": int(shares[RUN_KEYS]
+                                       .drop_duplicates().shape[0])} if len(shares) else
+                                      "no time of the same run to divide by (share unknown)")
+    return table
+
+
 @check("F6", "kernels shown without the whole")
 def f6_kernel_share(data: AuditData):
-    """Kernel/component timings (timing_scope kernel|component, metric *kernel_time) come with end-to-end time."""
-    fr = data.frame
-    scope = _scope(data)
-    kernel = fr[scope.isin(["kernel", "component", "region"]) | fr["metric"].str.endswith("kernel_time")]
-    if kernel.empty:
-        return NA, [ev("kernel- or component-scoped timings", 0, "", "column/attr timing_scope", "rows metric=*kernel_time")], ""
-    whole = fr[(scope == "end_to_end") | fr["metric"].isin(END_TO_END_METRICS)]
-    workloads = set(kernel["workload"])
-    covered = workloads & set(whole["workload"])
-    status = Status.PASS if covered == workloads else Status.FAIL
-    evidence = [ev("workloads with kernel timings that also have end-to-end time", f"{len(covered)} of {len(workloads)}",
-                   _files(kernel), "column/attr timing_scope", "rows metric=time_to_quality/end_to_end_time")]
+    """Kernel/component timings (timing_scope kernel|component|region, metric *kernel_time) come with end-to-end time.
+
+    Domain: results with kernel timings.  Shares divide seconds by seconds of the same run.
+    """
+    fr, scope = data.frame, _scope(data)
+    kernel = _timed(data, scope.isin(KERNEL_SCOPES) | fr["metric"].str.endswith("kernel_time"))
+    exercised = set(kernel.loc[kernel["seconds"] != 0, "workload"])
+    fields = ("column/attr timing_scope", "rows metric=*kernel_time", "rows metric=time_to_quality/end_to_end_time")
+    if not exercised:
+        return NA, [ev("kernel- or component-scoped timings with a nonzero time", 0 if kernel.empty else
+                       f"{len(kernel)} rows, all 0 s", _files(kernel), *fields)], ""
+    whole = _timed(data, (scope == "end_to_end") | fr["metric"].isin(END_TO_END_METRICS))
+    steps = _timed(data, scope.isin(STEP_SCOPES))
+    covered = exercised & set(whole["workload"])
+    evidence = [ev("workloads with kernel timings that also have an end-to-end time", f"{len(covered)} of "
+                   f"{len(exercised)}", _files(kernel), *fields)]
+    if covered != exercised:
+        evidence.append(ev("workloads with kernel timings but no end-to-end time", sorted(exercised - covered),
+                           _files(kernel), *fields))
+    idle = sorted(set(kernel["workload"]) - exercised)
+    if idle:
+        evidence.append(ev("workloads whose kernel timings are all 0 s (the component did not run: no share)", idle,
+                           _files(kernel), *fields))
+    unknown = False
     for workload in sorted(covered):
-        k = finite(kernel.loc[kernel["workload"] == workload, "value"])
-        w = finite(whole.loc[(whole["workload"] == workload) & (data.kinds.loc[whole.index] == "cost"), "value"])
-        if k.size and w.size:
-            evidence.append(ev(f"{workload}: median kernel time / median end-to-end time", float(np.median(k) / np.median(w)),
-                               _files(kernel), "column/attr timing_scope", "column value"))
+        table = _f6_workload(kernel[kernel["workload"] == workload], steps, whole)
+        unknown |= all(isinstance(v, str) for v in table.values())
+        evidence.append(ev(f"{workload}: kernel time as a share of the time it is part of (s/s, median over runs)",
+                           table, _files(kernel), *fields, "column/attr timing_scope=iteration"))
+    status = Status.FAIL if covered != exercised else Status.WARN if unknown else Status.PASS
     return status, evidence, "Show each kernel's share of the end-to-end time, not the kernel alone (F6)."
 
 
 # ------------------------------------------------------------------ F7
 
-@check("F7", "one network only")
+def dataset_names(value) -> set[str]:
+    """Dataset names in attr ``datasets``/``dataset``: a dict's keys, a list's items (or their ``name``), a text."""
+    if isinstance(value, Mapping):
+        named = value.get("name")
+        return {str(named)} if isinstance(named, str) and named.strip() else {str(k) for k in value}
+    if isinstance(value, (list, tuple)):
+        names = set()
+        for item in value:
+            names |= dataset_names(item) if isinstance(item, Mapping) and "name" in item else \
+                {str(item)} if not isinstance(item, Mapping) else set()
+        return names
+    text = str(value or "").strip()
+    return {text} if text else set()
+
+
+@check("F7", "one network only", domain="ml")
 def f7_models(data: AuditData):
     """ML results cover more than one model and more than one dataset."""
     ml = _ml(data)
     if ml.empty:
         return NA, [ev("training or inference rows", 0, "", "column benchmark")], ""
     models = sorted(set(ml["workload"]))
-    datasets = set(ml["dataset"]) - {""} if "dataset" in ml else set()
-    for src, value in data.attrs("datasets") + data.attrs("dataset"):
-        datasets |= set(value) if isinstance(value, list) else {str(value)}
+    datasets = set(ml["dataset"].astype(str)) - {"", "nan"} if "dataset" in ml else set()
+    for _, value in data.attrs("datasets") + data.attrs("dataset"):
+        datasets |= dataset_names(value)
     status = Status.PASS if len(models) > 1 and len(datasets) > 1 else Status.WARN
     return status, [ev("models", models, _files(ml), "column workload"),
-                    ev("datasets", sorted(datasets), _files(ml), "column dataset", "attr datasets")], \
+                    ev("datasets", sorted(datasets), _files(ml), "column dataset", "attr datasets (names)")], \
         "Benchmark more than one model and more than one dataset before generalizing (F7)."
 
 
@@ -322,56 +504,155 @@ def f7_models(data: AuditData):
 
 HARDWARE_COLUMNS = ("device", "hardware", "system", "accelerator")
 HARDWARE_FIELDS = ("release_year", "peak", "price")
+UNKNOWN_HASHES = {"", "unknown", "mixed", "none", "nan"}
+ENV_FIELDS = ("attr environment_hash", "column environment_hash", "attr environment", "--environment")
 
 
-@check("F8", "unfair hardware comparison")
-def f8_hardware(data: AuditData):
-    """Compared devices (column device/hardware/system, or several environments) state age, peak and cost."""
-    fr = data.frame
-    compared = set()
+def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, str]]:
+    """Environment hash -> (its description, where it was read) for every hash the results carry.
+
+    Descriptions come from a file's attr ``environment`` (import-csv, foreign readers) and from
+    ``--environment`` (matched by its ``hash``); a hash with neither has ``(None, file)``.
+    """
+    found: dict[str, tuple[dict | None, str]] = {}
+    for src in data.sources:
+        hashes = {str(src.ds.attrs.get("environment_hash", ""))}
+        if "environment_hash" in src.frame:
+            hashes |= set(src.frame["environment_hash"].astype(str))
+        described = src.attr("environment")
+        for value in sorted(hashes - UNKNOWN_HASHES):
+            if found.get(value, (None, ""))[0] is None:
+                usable = isinstance(described, dict) and len(hashes - UNKNOWN_HASHES) == 1
+                found[value] = (described, f"{src.path} attr environment") if usable else (None, src.path)
+    env = data.environment if isinstance(data.environment, dict) else {}
+    if str(env.get("hash", "")) in found and found[str(env["hash"])][0] is None:
+        found[str(env["hash"])] = (env, data.environment_path or "--environment")
+    return found
+
+
+def _compared_devices(data: AuditData) -> set[str]:
+    fr, compared = data.frame, set()
     for column in HARDWARE_COLUMNS:
         if column in fr and fr[column].nunique() > 1:
-            compared |= set(fr[column]) - {""}
-    hashes = {str(s.ds.attrs.get("environment_hash")) for s in data.sources} - {"", "unknown", "mixed"}
-    if not compared and len(hashes) < 2:
-        return NA, [ev("devices or environments compared", 0, "", "column device", "attr environment_hash")], ""
+            compared |= set(fr[column].astype(str)) - {""}
+    return compared
+
+
+def _device_names(known: Mapping[str, dict]) -> dict[str, str]:
+    """Environment hash -> a device name (CPU/GPU model), made unique with the hash prefix when needed."""
+    names = {h: envdiff.device_name(d) or h[:12] for h, d in known.items()}
+    clashes = {n for n in names.values() if list(names.values()).count(n) > 1}
+    return {h: f"{n} ({h[:12]})" if n in clashes else n for h, n in names.items()}
+
+
+def _hardware_facts(data: AuditData, names: set[str], evidence: list):
+    """Each compared device needs release year, peak and price (attr hardware); missing facts warn."""
     described = {}
     for _, value in data.attrs("hardware"):
         if isinstance(value, dict):
             described.update(value)
-    names = compared or {h[:12] for h in hashes}
-    missing = {n: [f for f in HARDWARE_FIELDS if f not in (described.get(n) or {})] for n in names}
-    status = (Status.FAIL if all(len(m) == len(HARDWARE_FIELDS) for m in missing.values())
-              else Status.WARN if any(missing.values()) else Status.PASS)
-    return status, [ev("compared devices and missing facts", missing, "", "column device", "attr hardware")], \
-        "For each compared device state its release year, peak performance and price (attr hardware) (F8)."
+    missing = {n: [f for f in HARDWARE_FIELDS if f not in (described.get(n) or {})] for n in sorted(names)}
+    evidence = evidence + [ev("compared devices and the facts not stated (release_year, peak, price)", missing, "",
+                              "column device", "attr hardware")]
+    status = Status.WARN if any(missing.values()) else Status.PASS
+    return status, evidence, "For each compared device state its release year, peak performance and price " \
+                             "(attr hardware) (F8)."
+
+
+@check("F8", "unfair hardware comparison")
+def f8_hardware(data: AuditData):
+    """Compared hardware (column device/..., or environments whose hardware facts differ) states age, peak and cost.
+
+    Domain: results that compare hardware.  Environments are compared field by field
+    (``twelveways.envdiff``); differing only in toolchain, system, libraries or settings is no
+    hardware comparison.  Missing facts warn; F8 never fails (unfairness is not proven by data).
+    """
+    devices = _compared_devices(data)
+    if devices:
+        return _hardware_facts(data, devices, [])
+    envs = environment_descriptions(data)
+    if len(envs) < 2:
+        return NA, [ev("devices or environments compared", len(envs), "", "column device", *ENV_FIELDS)], ""
+    known = {h: d for h, (d, _) in envs.items() if d is not None}
+    sources = {h[:12]: where if d is not None else f"no description ({where})" for h, (d, where) in envs.items()}
+    if len(known) < len(envs):
+        return Status.NEEDS_HUMAN, [ev("environments in the results and their descriptions", sources, "",
+                                       *ENV_FIELDS)], \
+            "Give each environment's capture (attr environment, or --environment) so its hardware can be compared (F8)."
+    first, *others = list(known)  # in the order the files were given
+    diffs = {f"{first[:12]} vs {h[:12]}": envdiff.diff(known[first], known[h]) for h in others}
+    evidence = [ev("environments compared field by field (differing fields by class)",
+                   {pair: envdiff.by_class(d) for pair, d in diffs.items()}, "", *ENV_FIELDS),
+                ev("differing fields with both values", diffs, "", *ENV_FIELDS)]
+    if not any(envdiff.hardware_differs(d) for d in diffs.values()):
+        evidence.insert(0, ev("hardware facts that differ between the environments", "none (same hardware)", "",
+                              *ENV_FIELDS))
+        return NA, evidence, ""
+    return _hardware_facts(data, set(_device_names(known).values()), evidence)
 
 
 # ------------------------------------------------------------------ F9
 
-@check("F9", "inference cost ignored")
+def _latency(infer: pd.DataFrame) -> dict | None:
+    """Median latency per configuration of one model: {metric, unit, configurations, lowest, highest}."""
+    rows = select(infer[infer["metric"].str.contains("latency")])
+    rows = rows[rows["unit"].astype(str).str.strip().isin(TIME_UNITS)]
+    if rows.empty:
+        return None
+    metric = "latency" if (rows["metric"] == "latency").any() else rows["metric"].value_counts().index[0]
+    rows = rows[rows["metric"] == metric]
+    unit = rows["unit"].value_counts().index[0]
+    rows = rows[rows["unit"] == unit]
+    factors = naming_factors(rows, ("unit", "workload"))
+    groups = rows.groupby(factors, dropna=False) if factors else [((), rows)]
+    medians = [(_name(factors, k) or "every run", float(np.median(part["value"]))) for k, part in groups]
+    low, high = min(medians, key=lambda m: m[1]), max(medians, key=lambda m: m[1])
+    return {"metric": metric, "unit": unit, "configurations": len(medians),
+            "lowest_median": {"value": low[1], "unit": unit, "configuration": low[0]},
+            "highest_median": {"value": high[1], "unit": unit, "configuration": high[0]}}
+
+
+@check("F9", "inference cost ignored", domain="training")
 def f9_inference(data: AuditData):
-    """Trained models are also measured at inference (latency and throughput)."""
+    """Trained models are also measured at inference (latency), beside their training cost."""
     train, infer = _training(data), _inference(data)
-    if train.empty and infer.empty:
-        return NA, [ev("training or inference rows", 0, "", "column benchmark")], ""
-    evidence = [ev("training rows", int(len(train)), _files(train), "column benchmark", "training metrics"),
-                ev("inference rows", int(len(infer)), _files(infer), "column benchmark", "rows metric~latency")]
-    if len(infer):
-        latency = finite(infer.loc[infer["metric"].str.contains("latency"), "value"])
-        if latency.size:
-            evidence.append(ev("median inference latency", float(np.median(latency)), _files(infer), "rows metric~latency"))
-    if len(train):
-        ttq = _median(_reached(train), TIME_TO_QUALITY)
-        if ttq is not None:
-            evidence.append(ev("median training time to quality", ttq, _files(train), "rows metric=time_to_quality"))
+    measured = sorted(set(train["workload"]) & set(infer["workload"]))
+    evidence = [ev("trained models (workloads) with an inference measurement",
+                   f"{len(measured)} of {train['workload'].nunique()}", _files(pd.concat([train, infer])),
+                   "column workload", "column benchmark", "rows metric~latency")]
+    for workload in sorted(set(train["workload"])):
+        ttq = _time_to_quality(train[train["workload"] == workload])
+        latency = _latency(infer[infer["workload"] == workload]) if workload in measured else None
+        evidence.append(ev(f"{workload}: training time to quality (s, median over runs that reached the target) "
+                           "and inference latency (median per configuration, in its unit)",
+                           {"time_to_quality": ttq, "inference_latency": latency or "not measured"},
+                           _files(pd.concat([train, infer])), "rows metric=time_to_quality/time_to_train",
+                           "rows metric~latency", "column unit"))
     status = Status.WARN if infer.empty else Status.PASS
-    return status, evidence, "Measure the trained model's inference latency and throughput beside its training cost (F9)."
+    return status, evidence, ("Measure the trained model's inference latency and throughput beside its training "
+                              "cost (F9).")
 
 
 # ------------------------------------------------------------------ F10
 
-@check("F10", "I/O not counted")
+def _io_ratio(fr: pd.DataFrame, end_to_end: pd.Series, scope: pd.Series) -> list:
+    """Time to quality with I/O over preloaded, per setup that has both (s/s)."""
+    preloaded = fr[scope.isin(["preloaded", "in_memory"])]
+    setup = [c for c in SETUP_COLUMNS + ("batch_size", "dataset", "input_size")
+             if c in fr and preloaded[c].notna().all()]
+    evidence = []
+    for key, part in preloaded.groupby(setup):
+        key = key if isinstance(key, tuple) else (key,)
+        same = np.logical_and.reduce([fr[c] == v for c, v in zip(setup, key)]) & end_to_end
+        a, b = _time_to_quality(fr[same]), _time_to_quality(part)
+        if a["median_s"] is not None and b["median_s"] is not None:
+            evidence.append(ev(f"{_name(setup, key)}: time to quality with I/O / preloaded (s/s)",
+                               {"ratio": a["median_s"] / b["median_s"], "with_io": a, "preloaded": b}, _files(fr[same]),
+                               "rows metric=time_to_quality", "column/attr timing_scope"))
+    return evidence
+
+
+@check("F10", "I/O not counted", domain="training")
 def f10_io(data: AuditData):
     """Runs labelled end to end include I/O (timed region starts when data is touched)."""
     fr = data.frame
@@ -389,25 +670,20 @@ def f10_io(data: AuditData):
         evidence.append(ev("rows labelled end to end", {"total": int(end_to_end.sum()), "io_excluded": int(len(excluded)),
                            "io_unstated": int(len(unstated))}, _files(fr[end_to_end]), "column/attr timing_scope",
                            "column/attr io_included"))
-        preloaded = fr[scope.isin(["preloaded", "in_memory"])]
-        a, b = _median(_reached(fr[end_to_end]), TIME_TO_QUALITY), _median(_reached(preloaded), TIME_TO_QUALITY)
-        if a is not None and b is not None:
-            evidence.append(ev("median time to quality: with I/O / preloaded", a / b, _files(fr), "rows metric=time_to_quality"))
-    elif len(_training(data)):
+        evidence.extend(_io_ratio(fr, end_to_end, scope))
+    else:
         statuses.append(Status.WARN)
         evidence.append(ev("timing scope of training runs", "not stated", _files(_training(data)), "attr timing_scope",
                            "attr io_included"))
-    if not statuses:
-        return NA, [ev("end-to-end timings or training rows", 0, "", "attr timing_scope")], ""
     return worst(statuses), evidence, ("Start the timed region when data are first touched on disk (io_included: 1) and "
                                        "label any preloaded variant as such (F10).")
 
 
 # ------------------------------------------------------------------ F11
 
-@check("F11", "unreasonably large inputs")
+@check("F11", "unreasonably large inputs", domain="ml")
 def f11_input_size(data: AuditData):
-    """An input-size sweep reports quality at every size, beside the rate."""
+    """An input-size sweep reports quality at every size, beside the rate; time to quality where the target was met."""
     ml = _ml(data)
     column = "input_size" if "input_size" in ml else "size"
     ml = ml[~ml[column].astype(str).str.strip().isin(["", "0", "-1", "nan", "0.0", "-1.0"])]
@@ -417,11 +693,18 @@ def f11_input_size(data: AuditData):
     for level, part in ml.groupby(column):
         kinds = data.kinds.loc[part.index]
         table[_level(level)] = {"quality_rows": int((kinds == "quality").sum()),
-                             "performance_rows": int(kinds.isin(["cost", "rate"]).sum())}
-    evidence = [ev(f"input sizes ({column})", table, _files(ml), f"column {column}", "rows of kind quality/cost/rate")]
+                                "performance_rows": int(kinds.isin(["cost", "rate"]).sum()),
+                                "time_to_quality": _time_to_quality(part)}
+    evidence = [ev(f"input sizes ({column}): quality rows, performance rows, time to quality (s, runs that reached "
+                   "the target)", table, _files(ml), f"column {column}", "rows of kind quality/cost/rate",
+                   "column reached_target/converged")]
     if len(table) < 2:
         return Status.WARN, evidence, "Sweep the input size and show quality beside flop/s or throughput (F11)."
-    missing = [k for k, t in table.items() if t["quality_rows"] == 0]
+    missing = [k for k, t in table.items() if t["performance_rows"] and (
+        t["quality_rows"] == 0 or (t["time_to_quality"]["runs"] and t["time_to_quality"]["median_s"] is None))]
+    if missing:
+        evidence.append(ev("input sizes with performance but no quality (no quality rows, or every run missed the "
+                           "target)", missing, _files(ml), f"column {column}", "column reached_target/converged"))
     return (Status.FAIL if missing else Status.PASS), evidence, \
         "Report quality at every input size, so a larger input's higher rate is weighed against what it buys (F11)."
 
@@ -429,16 +712,21 @@ def f11_input_size(data: AuditData):
 # ------------------------------------------------------------------ F12
 
 def _pareto(data: AuditData) -> list[dict]:
-    """Variants (workload, precision, implementation) with median accuracy and throughput; front flagged."""
+    """Variants (workload, precision, implementation) with median accuracy and throughput; front flagged.
+
+    A variant is dominated only by one whose throughput is the same metric in the same unit.
+    """
     ml = _ml(data)
     points = []
     for key, part in ml.groupby(["workload", "precision", "implementation"]):
         acc = finite(select(part, ["test_accuracy", "accuracy"])["value"])
         rate = _throughput(data, part)
         if acc.size and rate is not None:
-            points.append({"variant": "/".join(map(str, key)), "accuracy": float(np.median(acc)), "throughput": rate})
+            points.append({"variant": "/".join(map(str, key)), "accuracy": float(np.median(acc)),
+                           "throughput": rate["median"], "throughput_unit": f"{rate['metric']} ({rate['unit']})"})
     for p in points:
         p["on_front"] = not any(q["accuracy"] >= p["accuracy"] and q["throughput"] >= p["throughput"] and q is not p
+                                and q["throughput_unit"] == p["throughput_unit"]  # never across units
                                 and (q["accuracy"] > p["accuracy"] or q["throughput"] > p["throughput"]) for q in points)
     return points
 
@@ -450,7 +738,7 @@ def definition_key(text) -> str:
             "relative to errors": "relative_to_errors"}.get(" ".join(head.split()), "")
 
 
-@check("F12", "badly chosen comparison points")
+@check("F12", "badly chosen comparison points", domain="ml")
 def f12_comparison_points(data: AuditData):
     """Relative accuracy states its definition (absolute points, relative, relative to errors); Pareto front shown."""
     statuses, evidence = [], []
