@@ -64,9 +64,11 @@ def test_seeded_violation_fails_its_check_and_no_other(tmp_path, violation, chec
 def test_r3_recomputes_the_arithmetic_mean_of_a_rate(tmp_path):
     report = run_audit(make_results.build(tmp_path, "rate_arithmetic_mean"))
     r3 = next(c for c in report.checks if c.id == "R3")
-    recomputed = [e.value for e in r3.evidence if "recomputed" in e.what and "harmonic_mean" in e.value]
-    assert recomputed and recomputed[0]["stored"] == pytest.approx(recomputed[0]["arithmetic_mean"])
-    assert recomputed[0]["relative_difference"] > 0  # arithmetic mean of rates exceeds the harmonic mean
+    assert r3.status is Status.FAIL
+    assert any(e.value == "arithmetic_mean" and "rate" in e.what for e in r3.evidence)  # wrong statistic for a rate
+    # the stated value is still recomputed from the rows (it is their arithmetic mean: no contradiction)
+    tally = next(e.value for e in r3.evidence if e.what == "stated numbers recomputed from the rows")
+    assert tally["contradicts"] == 0 and tally["agrees"] >= 1
 
 
 def test_r6_reports_the_shapiro_p_value_of_the_skewed_data(tmp_path):
@@ -127,10 +129,11 @@ def test_r10_fails_when_the_whole_run_time_is_not_the_max_over_ranks(tmp_path):
     assert status_of(paths, "R10") is Status.FAIL
 
 
-def test_r10_fails_without_synchronization_statement(tmp_path):
+def test_r10_warns_without_synchronization_statement(tmp_path):
+    """A missing statement is weak evidence, not a violation the data prove."""
     paths = make_results.build(tmp_path)
     rewrite(paths["results"][0], lambda ds: ds.attrs.pop("synchronization"))
-    assert status_of(paths, "R10") is Status.FAIL
+    assert status_of(paths, "R10") is Status.WARN
 
 
 @pytest.mark.parametrize("text, status", [
@@ -151,7 +154,7 @@ def test_r5_accepts_a_recorded_stop_reason_for_a_wide_ci(tmp_path):
         ds["stop_reason"] = ("sample", ["max_seconds"] * ds.sizes["sample"])
 
     rewrite(paths["results"][1], note)
-    assert status_of(paths, "R5") is Status.PASS
+    assert status_of(paths, "R5") is Status.WARN  # wide but explained: a warning with counts, not a pass
 
 
 def training_like(tmp_path, *, drop_topk_time=False, declared_trials=2):

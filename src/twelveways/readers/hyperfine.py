@@ -56,14 +56,15 @@ def _summaries(entry: dict, workload: str) -> list[dict]:
     for key, statistic in STATISTICS.items():
         if isinstance(entry.get(key), (int, float)):
             summary = {"metric": "time", "statistic": statistic, "value": float(entry[key]), "unit": "s",
-                       "filters": filters, "n": len(entry["times"]), "note": f"hyperfine {key} of the runs"}
+                       "filters": filters, "n": len(entry["times"]), "includes_invalid": True,
+                       "note": f"hyperfine {key} of every run, failed ones (non-zero exit code) included"}
             if statistic == "stddev":
                 summary["kind"] = "dispersion"
             out.append(summary)
     for key in ("user", "system"):
         if isinstance(entry.get(key), (int, float)):
             out.append({"metric": f"{key}_time", "statistic": "arithmetic_mean", "value": float(entry[key]), "unit": "s",
-                        "kind": "cost", "filters": filters, "n": len(entry["times"]),
+                        "kind": "cost", "filters": filters, "n": len(entry["times"]), "recomputable": 0,
                         "note": f"hyperfine's mean {key} CPU time; per-run {key} times are not exported"})
     return out
 

@@ -1,0 +1,221 @@
+"""Stated versus recomputed: every number a results file states is recomputed from its rows.
+
+A summary (attr ``summaries``) states a statistic of some rows: its ``value`` and, for a CI,
+its bounds.  The checklist does not take the statement on trust (R3, R8): it selects the rows
+the summary names and recomputes the statistic.  Rows come from the summary's own file, or,
+for a summary in a derived file (written by the analysis stage), from the raw rows of every
+audited file.  A summary whose ``rank_reduction`` says "max over ranks" is recomputed on the
+per-iteration maximum over ranks, as it was computed.
+
+Tolerances: a statistic that is a deterministic function of the rows (the means, median,
+olympic mean, percentiles, min, max, and an exact order-statistic CI) must agree to a relative
+:data:`EXACT_RTOL`; a CI made by another method (bootstrap, ...) is not recomputed, and its
+value is allowed to differ by the CI's half-width.  A percentile agrees when one of the usual
+definitions (numpy's linear, nearest, lower, higher, inverted-CDF methods) gives the stated value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from .. import stats
+from ..errors import StatisticsError
+from .evidence import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
+
+EXACT_RTOL = 1e-6
+EXACT_CI_METHODS = {"median_binomial", "order_statistics", "order_statistic", "exact_binomial", "binomial"}
+PERCENTILE_METHODS = ("linear", "nearest", "lower", "higher", "inverted_cdf", "midpoint")
+
+
+@dataclass
+class Recomputed:
+    """The outcome for one stated summary: agree, disagree, or could not recompute (and why)."""
+
+    outcome: str  # "agrees" | "contradicts" | "not_recomputed" | "includes_invalid"
+    stated: float | None
+    recomputed: float | None
+    n: int
+    why: str = ""
+
+
+def summary_rows(data: AuditData, src: ResultSource, summary: Mapping) -> pd.DataFrame:
+    """The rows a summary covers (see the module docstring)."""
+    metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
+    frame = data.frame if src.derived else src.frame
+    reduce_ranks = "max over ranks" in str(summary.get("rank_reduction", "")).lower()
+    rows = select(frame, metric, filters, collapse_ranks=not reduce_ranks)
+    if reduce_ranks and len(rows):
+        keys = [c for c in ("source_file", "run_id", "iteration") if c in rows.columns]
+        per_rank = rows[rows["rank"] >= 0]
+        whole = rows[rows["rank"] < 0]
+        if len(per_rank):
+            rows = per_rank.groupby(keys, sort=False)["value"].max().reset_index()
+        else:
+            rows = whole
+    return rows
+
+
+def statistic_of(values: np.ndarray, statistic: str) -> list[float]:
+    """Candidate values of ``statistic`` on ``values`` (several for a percentile's definitions)."""
+    n = values.size
+    if statistic == "arithmetic_mean":
+        return [float(np.mean(values))]
+    if statistic == "median":
+        return [float(np.median(values))]
+    if statistic in ("min", "max"):
+        return [float(np.min(values) if statistic == "min" else np.max(values))]
+    if statistic == "harmonic_mean" and np.all(values > 0):
+        return [float(sps.hmean(values))]
+    if statistic == "geometric_mean" and np.all(values > 0):
+        return [float(sps.gmean(values))]
+    if is_percentile(statistic):
+        q = _percentile_q(statistic)
+        if q is not None:
+            return [float(np.percentile(values, q, method=m)) for m in PERCENTILE_METHODS]
+    return []
+
+
+def olympic_mean(valid: np.ndarray, n_invalid: int, trim: int = 1) -> float | None:
+    """MLPerf Training's score: drop the ``trim`` fastest and ``trim`` slowest runs, mean of the rest.
+
+    A run that did not reach the target counts as one dropped from the slow end; more such runs
+    than ``trim`` (or too few runs left) leave no score.
+    """
+    slow = trim - n_invalid
+    if slow < 0 or valid.size - trim - slow < 1:
+        return None
+    ordered = np.sort(valid)
+    return float(np.mean(ordered[trim:ordered.size - slow]))
+
+
+def _check_olympic(data: AuditData, src: ResultSource, summary: Mapping, stated: float) -> Recomputed:
+    """The olympic mean recomputed from every run the summary selects, unconverged runs included."""
+    metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
+    rows = select(data.frame if src.derived else src.frame, metric, filters, summarizable=False)
+    rows = rows[rows["iteration"] != 0]
+    valid = finite(rows.loc[rows["valid"].astype(bool), "value"])
+    n_invalid = int((~rows["valid"].astype(bool)).sum())
+    trim = int(_number(summary.get("trim_each_side")) or 1)
+    again = olympic_mean(valid, n_invalid, trim)
+    n = int(valid.size + n_invalid)
+    if again is None:
+        return Recomputed("not_recomputed", stated, None, n, f"{valid.size} converged and {n_invalid} unconverged runs "
+                                                            f"leave no olympic mean with {trim} dropped at each end")
+    if math.isclose(stated, again, rel_tol=EXACT_RTOL):
+        return Recomputed("agrees", stated, again, n)
+    return Recomputed("contradicts", stated, again, n, f"stated {stated:.6g} but the runs give {again:.6g} "
+                                                      f"({trim} dropped at each end, {n_invalid} unconverged)")
+
+
+def _percentile_q(statistic: str) -> float | None:
+    digits = "".join(ch for ch in statistic if ch.isdigit() or ch == ".").strip(".")
+    try:
+        q = float(digits)
+    except ValueError:
+        return None
+    return q if 0 <= q <= 100 else None
+
+
+def _close(stated: float, candidates: list[float], rtol: float) -> float | None:
+    """The candidate the stated value equals within ``rtol`` (None when none does)."""
+    for value in candidates:
+        if math.isclose(stated, value, rel_tol=rtol, abs_tol=0.0):
+            return value
+    return None
+
+
+def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
+    """Recompute a summary's stated value from its rows."""
+    stated = _number(summary.get("value"))
+    statistic = normalize_statistic(summary.get("statistic"))
+    if stated is None:
+        return Recomputed("not_recomputed", None, None, 0, "no stated value")
+    if str(summary.get("recomputable", "1")).strip().lower() in ("0", "false", "no"):
+        return Recomputed("not_recomputed", stated, None, 0, "stated by its source from samples the file does not hold")
+    if statistic == "olympic_mean":
+        return _check_olympic(data, src, summary, stated)
+    rows = summary_rows(data, src, summary)
+    values = finite(rows["value"])
+    if values.size == 0:
+        return Recomputed("not_recomputed", stated, None, 0, "no valid rows match the summary's metric and filters")
+    if _truthy(summary.get("includes_invalid")):
+        return _check_with_invalid(data, src, summary, stated, statistic, values)
+    candidates = statistic_of(values, statistic)
+    if not candidates:
+        why = f"statistic {statistic or 'not stated'!s} cannot be recomputed from {values.size} row(s)"
+        return Recomputed("not_recomputed", stated, None, int(values.size), why)
+    rtol = EXACT_RTOL
+    ci = summary.get("ci")
+    if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS and stated:
+        rtol = max(EXACT_RTOL, max(abs(stated - ci[0]), abs(ci[1] - stated)) / abs(stated))
+    match = _close(stated, candidates, rtol)
+    if match is not None:
+        return Recomputed("agrees", stated, match, int(values.size))
+    return Recomputed("contradicts", stated, candidates[0], int(values.size),
+                      f"stated {stated:.6g} but the rows give {candidates[0]:.6g} (relative tolerance {rtol:.1g})")
+
+
+def _check_with_invalid(data, src, summary, stated: float, statistic: str, valid: np.ndarray) -> Recomputed:
+    """A summary its source computed over every run, failed ones included (e.g. hyperfine)."""
+    rows = select(data.frame if src.derived else src.frame, str(summary.get("metric", "")),
+                  dict(summary.get("filters") or {}), summarizable=False)
+    every = finite(rows.loc[rows["iteration"] != 0, "value"])
+    n_invalid = int(every.size - valid.size)
+    candidates = statistic_of(every, statistic)
+    match = _close(stated, candidates, EXACT_RTOL) if candidates else None
+    if match is None:
+        shown = f"{candidates[0]:.6g}" if candidates else "nothing"
+        return Recomputed("contradicts", stated, candidates[0] if candidates else None, int(every.size),
+                          f"stated {stated:.6g} but all {every.size} runs give {shown}")
+    if n_invalid:
+        again = statistic_of(valid, statistic)
+        return Recomputed("includes_invalid", stated, match, int(every.size),
+                          f"stated {stated:.6g} includes {n_invalid} failed run(s); the valid runs give "
+                          f"{again[0]:.6g}" if again else f"stated {stated:.6g} includes {n_invalid} failed run(s)")
+    return Recomputed("agrees", stated, match, int(every.size))
+
+
+def _truthy(value) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes")
+
+
+def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed | None:
+    """Recompute an exact order-statistic CI of the median; None when there is no such CI."""
+    ci = summary.get("ci")
+    if not _is_pair(ci) or _token(summary.get("ci_method")) not in EXACT_CI_METHODS:
+        return None
+    statistic = normalize_statistic(summary.get("statistic"))
+    q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
+    confidence = _number(summary.get("confidence")) or 0.95
+    values = finite(summary_rows(data, src, summary)["value"])
+    if q is None or values.size == 0:
+        return Recomputed("not_recomputed", None, None, int(values.size), "CI of a statistic other than a percentile")
+    try:
+        low, high = stats.percentile_ci(values, q / 100.0, confidence)
+    except StatisticsError as exc:
+        return Recomputed("not_recomputed", None, None, int(values.size), exc.one_line())
+    ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, (low, high)))
+    text = f"stated [{float(ci[0]):.6g}, {float(ci[1]):.6g}], rows give [{low:.6g}, {high:.6g}]"
+    return Recomputed("agrees" if ok else "contradicts", None, None, int(values.size), text)
+
+
+def _is_pair(value) -> bool:
+    return isinstance(value, (list, tuple)) and len(value) == 2 and all(_number(v) is not None for v in value)
+
+
+def _number(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _token(text) -> str:
+    return str(text or "").strip().lower().replace("-", "_").replace(" ", "_")
