@@ -114,7 +114,7 @@ class AuditReport:
 
     def to_dict(self) -> dict:
         counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
-        return {"format": "twelveways-checklist/1", "verdict": self.verdict, "valid": not self.failed,
+        return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
                 "inputs": list(self.inputs), "counts": counts,
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims]}
 
