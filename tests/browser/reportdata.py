@@ -108,7 +108,7 @@ CONFIG = {"seed": 7, "profile": "test", "stages": {"prk": True, "train": False, 
           "report": {"title": "Synthetic <b>report</b>", "claims": ""}}
 
 CHECKLIST = {
-    "format": "twelveways-checklist/1",
+    "format": "twelveways-checklist/2",
     "verdict": "VALID",
     "valid": True,
     "inputs": ["results/prk.nc"],

@@ -1,6 +1,6 @@
 """A reader for ``reports/checklist.json`` and a plain summary fragment for the report.
 
-The checklist engine (``twelveways.checklist``) owns the format (``twelveways-checklist/1``:
+The checklist engine (``twelveways.checklist``) owns the format (``twelveways-checklist/2``:
 ``verdict`` VALID/INVALID, ``checks`` with ``id``, ``title``, ``status``, ``satisfied``,
 ``evidence`` as ``{what, value, source: {file, fields}}`` items and ``recommendation``;
 ``claims``) and its own HTML fragment (``twelveways.checklist.render.html_fragment``), which
