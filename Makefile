@@ -9,14 +9,15 @@ STAMP := $(VENV)/.twelveways-installed
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: report test bench lab reader-report test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report test bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the test suite (bootstraps .venv)"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
-	@echo "make reader-report  re-render notebooks and report from data/reference (no benchmark runs)"
-	@echo "make lab            JupyterLab on the project's kernel with the notebooks"
+	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
+	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
+	@echo "make archive        dist/twelveways-DATE.tar.gz: code (git ls-files), results, reports and SHA256SUMS"
 	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
 
 venv: $(STAMP)
@@ -46,8 +47,17 @@ reader-report: $(STAMP)
 	$(BIN)/python -m twelveways.report rebuild --from data/reference --output reports
 	@echo "Report: $(CURDIR)/reports/report.html"
 
+# JupyterLab on this machine only (127.0.0.1), no browser started (headless machines: open the URL it
+# prints); --allow-root when run as root, as make bench and make test-slurm are. Opened in a fresh clone
+# the notebooks read data/reference and say so at the top.
+LAB_PORT ?= 8888
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=. notebooks/
+	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# A dated tarball for a DOI service (Zenodo, figshare): every file git tracks, results/ and reports/,
+# with SHA256SUMS inside and the tarball's own checksum beside it.
+archive: $(STAMP)
+	$(BIN)/python -m twelveways.report archive --output dist
 
 test-slurm: $(STAMP)
 	bash tests/slurm/run.sh

@@ -26,4 +26,5 @@ rule all:
         "reports/artifact-description.md",
         "reports/checklist.json",
         "reports/checklist.md",
+        "reports/artifact-appendix.md",
     default_target: True

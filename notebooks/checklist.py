@@ -31,8 +31,12 @@ import matplotlib.pyplot as plt
 
 from twelveways import plots
 from twelveways.report import checklistview, tables
-from twelveways.report.notebooks import resolve
+from twelveways.report.notebooks import inputs, resolve
 
+where = inputs("checklist", results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path)
+results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path = where.paths()
+if where.note:
+    tables.note(where.note, "warning")
 plots.setup()
 data = tables.read_json(resolve(checklist_json), "checklist")
 verdict, checks = checklistview.normalize(data)

@@ -29,8 +29,12 @@ derived_path = ""  # this notebook derives no results (results/derived/ is for t
 
 # %%
 from twelveways.report import tables
-from twelveways.report.notebooks import resolve
+from twelveways.report.notebooks import inputs, resolve
 
+where = inputs("environment", results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path)
+results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path = where.paths()
+if where.note:
+    tables.note(where.note, "warning")
 capture = tables.read_json(resolve(environment_json), "environment capture")
 config_path = resolve(config_json)
 config = tables.read_json(config_path, "config dump") if config_path.is_file() else None

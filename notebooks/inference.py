@@ -33,6 +33,7 @@ environment_json = "results/environment.json"
 config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
 derived_path = "results/derived/infer.nc"
+confidence = None  # None: the run's config (measurement.confidence); papermill -p confidence 0.9 overrides it
 
 # %%
 import matplotlib.pyplot as plt
@@ -44,8 +45,15 @@ from twelveways import plots, stats
 from twelveways.errors import StatisticsError
 from twelveways.infer import analysis
 from twelveways.report import tables
-from twelveways.report.notebooks import resolve
+from twelveways.report.notebooks import inputs, percent, resolve, settings
 
+where = inputs("inference", results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path)
+results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path = where.paths()
+if where.note:
+    tables.note(where.note, "warning")
+measure = settings(config_json, confidence)
+confidence = measure.confidence
+tables.note(f"Confidence of every interval: {percent(confidence)} ({measure.origin['confidence']}).")
 plots.setup()
 frame, attrs = analysis.load(resolve(results_dir))
 VARIANTS = sorted(frame["variant"].unique())
@@ -117,10 +125,10 @@ if scenarios:
 
 # %%
 latency_notes = attrs.get("ci_notes") or {}
-percentile_summaries = analysis.percentile_summaries(shown[shown["scenario"] != "Offline"], 0.95,
+percentile_summaries = analysis.percentile_summaries(shown[shown["scenario"] != "Offline"], confidence,
                                                      str(latency_notes.get("latency", "")))
 tables.show(analysis.percentile_table(percentile_summaries),
-            "percentiles of the recorded latencies with exact binomial 95% CIs, n and achieved coverage "
+            f"percentiles of the recorded latencies with exact binomial {percent(confidence)} CIs, n and achieved coverage "
             "(LoadGen's own percentiles are in the run table above)")
 
 # %% [markdown]
@@ -146,7 +154,8 @@ if variants:
         sns.stripplot(data=sample, x="target_qps", y="latency_ms", native_scale=True, size=1.5, alpha=0.3,
                       color="0.4", ax=ax, jitter=False)
         try:
-            fit = stats.quantile_regression(part["target_qps"], part["latency_ms"], quantiles=(0.5, 0.9, 0.99))
+            fit = stats.quantile_regression(part["target_qps"], part["latency_ms"], quantiles=(0.5, 0.9, 0.99),
+                                            confidence=confidence)
         except StatisticsError as exc:
             ax.set_title(f"{variant}\n(no fit: {exc})", fontsize="small")
             continue
@@ -154,7 +163,7 @@ if variants:
         for q, line in fit.items():
             ax.plot(grid, line.predict(grid), label=f"p{q * 100:g}")
             fits.append({"variant": variant, "quantile": f"p{q * 100:g}", "ms per 1000 QPS": line.slope * 1000,
-                         "95% CI": tuple(v * 1000 for v in line.slope_ci), "intercept (ms)": line.intercept,
+                         f"{percent(confidence)} CI": tuple(v * 1000 for v in line.slope_ci), "intercept (ms)": line.intercept,
                          "n": line.n, "converged": line.converged})
         derived_fits += analysis.quantile_fit_records(part, fit)
         ax.set_yscale("log")
@@ -257,6 +266,6 @@ tables.show(tables.key_value(attrs.get("infer_config") or {}), "infer configurat
 # %%
 if derived_path:
     written = analysis.write_derived(resolve(derived_path), resolve(results_dir) / "inference.nc", frame, head,
-                                     percentile_summaries, derived_fits, 0.95)
+                                     percentile_summaries, derived_fits, confidence)
     tables.note(f"Derived results: {written.name} ({len(percentile_summaries)} percentile summaries, "
                 f"{len(derived_fits)} fits, analysis version {analysis.derived.ANALYSIS_VERSION}).")

@@ -18,7 +18,7 @@
 # clock after a barrier; the time of an iteration is the **maximum over ranks**; iteration 0 is
 # the warm-up and is never summarized; runs whose self-validation failed are never summarized.
 # A configuration's cost is its **median** time per iteration with the exact distribution-free
-# 95% CI (no normality assumed, rule 6); its rate is PRK's rate, the work per iteration over the
+# CI at the confidence stated below (no normality assumed, rule 6); its rate is PRK's rate, the work per iteration over the
 # **arithmetic mean** time, which is the harmonic mean of the per-iteration rates (rule 3).
 # Speedups are ratios of medians, never averages of ratios (rule 4), and always name their base
 # case with its absolute time (rule 1).  Every sample is drawn; measured points are not joined
@@ -31,6 +31,8 @@ environment_json = "results/environment.json"
 config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
 derived_path = "results/derived/prk.nc"
+confidence = None  # None: the run's config (measurement.confidence); papermill -p confidence 0.9 overrides it
+ci_target = None  # None: the run's config (measurement.ci_target), a fraction of the median
 
 # %%
 import math
@@ -41,12 +43,16 @@ import pandas as pd
 from twelveways import plots
 from twelveways.report import prkanalysis as pa
 from twelveways.report import tables
-from twelveways.report.notebooks import resolve
+from twelveways.report.notebooks import inputs, percent, resolve, settings
 
+where = inputs("prk", results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path)
+results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path = where.paths()
+if where.note:
+    tables.note(where.note, "warning")
+measure = settings(config_json, confidence, ci_target)
+confidence, ci_target = measure.confidence, measure.ci_target
+tables.note(measure.sentence())
 plots.setup()
-config_path = resolve(config_json)
-config = tables.read_json(config_path, "config dump") if config_path.is_file() else {}
-confidence = float(config.get("measurement", {}).get("confidence", 0.95))
 samples, bound_rows, attrs = pa.load(resolve(results_dir))
 times = pa.iteration_times(samples)
 summary = pa.summarize(times, confidence)
@@ -110,9 +116,9 @@ plots.show(fig, figures_dir, "distributions",
 # %%
 columns = ["workload", "size", "config", "scaling", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
            "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
-tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({confidence:.0%} CI of the median)",
+tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({percent(confidence)} CI of the median)",
             collapse_after=40)
-target = float(config.get("measurement", {}).get("ci_target", 0.05)) * 100
+target = ci_target * 100
 wide = summary[summary["ci_halfwidth_pct"] > target]
 if len(wide):
     tables.note(f"{len(wide)} of {len(summary)} configurations have a CI wider than ±{target:g}% of the median "
@@ -124,7 +130,7 @@ for ax, workload in zip(axes, workloads):
     part = summary[summary["workload"] == workload].sort_values("label")
     plots.ci_bars(part, x="label", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
                   log=part["median_s"].max() / part["median_s"].min() > 20,
-                  ylabel="median time per iteration (s)", title=f"{workload}: median, {confidence:.0%} CI")
+                  ylabel="median time per iteration (s)", title=f"{workload}: median, {percent(confidence)} CI")
 fig.tight_layout()
 plots.show(fig, figures_dir, "median-ci",
            declaration=dict(shows="summary", lines="none", x="configuration", x_kind="categorical"))
@@ -189,7 +195,7 @@ for kind in ("strong", "weak"):
         columns={"value": "speedup" if kind == "strong" else "efficiency"})
     tables.show(shown, f"{kind} scaling (ratios of medians; interval from both CIs)", collapse_after=40)
     if fit_rows:
-        tables.show(pd.DataFrame(fit_rows), f"Amdahl fits, one self-relative speedup per run ({confidence:.0%} CI)",
+        tables.show(pd.DataFrame(fit_rows), f"Amdahl fits, one self-relative speedup per run ({percent(confidence)} CI)",
                     collapse_after=40)
 
 # %% [markdown]

@@ -32,6 +32,7 @@ environment_json = "results/environment.json"
 config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
 derived_path = "results/derived/train.nc"
+confidence = None  # None: the run's config (measurement.confidence); papermill -p confidence 0.9 overrides it
 
 # %%
 
@@ -41,9 +42,16 @@ import seaborn as sns
 
 from twelveways import plots
 from twelveways.report import tables
-from twelveways.report.notebooks import resolve
+from twelveways.report.notebooks import inputs, percent, resolve, settings
 from twelveways.train import analysis as ta
 
+where = inputs("train", results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path)
+results_dir, figures_dir, environment_json, config_json, checklist_json, derived_path = where.paths()
+if where.note:
+    tables.note(where.note, "warning")
+measure = settings(config_json, confidence)
+confidence = measure.confidence
+tables.note(f"Confidence of every interval: {percent(confidence)} ({measure.origin['confidence']}).")
 plots.setup()
 samples, attrs = ta.load(resolve(results_dir))
 runs = ta.per_run(samples)
@@ -51,9 +59,6 @@ score_table = ta.scores(attrs)
 epochs = ta.curves(samples)
 targets = attrs.get("quality_targets", {})
 figdir = resolve(figures_dir) if figures_dir else None
-config_path = resolve(config_json)
-config = tables.read_json(config_path, "config dump") if config_path.is_file() else {}
-confidence = float(config.get("measurement", {}).get("confidence", 0.95))
 
 
 def marked(frame, value, spent):
@@ -255,13 +260,13 @@ tables.show(runs[[c for c in columns if c in runs]].sort_values(["config_id", "s
 #
 # Each final configuration's median over its seeded runs with the exact distribution-free CI where
 # the number of runs allows one at this confidence (none at five runs and 95%: the sample range
-# covers only 94%), n and the CI's achieved coverage.  These medians, the speedups above with
+# covers only 93.75%), n and the CI's achieved coverage.  These medians, the speedups above with
 # their base cases and absolute values, and each figure's declaration are written as derived
 # results so the checklist judges what this page shows.
 
 # %%
 medians = ta.config_medians(samples, runs, confidence, attrs.get("ci_notes"))
-tables.show(ta.median_table(medians), f"median per final configuration ({confidence:.0%} CI where n allows)",
+tables.show(ta.median_table(medians), f"median per final configuration ({percent(confidence)} CI where n allows)",
             collapse_after=20)
 if derived_path:
     written = ta.write_derived(resolve(derived_path), resolve(results_dir) / "train.nc", samples, runs, speed,

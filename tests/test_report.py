@@ -22,6 +22,7 @@ import pytest  # noqa: E402
 from bs4 import BeautifulSoup  # noqa: E402
 
 from browser import reportdata  # noqa: E402
+from twelveways import derived as derived_module  # noqa: E402
 from twelveways import plots, results, stats  # noqa: E402
 from twelveways.report import checklistview, commands, notebooks, prkanalysis, render, tables  # noqa: E402
 
@@ -46,7 +47,8 @@ def test_report_has_checklist_summary_first_then_each_section(synthetic_report, 
     assert ids == ["section-headline", "section-summary", "section-environment", "section-prk", "section-checklist"]
     summary = soup.find("section", id="section-summary").get_text(" ")
     assert "VALID" in summary
-    for check in reportdata.CHECKLIST["checks"]:
+    audited = json.loads((synthetic_report.parent / "checklist.json").read_text())  # the rebuild re-audits
+    for check in audited["checks"]:
         assert check["id"] in summary and check["title"] in summary
     assert (synthetic_report.parent / "notebooks" / "prk.ipynb").is_file()
     assert (synthetic_report.parent / "figures" / "prk" / "roofline.png").is_file()
@@ -233,8 +235,8 @@ def test_rebuild_plan_leaves_out_stages_without_results(tmp_path):
     folder = reportdata.write_result_set(tmp_path / "set")
     (folder / "checklist.json").unlink()
     layout, chosen, notes = commands.plan(folder)
-    assert chosen == ["environment", "prk"]
-    assert any("stage 'train' was off" in note for note in notes) and any("checklist" in note for note in notes)
+    assert chosen == ["environment", "prk", "checklist"]  # the rebuild re-audits: no stored checklist needed
+    assert any("stage 'train' was off" in note for note in notes)
     (folder / "environment.json").unlink()
     with pytest.raises(Exception, match="no environment.json"):
         commands.plan(folder)
@@ -372,22 +374,31 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
     run = reportdata.write_result_set(tmp_path / "run")
     for name in ("environment.json", "config.json"):
         (run / name).rename(run / "results" / name)
-    out = commands.snapshot(run / "results", run / "checklist.json", tmp_path / "reference")
+    with pytest.raises(Exception, match="no derived"):  # a run whose analysis did not finish makes no reference set
+        commands.snapshot(run / "results", None, tmp_path / "reference", bench_dir=None)
+    derived = results.open(run / "results" / "prk.nc")
+    derived.attrs.update(derived=1, analysis_version=derived_module.ANALYSIS_VERSION)
+    results.write(derived, run / "results" / "derived" / "prk.nc")
+    (run / "logs" / "bench").mkdir(parents=True)
+    (run / "logs" / "bench" / "prk_run.tsv").write_text("s\th:m:s\n12.5\t0:00:12\n")
+    out = commands.snapshot(run / "results", run / "checklist.json", tmp_path / "reference", bench_dir=run / "logs" / "bench")
     names = sorted(str(p.relative_to(tmp_path / "reference")) for p in out)
-    assert names == ["checklist.json", "config.json", "environment.json", "results/bounds.nc", "results/prk.nc"]
+    assert names == ["checklist.json", "config.json", "environment.json", "logs/bench/prk_run.tsv", "manifest.json",
+                     "results/bounds.nc", "results/prk.nc"]
+    assert commands.reference_problems(tmp_path / "reference") == []
     assert results.open(tmp_path / "reference" / "results" / "prk.nc").sizes["sample"] == \
         results.open(run / "results" / "prk.nc").sizes["sample"]
     assert commands.plan(tmp_path / "reference")[1] == ["environment", "prk", "checklist"]
     with pytest.raises(Exception, match="over the"):
-        commands.snapshot(run / "results", None, tmp_path / "too-big", limit=1000)
+        commands.snapshot(run / "results", None, tmp_path / "too-big", limit=1000, bench_dir=None)
     assert not (tmp_path / "too-big").exists()
     # a refresh keeps files it does not manage and drops a checklist it was not given
     (run / "environment-end.json").rename(run / "results" / "environment-end.json")
     (tmp_path / "reference" / "README.md").write_text("kept")
-    out = commands.snapshot(run / "results", None, tmp_path / "reference")
+    out = commands.snapshot(run / "results", None, tmp_path / "reference", bench_dir=None)
     names = sorted(str(p.relative_to(tmp_path / "reference")) for p in out)
-    assert names == ["README.md", "config.json", "environment-end.json", "environment.json", "results/bounds.nc",
-                     "results/prk.nc"]
+    assert names == ["README.md", "config.json", "environment-end.json", "environment.json", "manifest.json",
+                     "results/bounds.nc", "results/prk.nc"]
 
 
 def test_bare_report_command_means_rebuild():

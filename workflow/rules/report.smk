@@ -21,3 +21,28 @@ rule report:
     shell:
         "python -m twelveways.report render --output {output:q} --checklist {input.checklist:q} "
         "--environment {input.environment:q} --config {input.config:q} {input.notebooks:q} > {log:q} 2>&1"
+
+
+rule appendix:
+    """The artifact-evaluation appendix: claims -> experiments -> figures -> expected results with
+    tolerances (measured CIs) -> runtime (logs/bench/*.tsv of the rules that ran before it) -> requirements."""
+    input:
+        report="reports/report.html",
+        checklist="reports/checklist.json",
+        derived=derived_results(),
+        environment=ENV_JSON,
+        config=CONFIG_FILE,
+        claims=checklist_claims(),
+        code=["src/twelveways/report/appendix.py"],
+    output:
+        report("reports/artifact-appendix.md", caption="../report/report.rst", category="Report"),
+    log:
+        "logs/appendix.log",
+    benchmark:
+        "logs/bench/appendix.tsv"
+    conda:
+        "../../envs/twelveways.yaml"
+    shell:
+        "python -m twelveways.report appendix --output {output:q} --checklist {input.checklist:q} "
+        "--derived results/derived --environment {input.environment:q} --config {input.config:q} "
+        "--bench logs/bench --figures results/figures > {log:q} 2>&1"

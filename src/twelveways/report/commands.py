@@ -4,8 +4,13 @@
 * ``render --output reports/report.html --notebook NAME=PATH ...`` — the report;
 * ``rebuild --from DIR --output DIR`` — a reader's command: every notebook and the report from
   a stored result set (``data/reference``), no benchmark run; the family notebooks write their
-  derived results to ``DIR/derived/<family>.nc`` as in the workflow;
-* ``snapshot --results results --output data/reference`` — refresh that set from a real run.
+  derived results to ``DIR/derived/<family>.nc`` as in the workflow, the checklist re-audits the
+  raw and derived results, and the same outputs as ``make report`` are written (report.html,
+  checklist.json/.md, artifact-description.md, artifact-appendix.md);
+* ``snapshot --results results --output data/reference`` — refresh that set from a real run
+  (with its Snakemake benchmark logs and a manifest.json of the schema and analysis versions);
+* ``appendix`` — the artifact-evaluation appendix (twelveways.report.appendix);
+* ``archive`` — a dated tarball of code, results and reports with SHA256SUMS (twelveways.report.archive).
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import json
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import ResultsError
+from . import appendix, archive
 from . import notebooks as nb
 from . import render as rd
 
@@ -27,12 +34,7 @@ STAGE_FILES = {"prk": "prk.nc", "train": "train.nc", "inference": "inference.nc"
 
 def default_parameters(name: str) -> dict[str, str]:
     """The paths a notebook reads and writes in the normal workflow (relative to the root)."""
-    params = {"results_dir": "results", "figures_dir": f"results/figures/{name}",
-              "environment_json": "results/environment.json", "config_json": "results/config.json",
-              "checklist_json": "reports/checklist.json"}
-    if nb.derived_file(name):
-        params["derived_path"] = f"results/{nb.derived_file(name)}"
-    return params
+    return nb.workflow_paths(name)
 
 
 def _path_options(parser: argparse.ArgumentParser) -> None:
@@ -45,11 +47,19 @@ def _path_options(parser: argparse.ArgumentParser) -> None:
                         help="derived results a family's notebook writes (default results/derived/FAMILY.nc)")
 
 
+def _setting_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--confidence", type=float, help="confidence of every interval (default: the config's "
+                        "measurement.confidence)")
+    parser.add_argument("--ci-target", dest="ci_target", type=float,
+                        help="CI target, a fraction of the median (default: the config's measurement.ci_target)")
+
+
 def _execute(args) -> int:
     source = Path(args.notebook) if args.notebook.endswith(".py") else nb.notebook_source(args.notebook)
     name = source.stem if args.notebook.endswith(".py") else args.notebook
     params = default_parameters(name)
     params.update({k: getattr(args, k) for k in nb.PARAMETERS if getattr(args, k, None)})
+    params.update({k: getattr(args, k) for k in nb.SETTINGS if getattr(args, k, None) is not None})
     nb.resolve(params["figures_dir"]).mkdir(parents=True, exist_ok=True)  # a declared output, even if empty
     started = time.monotonic()
     nb.execute(source, args.output, params)
@@ -108,9 +118,6 @@ def plan(source: Path) -> tuple[dict[str, Path | None], list[str], list[str]]:
             if not (layout["results_dir"] / STAGE_FILES[name]).is_file():
                 notes.append(f"{name}: no {STAGE_FILES[name]} in {layout['results_dir']}")
                 continue
-        if name == "checklist" and layout["checklist_json"] is None:
-            notes.append("checklist: no checklist.json in the result set")
-            continue
         if not nb.notebook_source(name).is_file():
             notes.append(f"{name}: notebooks/{filename} does not exist yet")
             continue
@@ -118,34 +125,69 @@ def plan(source: Path) -> tuple[dict[str, Path | None], list[str], list[str]]:
     return layout, chosen, notes
 
 
+def _run_notebook(name: str, layout: Mapping, output: Path, checklist_json: Path | None) -> tuple[str, Path]:
+    """Execute one notebook on the stored set, writing figures and derived results under ``output``."""
+    params = {key: str(value) for key, value in layout.items() if value is not None}
+    params["figures_dir"] = str(output / "figures" / name)
+    if checklist_json is not None:
+        params["checklist_json"] = str(checklist_json)
+    if nb.derived_file(name):
+        params["derived_path"] = str(output / nb.derived_file(name))
+    started = time.monotonic()
+    path = nb.execute(nb.notebook_source(name), output / "notebooks" / f"{name}.ipynb", params)
+    print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
+    return name, path
+
+
+def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
+    """Audit the stored raw results and the freshly derived ones, as the workflow's checklist rule does;
+    write ``output/checklist.json`` and ``.md`` and return the JSON's path."""
+    from .. import atomic
+    from ..checklist import audit, evidence
+    from ..checklist import render as checklist_render
+
+    raw = sorted(Path(layout["results_dir"]).glob("*.nc"))
+    data = evidence.load([*raw, *sorted(derived_dir.glob("*.nc"))], environment=layout["environment_json"],
+                         config=layout["config_json"])
+    report = audit.run(data, appendix.claims_named(layout["config_json"]) if layout["config_json"] else None).to_dict()
+    for fmt in ("json", "md"):
+        atomic.write_text(output / f"checklist.{fmt}", checklist_render.RENDERERS[fmt](report), "checklist",
+                          make_parents=True)
+    print("  checklist: " + "; ".join(checklist_render.summary_lines(report)[:1]), file=sys.stderr, flush=True)
+    return output / "checklist.json"
+
+
+def artifact_description(layout: Mapping, output: Path) -> Path:
+    """``output/artifact-description.md`` from the stored environment capture and config."""
+    from ..env_render import write_artifact_description
+
+    config = json.loads(layout["config_json"].read_text()) if layout["config_json"] else None
+    capture = json.loads(Path(layout["environment_json"]).read_text())
+    return write_artifact_description(capture, output / "artifact-description.md", config)
+
+
 def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
-    """Execute every applicable notebook on a stored result set and render the report."""
+    """Every output of ``make report`` from a stored result set, with no benchmark run: the notebooks,
+    a fresh audit of raw + derived results, the artifact description, the report and the appendix."""
     source, output = nb.resolve(source), nb.resolve(output)
     nb.check_kernelspec()
     layout, chosen, notes = plan(source)
-    executed = output / "notebooks"
-
-    def run(name: str) -> tuple[str, Path]:
-        params = {key: str(value) for key, value in layout.items() if value is not None}
-        params["figures_dir"] = str(output / "figures" / name)
-        params.setdefault("checklist_json", str(source / "checklist.json"))
-        if nb.derived_file(name):
-            params["derived_path"] = str(output / nb.derived_file(name))
-        started = time.monotonic()
-        path = nb.execute(nb.notebook_source(name), executed / f"{name}.ipynb", params)
-        print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
-        return name, path
-
     started = time.monotonic()
     print(f"re-rendering {', '.join(chosen)} from {source} (no benchmark runs)", file=sys.stderr, flush=True)
+    first = [name for name in chosen if name != "checklist"]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        done = dict(pool.map(run, chosen))
-    note = f"re-rendered from the stored result set {source.name}/ without running any benchmark"
+        done = dict(pool.map(lambda name: _run_notebook(name, layout, output, None), first))
+    checklist_json = reaudit(layout, output / "derived", output)
+    if "checklist" in chosen:
+        done.update([_run_notebook("checklist", layout, output, checklist_json)])
+    artifact_description(layout, output)
+    note = f"re-rendered and re-audited from the stored result set {source.name}/ without running any benchmark"
     if notes:
         note += "; left out: " + "; ".join(notes)
     report = rd.render([(name, done[name]) for name in chosen], output / "report.html",
-                       checklist_json=layout["checklist_json"], config_json=layout["config_json"],
+                       checklist_json=checklist_json, config_json=layout["config_json"],
                        environment_json=layout["environment_json"], note=note)
+    appendix.write(output / "artifact-appendix.md", appendix.Sources.for_rebuild(source, output))
     print(f"report: {report} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return report
 
@@ -154,13 +196,56 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
 SNAPSHOT_LIMIT_BYTES = 4 * 2**20  # small enough to commit, large enough for every family
 
 
+#: What a reference set records about the code that made it (``DIR/manifest.json``).
+MANIFEST = "manifest.json"
+
+
+def manifest(results_dir: Path) -> dict:
+    """Schema and analysis versions, commit and profile of a finished run (for ``DIR/manifest.json``).
+
+    The analysis version is read from the run's derived results (``results/derived/*.nc``): a run
+    without them did not finish its analysis and makes no reference set.
+    """
+    from datetime import datetime, timezone
+
+    from .. import results
+
+    raw = [results.open(path).attrs for path in sorted(results_dir.glob("*.nc"))]
+    derived = [results.open(path).attrs for path in sorted((results_dir / "derived").glob("*.nc"))]
+    if not raw or not derived:
+        raise ResultsError(f"{results_dir} holds no results/*.nc or no derived/*.nc: run the whole workflow first")
+    versions = {str(a.get("analysis_version")) for a in derived}
+    schemas = {str(a.get("schema_version")) for a in raw}
+    if len(versions) > 1 or len(schemas) > 1:
+        raise ResultsError(f"mixed versions in {results_dir} (schema {sorted(schemas)}, analysis {sorted(versions)}): "
+                           "rerun the workflow from scratch")
+    config = json.loads((results_dir / "config.json").read_text())
+    return {"schema_version": schemas.pop(), "analysis_version": versions.pop(),
+            "git_commit": str(raw[0].get("git_commit", "")), "git_dirty": str(raw[0].get("git_dirty", "")),
+            "profile": config.get("profile"), "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def _stage_extras(results_dir: Path, bench_dir: Path | None, staging: Path) -> list[Path]:
+    """The manifest and the run's Snakemake benchmark logs (``logs/bench/*.tsv``: measured runtimes)."""
+    import shutil
+
+    written = [staging / MANIFEST]
+    written[0].write_text(json.dumps(manifest(results_dir), indent=2, sort_keys=True) + "\n")
+    if bench_dir is not None and bench_dir.is_dir():
+        (staging / "logs" / "bench").mkdir(parents=True)
+        written += [Path(shutil.copy2(tsv, staging / "logs" / "bench" / tsv.name)) for tsv in sorted(bench_dir.glob("*.tsv"))]
+    return written
+
+
 def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str | Path,
-             limit: int = SNAPSHOT_LIMIT_BYTES) -> list[Path]:
-    """Copy a real run's results into a reference set (``DIR/results/*.nc``, ``DIR/*.json``).
+             limit: int = SNAPSHOT_LIMIT_BYTES, bench_dir: str | Path | None = "logs/bench") -> list[Path]:
+    """Copy a real run's results into a reference set (``DIR/results/*.nc``, ``DIR/*.json``,
+    ``DIR/logs/bench/*.tsv``, ``DIR/manifest.json``).
 
     Results files are re-written by ``results.write`` (compressed; same content, validated on the way);
     the set must stay under ``limit`` bytes.  Files of ``output`` that snapshot does not write
-    (README.md, run-config.yaml) are kept.  Used once per release to refresh data/reference.
+    (README.md, run-config.yaml) are kept.  Run after every change of the results schema or the
+    analysis (tests/test_reader_path.py fails on a stale set).
     """
     import shutil
     import tempfile
@@ -185,16 +270,18 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
             results.write(results.open(path), staging / "results" / path.name)  # compressed, atomic
             results.open(staging / "results" / path.name)  # what readers will load must validate
             written.append(staging / "results" / path.name)
+        written += _stage_extras(results_dir, nb.resolve(bench_dir) if bench_dir else None, staging)
         total = sum(path.stat().st_size for path in written)
         if total > limit:
             raise ResultsError(f"the reference set would take {total / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB "
                                "budget: run a smaller profile for it")
-        for path in [staging, staging / "results", *written]:
+        for path in [staging, *(p for p in staging.rglob("*") if p.is_dir()), *written]:
             path.chmod(0o755 if path.is_dir() else 0o644)  # for readers (mkdtemp/mkstemp make them private)
         # swap in what snapshot manages; anything else there (README.md, run-config.yaml) stays
         output.mkdir(parents=True, exist_ok=True)
         output.chmod(0o755)
-        for name in ("environment.json", "environment-end.json", "config.json", "checklist.json", "results"):
+        for name in ("environment.json", "environment-end.json", "config.json", "checklist.json", "results",
+                     MANIFEST, "logs"):
             old = output / name
             if old.is_dir():
                 shutil.rmtree(old)
@@ -207,8 +294,26 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     return sorted(p for p in output.rglob("*") if p.is_file())
 
 
+def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:
+    """Why a stored reference set is stale for this code (results schema or analysis version); empty when current."""
+    from .. import derived, results
+
+    folder = nb.resolve(reference)
+    try:
+        data = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return [f"{folder / MANIFEST} is missing or unreadable"]
+    problems = [f"{key} {data.get(key)!r} != this code's {want!r}"
+                for key, want in (("schema_version", results.SCHEMA_VERSION), ("analysis_version", derived.ANALYSIS_VERSION))
+                if str(data.get(key)) != str(want)]
+    problems += [f"{path.name}: schema {results.open(path).attrs.get('schema_version')!r} != {results.SCHEMA_VERSION!r}"
+                 for path in sorted((folder / "results").glob("*.nc"))
+                 if str(results.open(path).attrs.get("schema_version")) != results.SCHEMA_VERSION]
+    return problems
+
+
 def _snapshot(args) -> int:
-    for path in snapshot(args.results, args.checklist, args.output):
+    for path in snapshot(args.results, args.checklist, args.output, bench_dir=args.bench):
         print(f"{path} ({path.stat().st_size / 1024:.0f} KiB)")
     return 0
 
@@ -230,12 +335,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="results", help="results folder of a finished run (default results)")
     p.add_argument("--checklist", default="reports/checklist.json", help="its checklist (default reports/checklist.json)")
     p.add_argument("--output", default="data/reference", help="reference folder to (re)write (default data/reference)")
+    p.add_argument("--bench", default="logs/bench", help="Snakemake benchmark logs of that run (default logs/bench)")
     p.set_defaults(func=_snapshot)
     p = sub.add_parser("execute", help="execute one notebook with papermill")
     p.add_argument("notebook", help=f"notebook name ({', '.join(nb.NOTEBOOKS)}) or a jupytext .py file")
     p.add_argument("--output", required=True, help="executed .ipynb to write")
     _path_options(p)
+    _setting_options(p)
     p.set_defaults(func=_execute)
+    appendix.add_parser(sub)
+    archive.add_parser(sub)
     p = sub.add_parser("render", help="assemble reports/report.html from executed notebooks")
     p.add_argument("--output", required=True, help="HTML file to write")
     p.add_argument("notebooks", nargs="*", metavar="[NAME=]PATH",

@@ -8,9 +8,11 @@ a user happens to have, so the analysis sees the same package versions as the be
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TwelveWaysError
@@ -32,6 +34,14 @@ NOTEBOOKS: dict[str, tuple[str, str | None]] = {
 #: The parameters every notebook's ``parameters`` cell declares (paths, relative to the root or absolute);
 #: ``derived_path`` only in the notebooks of a benchmark family (where their derived results go).
 PARAMETERS = ("results_dir", "figures_dir", "environment_json", "config_json", "checklist_json", "derived_path")
+#: Statistics parameters of the notebooks that use them (None: the run's config decides, see :func:`settings`).
+SETTINGS = ("confidence", "ci_target")
+#: The stored result set a fresh clone's notebooks read when results/ holds nothing (data/reference/README.md).
+REFERENCE = "data/reference"
+#: The file a notebook cannot do without, relative to its results folder (None: the path parameter named).
+NEEDS = {"environment": ("environment_json", None), "prk": ("results_dir", "prk.nc"),
+         "train": ("results_dir", "train.nc"), "inference": ("results_dir", "inference.nc"),
+         "checklist": ("checklist_json", None)}
 
 
 class NotebookError(TwelveWaysError):
@@ -138,3 +148,131 @@ def notebook_source(name: str, root: str | os.PathLike | None = None) -> Path:
     if name not in NOTEBOOKS:
         raise NotebookError(f"unknown notebook {name!r} (known: {', '.join(NOTEBOOKS)})")
     return project_root(root) / "notebooks" / NOTEBOOKS[name][0]
+
+
+def workflow_paths(name: str) -> dict[str, str]:
+    """The paths a notebook reads and writes in the workflow (relative to the root): its parameters' defaults."""
+    params = {"results_dir": "results", "figures_dir": f"results/figures/{name}",
+              "environment_json": "results/environment.json", "config_json": "results/config.json",
+              "checklist_json": "reports/checklist.json", "derived_path": ""}
+    if derived_file(name):
+        params["derived_path"] = f"results/{derived_file(name)}"
+    return params
+
+
+def reader_paths(name: str, reference: str = REFERENCE) -> dict[str, str]:
+    """Where a notebook reads the stored result set and writes its outputs, as ``make reader-report`` does."""
+    params = {"results_dir": f"{reference}/results", "figures_dir": f"reports/figures/{name}",
+              "environment_json": f"{reference}/environment.json", "config_json": f"{reference}/config.json",
+              "checklist_json": f"{reference}/checklist.json", "derived_path": ""}
+    if derived_file(name):
+        params["derived_path"] = f"reports/{derived_file(name)}"
+    return params
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The paths a notebook uses after the fresh-clone fallback, and the sentence saying which set it reads."""
+
+    results_dir: str
+    figures_dir: str
+    environment_json: str
+    config_json: str
+    checklist_json: str
+    derived_path: str
+    note: str
+
+    def paths(self) -> tuple[str, str, str, str, str, str]:
+        """The six path parameters in the order of every notebook's parameters cell."""
+        return (self.results_dir, self.figures_dir, self.environment_json, self.config_json,
+                self.checklist_json, self.derived_path)
+
+
+def _needed_file(name: str, params: Mapping[str, str], root) -> Path:
+    key, filename = NEEDS.get(name, ("environment_json", None))
+    path = resolve(params[key], root)
+    return path / filename if filename else path
+
+
+def inputs(name: str, results_dir: str, figures_dir: str, environment_json: str, config_json: str,
+           checklist_json: str, derived_path: str = "", *, root: str | os.PathLike | None = None) -> Inputs:
+    """The notebook's paths; the stored reference set when the workflow's results are absent.
+
+    Only the workflow's default paths fall back (a fresh clone opened in JupyterLab): paths a caller
+    set (papermill, the workflow, ``rebuild``) are used as given, so a run never reads the reference
+    set by accident.  The note says which set the notebook reads.
+    """
+    given = {"results_dir": results_dir, "figures_dir": figures_dir, "environment_json": environment_json,
+             "config_json": config_json, "checklist_json": checklist_json, "derived_path": derived_path or ""}
+    defaults = workflow_paths(name)
+    needed = _needed_file(name, given, root)
+    at_defaults = all(str(given[key]) == defaults[key] for key in ("results_dir", "environment_json", "config_json"))
+    fallback = reader_paths(name)
+    if needed.exists() or not at_defaults or not _needed_file(name, fallback, root).exists():
+        return Inputs(**given, note="")  # as given: a missing file fails in the cell that reads it, naming it
+    if not given["derived_path"]:
+        fallback["derived_path"] = ""
+    note = (f"{os.path.relpath(needed, project_root(root))} is absent (no workflow run here, e.g. a fresh clone): "
+            f"this notebook reads the stored reference "
+            f"set {REFERENCE}/ ({reference_origin(root)}) and writes its figures and derived results under "
+            "reports/, as `make reader-report` does.")
+    return Inputs(**fallback, note=note)
+
+
+def reference_origin(root: str | os.PathLike | None = None, reference: str = REFERENCE) -> str:
+    """One phrase naming the commit and versions the reference set was made with (its manifest.json)."""
+    manifest = resolve(reference, root) / "manifest.json"
+    try:
+        data = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return "no manifest.json: origin unknown"
+    return (f"made at commit {str(data.get('git_commit') or '?')[:12]}, results schema "
+            f"{data.get('schema_version')}, analysis version {data.get('analysis_version')}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Statistics settings of one notebook run and where each came from."""
+
+    confidence: float
+    ci_target: float
+    origin: Mapping[str, str]
+
+    def sentence(self) -> str:
+        """What the notebook states at its top: the confidence and CI target in force, and their origin."""
+        return (f"Confidence of every interval: {percent(self.confidence)} ({self.origin['confidence']}); "
+                f"CI target: ±{percent(self.ci_target)} of the median ({self.origin['ci_target']}).")
+
+
+def percent(fraction: float) -> str:
+    """0.95 -> '95%', 0.975 -> '97.5%' (never rounded to a level the run did not use)."""
+    return f"{100 * float(fraction):.6g}%"
+
+
+def _schema_default(key: str) -> float:
+    from ..config import load_schema
+
+    return float(load_schema()["properties"]["measurement"]["properties"][key]["default"])
+
+
+def settings(config_json: str | os.PathLike | None, confidence=None, ci_target=None) -> Settings:
+    """``confidence`` and ``ci_target``: the notebook's parameter when set (papermill ``-p``), else the run's
+    config (``measurement.*``), else the config schema's default.  Out of (0, 1): NotebookError."""
+    measurement = {}
+    path = resolve(config_json) if config_json else None
+    if path is not None and path.is_file():
+        try:
+            measurement = dict(json.loads(path.read_text()).get("measurement") or {})
+        except (OSError, ValueError, AttributeError) as exc:
+            raise NotebookError(f"config dump unreadable: {path}", cause=exc) from exc
+    values, origin = {}, {}
+    for key, given in (("confidence", confidence), ("ci_target", ci_target)):
+        if given not in (None, ""):
+            values[key], origin[key] = float(given), f"notebook parameter {key}"
+        elif measurement.get(key) is not None:
+            values[key], origin[key] = float(measurement[key]), f"the run's config measurement.{key}"
+        else:
+            values[key], origin[key] = _schema_default(key), f"config schema default of measurement.{key}"
+        if not 0 < values[key] < 1 and not (key == "ci_target" and values[key] == 1):
+            raise NotebookError(f"{key} must lie between 0 and 1, got {values[key]!r} ({origin[key]})")
+    return Settings(values["confidence"], values["ci_target"], origin)

@@ -103,7 +103,7 @@ def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         t = group["time_s"].to_numpy(float)
         row = dict(zip(keys, key))
         row.update(n=t.size, runs=group["run_id"].nunique(), pe=int(group["pe"].iloc[0]),
-                   median_s=float(np.median(t)), mean_s=float(np.mean(t)))
+                   median_s=float(np.median(t)), mean_s=float(np.mean(t)), confidence=float(confidence))
         try:
             row["ci_low_s"], row["ci_high_s"] = stats.median_ci(t, confidence)
         except StatisticsError:
@@ -178,7 +178,8 @@ def percent_of_bound(summary: pd.DataFrame, bound_table: pd.DataFrame) -> pd.Ser
 def _describe_base(base: pd.Series, role: str) -> str:
     text = (f"{role} = {base['implementation']}, size {int(base['size'])}: median {base['median_s']:.4g} s per iteration")
     if np.isfinite(base["ci_low_s"]):
-        text += f" (95% CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)"
+        level = f"{100 * float(base['confidence']):g}% " if "confidence" in base.index else ""
+        text += f" ({level}CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)"
     if np.isfinite(base["rate"]):
         text += f", {base['rate']:.4g} {base['rate_unit']}"
     return text

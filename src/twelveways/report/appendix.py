@@ -1,0 +1,400 @@
+"""The artifact-evaluation appendix: ``reports/artifact-appendix.md``.
+
+A committee member evaluating the artifact in one sitting needs the chain contributions and
+claims -> experiments (Snakemake rules, config sections) -> figures and tables -> expected results
+with tolerances -> runtime -> hardware and software.  Every link here is read from what the run
+wrote: the claims from ``config/claims.yaml`` and their outcome from ``checklist.json``, the
+tolerances from the measured confidence intervals (claims and derived summaries), the runtimes
+from Snakemake's benchmark logs (``logs/bench/<rule>.tsv``), the requirements from the
+environment capture.  Nothing is typed in by hand; a missing input is said, not guessed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import ResultsError
+from ..escape import markdown_text as md
+from . import notebooks as nb
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One benchmark family as the workflow runs it."""
+
+    title: str
+    rules: tuple[str, ...]
+    config: str
+    notebook: str
+    outputs: tuple[str, ...]
+    needs: str = ""
+
+
+#: Claims name their experiment by the ``benchmark`` filter (the results schema's family column).
+EXPERIMENTS = {
+    "prk": Experiment("Parallel Research Kernels and machine bounds", ("prk_build", "prk_bounds", "prk_run", "notebook_prk"),
+                      "prk", "prk", ("results/prk.nc", "results/bounds.nc", "results/derived/prk.nc")),
+    "train": Experiment("Training to a quality target (MLPerf rules)", ("train_data", "train_sweeps", "notebook_train"),
+                        "train", "train", ("results/train.nc", "results/derived/train.nc")),
+    "infer": Experiment("Inference on MLPerf LoadGen", ("infer", "notebook_inference"), "infer", "inference",
+                        ("results/inference.nc", "results/derived/infer.nc"),
+                        needs="the checkpoints of train_sweeps (the training experiment runs first)"),
+}
+#: Rules every profile runs whatever the experiments (capture, audit, report).
+SHARED_RULES = ("config_dump", "environment", "environment_end", "notebook_environment", "checklist",
+                "notebook_checklist", "report", "appendix")
+#: The figure that shows a claim's metric, in order of preference (names as the notebooks save them).
+FIGURES_BY_METRIC = {
+    "time": ("median-ci", "scaling-strong", "distributions"),
+    "test_accuracy": ("f5-precision", "f3-train-val-test"),
+    "time_to_train": ("f5-precision", "f1-batch-size", "f2-per-iteration-vs-end-to-end"),
+    "accuracy": ("pareto",),
+    "latency": ("latency_cdf", "latency_vs_load"),
+}
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the appendix reads each input; ``report_dir`` is where it is written (links are relative to it)."""
+
+    claims: Path | None
+    checklist: Path
+    derived: Path | None
+    config: Path | None
+    environment: Path | None
+    bench: Path | None
+    figures: Path | None
+    report_dir: Path
+
+    @classmethod
+    def for_workflow(cls, root: str | os.PathLike | None = None) -> "Sources":
+        """The workflow's own layout (results/, reports/, logs/bench/)."""
+        base = nb.project_root(root)
+        return cls(claims_named(base / "results" / "config.json"), base / "reports" / "checklist.json",
+                   base / "results" / "derived", base / "results" / "config.json",
+                   base / "results" / "environment.json", base / "logs" / "bench", base / "results" / "figures",
+                   base / "reports")
+
+    @classmethod
+    def for_rebuild(cls, source: Path, output: Path) -> "Sources":
+        """A rebuild from a stored set: inputs from ``source``, everything re-made under ``output``."""
+        config = source / "config.json"
+        return cls(claims_named(config), output / "checklist.json", output / "derived",
+                   config if config.is_file() else None, source / "environment.json", source / "logs" / "bench",
+                   output / "figures", output)
+
+
+def claims_named(config_json: Path) -> Path | None:
+    """The claims file the run's config names (``report.claims``), in this checkout."""
+    try:
+        named = str((json.loads(config_json.read_text()).get("report") or {}).get("claims") or "").strip()
+    except (OSError, ValueError, AttributeError):
+        named = "config/claims.yaml"
+    return nb.resolve(named) if named and nb.resolve(named).is_file() else None
+
+
+def shown(path: Path | None) -> str:
+    """A path as a reader of this checkout names it: relative to the root when inside it."""
+    if path is None:
+        return "none"
+    try:
+        return Path(path).resolve().relative_to(nb.project_root()).as_posix()
+    except (ValueError, nb.NotebookError):
+        return str(path)
+
+
+def _json(path: Path | None, what: str) -> dict:
+    if path is None or not Path(path).is_file():
+        return {}
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{what} is not valid JSON: {path}", cause=exc) from exc
+    return data if isinstance(data, dict) else {}
+
+
+def rule_runtimes(bench_dir: Path | None) -> dict[str, float]:
+    """Seconds per rule from Snakemake's ``benchmark:`` files (mean of a file's repeats; column ``s``)."""
+    times = {}
+    for path in sorted(Path(bench_dir).glob("*.tsv")) if bench_dir and Path(bench_dir).is_dir() else []:
+        try:
+            seconds = pd.to_numeric(pd.read_csv(path, sep="\t")["s"], errors="coerce").dropna()
+        except (OSError, ValueError, KeyError, pd.errors.EmptyDataError):
+            continue
+        if len(seconds):
+            times[path.stem] = float(seconds.mean())
+    return times
+
+
+def duration(seconds: float | None) -> str:
+    """'7 min 31 s' / '42.0 s'; 'not measured' without a number."""
+    if seconds is None or not math.isfinite(seconds):
+        return "not measured"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min {rest} s"
+
+
+def experiment_runtime(experiment: Experiment, runtimes: Mapping[str, float]) -> tuple[float | None, list[str]]:
+    """(seconds summed over the experiment's rules, rules without a benchmark file)."""
+    found = [runtimes[rule] for rule in experiment.rules if rule in runtimes]
+    return (sum(found) if found else None), [rule for rule in experiment.rules if rule not in runtimes]
+
+
+def experiment_of(claim: Mapping) -> tuple[str, Experiment] | None:
+    """The experiment a claim's rows come from (its sides' ``benchmark`` filter)."""
+    family = str((claim.get("a") or {}).get("benchmark") or (claim.get("b") or {}).get("benchmark") or "")
+    return (family, EXPERIMENTS[family]) if family in EXPERIMENTS else None
+
+
+def figure_for(metric: str, experiment: Experiment, figures: Path | None, report_dir: Path) -> tuple[str, str] | None:
+    """(figure, its CSV) relative to the appendix, of the figure that shows ``metric``; None when none was drawn."""
+    folder = figures / experiment.notebook if figures else None
+    if folder is None or not folder.is_dir():
+        return None
+    names = [*FIGURES_BY_METRIC.get(metric, ()), *sorted(p.stem for p in folder.glob("*.png"))]
+    for name in names:
+        png = folder / f"{name}.png"
+        if png.is_file():
+            csv = png.with_suffix(".csv")
+            return (os.path.relpath(png, report_dir), os.path.relpath(csv, report_dir) if csv.is_file() else "")
+    return None
+
+
+def tolerance(estimate, interval) -> str:
+    """The interval as a tolerance around the estimate: '−12.3% / +8.1%'; '' without a finite interval."""
+    try:
+        est, low, high = float(estimate), float(interval[0]), float(interval[1])
+    except (TypeError, ValueError, IndexError):
+        return ""
+    if not all(map(math.isfinite, (est, low, high))) or est == 0:
+        return ""
+    return f"−{100 * (est - low) / abs(est):.3g}% / +{100 * (high - est) / abs(est):.3g}%"
+
+
+def expected_claim(outcome: Mapping | None) -> tuple[str, str]:
+    """(expected result, tolerance) of one claim from its checked numbers."""
+    if not outcome:
+        return "not checked in this checklist", "none: the claim was not audited"
+    numbers = outcome.get("numbers") or {}
+    estimate, interval = numbers.get("estimate"), numbers.get("interval")
+    verdict = str(outcome.get("verdict", "?")).replace("_", " ")
+    if estimate is None:
+        return f"verdict {verdict}; no estimate ({outcome.get('message', '')})", "none: no estimate"
+    coverage = numbers.get("coverage")
+    level = f"{100 * float(coverage):.3g}%" if coverage is not None else "?"
+    spread = tolerance(estimate, interval)
+    text = f"{numbers.get('estimate_definition', 'estimate')} = {float(estimate):.4g}; verdict {verdict}"
+    if spread:
+        return text, f"{spread} ({level} interval [{float(interval[0]):.4g}, {float(interval[1]):.4g}])"
+    return text, f"none measurable: no interval at this n ({outcome.get('message', '')})"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
+    """A Markdown table, every cell escaped (claims and machine text may hold Markdown)."""
+    lines = ["| " + " | ".join(md(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md(cell) if cell not in (None, "") else "—" for cell in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def _link(path: str, text: str | None = None) -> str:
+    """A Markdown link to a relative path (text escaped; the path written as is, without spaces)."""
+    return f"[{md(text or path)}]({path.replace(' ', '%20')})"
+
+
+def load_claims(path: Path | None) -> list[dict]:
+    """The claims as written in the claims file (their configuration: sides, threshold)."""
+    if path is None:
+        return []
+    from ..inputs import read_yaml
+
+    data = read_yaml(path, "claims file", ResultsError)
+    items = data.get("claims") if isinstance(data, Mapping) else data
+    return [dict(item) for item in (items or []) if isinstance(item, Mapping)]
+
+
+def claim_rows(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sources: Sources,
+               runtimes: Mapping[str, float]) -> list[list[str]]:
+    """One row per claim: id, experiment, figure, expected result, tolerance, runtime."""
+    rows = []
+    for claim in claims:
+        found = experiment_of(claim)
+        family, experiment = found if found else ("?", None)
+        figure = figure_for(str(claim.get("metric", "")), experiment, sources.figures, sources.report_dir) \
+            if experiment else None
+        seconds = experiment_runtime(experiment, runtimes)[0] if experiment else None
+        expected, spread = expected_claim(outcomes.get(str(claim.get("id"))))
+        rows.append([str(claim.get("id")),
+                     f"{family}: rules {', '.join(experiment.rules)}; config section {experiment.config}"
+                     if experiment else "no experiment: the claim names no known benchmark",
+                     figure[0] if figure else "no figure of this experiment in this run",
+                     expected, spread, duration(seconds)])
+    return rows
+
+
+def claims_section(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sources: Sources,
+                   runtimes: Mapping[str, float]) -> list[str]:
+    """Contributions and claims, then each claim's chain to experiment, figure, expectation and runtime."""
+    lines = ["## 1. Contributions and claims", "",
+             f"Claims from `{md(shown(sources.claims))}`, "
+             "checked against this run's data by the checklist (verdict after Holm over all claims).", ""]
+    lines += _table(["claim", "statement", "threshold", "verdict"],
+                    [[str(c.get("id")), str(c.get("statement", "")),
+                      " and ".join(f"{k.replace('_', ' ')} {c[k]}" for k in ("at_least", "at_most") if c.get(k) is not None),
+                      str((outcomes.get(str(c.get("id"))) or {}).get("verdict", "not checked")).replace("_", " ")]
+                     for c in claims])
+    lines += ["## 2. Claims to experiments, figures, expected results and runtime", "",
+              "Tolerance: the claim's interval around its estimate at the coverage it achieved; a re-run on the "
+              "hardware below is expected to land inside it and reach the same verdict. Runtime: the experiment's "
+              "Snakemake rules as measured in this run.", ""]
+    lines += _table(["claim", "experiment", "figure", "expected result", "tolerance", "runtime"],
+                    claim_rows(claims, outcomes, sources, runtimes))
+    return lines
+
+
+def findings_section(derived: Path | None) -> list[str]:
+    """The headline numbers (one key configuration per benchmark) with their CIs as tolerances."""
+    from .headline import key_rows, load_summaries, short_configuration
+
+    rows = []
+    for family, summary in key_rows(load_summaries(derived)):
+        value, ci = summary.get("value"), summary.get("ci")
+        confidence = summary.get("confidence")
+        rows.append([family, short_configuration(family, summary.get("filters") or {}),
+                     f"{summary.get('statistic')} {summary.get('metric')}",
+                     f"{float(value):.4g} {summary.get('unit', '')}".strip(),
+                     tolerance(value, ci) or "none: no interval at this n",
+                     f"{100 * float(confidence):g}%" if confidence is not None else "", str(summary.get("n", ""))])
+    lines = ["## 4. Expected results of the main measurements", "",
+             "The report's headline rows, from the derived results the notebooks wrote; the tolerance is the "
+             "confidence interval around the value.", ""]
+    return lines + (_table(["benchmark", "key configuration", "statistic", "value", "tolerance", "confidence", "n"], rows)
+                    if rows else ["No derived results in this run: no headline numbers.", ""])
+
+
+def figures_section(sources: Sources) -> list[str]:
+    """Every figure of every notebook with the CSV behind it."""
+    folder = sources.figures
+    rows = []
+    for png in sorted(folder.glob("*/*.png")) if folder and folder.is_dir() else []:
+        csv = png.with_suffix(".csv")
+        rows.append([png.parent.name, _link(os.path.relpath(png, sources.report_dir), png.stem),
+                     _link(os.path.relpath(csv, sources.report_dir), csv.name) if csv.is_file() else "no CSV"])
+    lines = ["## 3. Figures and tables", "",
+             "Each figure appears in `report.html` (section of its notebook) beside its tables; its data is the CSV.", ""]
+    if not rows:
+        return lines + ["No figures in this run.", ""]
+    table = ["| notebook | figure | data |", "|---|---|---|"]
+    return lines + table + [f"| {md(a)} | {b} | {c if c == 'no CSV' else c} |" for a, b, c in rows] + [""]
+
+
+def runtime_section(runtimes: Mapping[str, float], config: Mapping, bench: Path | None) -> list[str]:
+    """Measured runtime of each experiment (rule by rule) and of the whole profile."""
+    profile = str(config.get("profile", "?"))
+    lines = ["## 5. Runtime", ""]
+    if not runtimes:
+        return lines + [f"Not measured: no Snakemake benchmark files (`logs/bench/*.tsv`) beside this result set "
+                        f"({bench or 'no folder'}). A workflow run writes them; `python -m twelveways.report snapshot` "
+                        "keeps them in a reference set.", ""]
+    rows = []
+    for family, experiment in EXPERIMENTS.items():
+        seconds, missing = experiment_runtime(experiment, runtimes)
+        detail = ", ".join(f"{rule} {duration(runtimes[rule])}" for rule in experiment.rules if rule in runtimes)
+        rows.append([family, experiment.title, duration(seconds), detail + (f"; no benchmark file: {', '.join(missing)}"
+                                                                          if missing else ""), experiment.needs])
+    shared = [rule for rule in runtimes if not any(rule in e.rules for e in EXPERIMENTS.values())]
+    rows.append(["shared", "capture, audit, report", duration(sum(runtimes[r] for r in shared)),
+                 ", ".join(f"{r} {duration(runtimes[r])}" for r in shared), ""])
+    lines += _table(["experiment", "what", "runtime", "rules (seconds each, Snakemake benchmark)", "needs"], rows)
+    total = sum(runtimes.values())
+    lines += [f"**Profile `{md(profile)}`: {duration(total)} in total** (the sum over {len(runtimes)} rules' benchmark "
+              "files; with jobs in parallel the wall time can be shorter).",
+              "Other profiles are not measured in this set: their runtime is written to `logs/bench/` when they run "
+              "(`make report CONFIGFILE=config/full.yaml` for the paper-grade `full` profile) and this appendix then "
+              "states it.", ""]
+    return lines
+
+
+def requirements_section(environment: Mapping) -> list[str]:
+    """Hardware and software of the machine that made these results (the environment capture)."""
+    from ..env_render import summary_rows
+
+    lines = ["## 6. Hardware and software requirements", "",
+             "The machine and software that produced these results, as captured at the start of the run; a run "
+             "elsewhere needs the same software (`envs/requirements.lock`, `make venv`) and comparable hardware to "
+             "reproduce the numbers within the tolerances above. No GPU is needed.", ""]
+    if not environment:
+        return lines + ["No environment capture in this result set.", ""]
+    keep = ("CPU", "Topology", "Usable CPUs", "Caches", "NUMA nodes", "Memory", "Virtualization", "OS",
+            "C compiler (used)", "MPI library", "BLAS/OpenMP", "Python", "numpy", "torch", "LoadGen", "GPUs", "Timer")
+    rows = [[label, value] for label, value in summary_rows(environment) if label in keep]
+    return lines + _table(["", "value"], rows)
+
+
+def header(config: Mapping, environment: Mapping, sources: Sources) -> list[str]:
+    """Title, what the artifact is, where the appendix read its inputs, how to reproduce."""
+    commit = str((environment.get("git") or {}).get("commit") or "unknown")
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return ["# Artifact appendix: Twelve Ways", "",
+            f"Generated {generated} from the results of commit `{md(commit[:12])}`, profile "
+            f"`{md(config.get('profile', '?'))}` (checklist: `{md(shown(sources.checklist))}`).", "",
+            "Reproduce: `make report` runs every experiment and writes `reports/` (this appendix included); "
+            "`make reader-report` re-analyses and re-audits the stored reference set `data/reference` without "
+            "running a benchmark; `make archive` packs code, results and reports with SHA-256 checksums.", ""]
+
+
+def render(sources: Sources) -> str:
+    """The whole appendix as Markdown."""
+    checklist = _json(sources.checklist, "checklist")
+    if not checklist:
+        raise ResultsError(f"no checklist at {sources.checklist}: audit the results first")
+    config, environment = _json(sources.config, "config dump"), _json(sources.environment, "environment capture")
+    outcomes = {str(c.get("id")): c for c in checklist.get("claims") or [] if isinstance(c, Mapping)}
+    claims = load_claims(sources.claims) or [{"id": key, **(value.get("numbers") or {})} for key, value in outcomes.items()]
+    runtimes = rule_runtimes(sources.bench)
+    lines = header(config, environment, sources)
+    lines += claims_section(claims, outcomes, sources, runtimes)
+    lines += figures_section(sources) + findings_section(sources.derived)
+    lines += runtime_section(runtimes, config, sources.bench) + requirements_section(environment)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write(path: str | os.PathLike, sources: Sources) -> Path:
+    """Render and write the appendix atomically."""
+    from .. import atomic
+
+    return atomic.write_text(path, render(sources), "artifact appendix", make_parents=True)
+
+
+def add_parser(sub) -> None:
+    """The ``appendix`` subcommand of ``python -m twelveways.report``."""
+    p = sub.add_parser("appendix", help="write the artifact-evaluation appendix (reports/artifact-appendix.md)")
+    p.add_argument("--output", default="reports/artifact-appendix.md", help="Markdown file to write")
+    p.add_argument("--checklist", default="reports/checklist.json", help="audited checklist with the claims' numbers")
+    p.add_argument("--claims", help="claims file (default: the one the config names, report.claims)")
+    p.add_argument("--derived", default="results/derived", help="derived results (headline numbers and CIs)")
+    p.add_argument("--config", default="results/config.json", help="validated config dump")
+    p.add_argument("--environment", default="results/environment.json", help="environment capture")
+    p.add_argument("--bench", default="logs/bench", help="Snakemake benchmark logs (runtimes)")
+    p.add_argument("--figures", default="results/figures", help="figures folder (one subfolder per notebook)")
+    p.set_defaults(func=_main)
+
+
+def _main(args: argparse.Namespace) -> int:
+    output = nb.resolve(args.output)
+    config = nb.resolve(args.config)
+    sources = Sources(nb.resolve(args.claims) if args.claims else claims_named(config), nb.resolve(args.checklist),
+                      nb.resolve(args.derived), config, nb.resolve(args.environment), nb.resolve(args.bench),
+                      nb.resolve(args.figures), output.parent)
+    print(write(output, sources))
+    return 0
