@@ -37,11 +37,10 @@ confidence = None  # None: the run's config (measurement.confidence); papermill 
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from twelveways import plots, stats
+from twelveways import plots
 from twelveways.errors import StatisticsError
 from twelveways.infer import analysis
 from twelveways.report import tables
@@ -66,7 +65,8 @@ label = attrs.get("statistical_minimum_label", "below the MLPerf statistical min
 minimum = attrs.get("statistical_minimum", {}) or {}
 if below:
     tables.note(f"These results are {label}: the runs are shorter than {minimum.get('min_duration_s', 60):g} s "
-                f"and/or issue fewer queries than MLPerf's counts {minimum.get('query_counts')}. LoadGen's verdicts "
+                f"and/or issue fewer queries than MLPerf's counts "
+                f"({'; '.join(f'{k} {v:,}' for k, v in (minimum.get('query_counts') or {}).items()) or 'not stated'}). LoadGen's verdicts "
                 "still apply to the runs as made, but their tail percentiles carry less statistical confidence.",
                 kind="warning")
 tables.note(f"LoadGen {attrs.get('loadgen_version')}; per-query latencies: {attrs.get('per_query_latency_source')}")
@@ -153,19 +153,17 @@ if variants:
         sample = part.sample(min(len(part), 4000), random_state=0)
         sns.stripplot(data=sample, x="target_qps", y="latency_ms", native_scale=True, size=1.5, alpha=0.3,
                       color="0.4", ax=ax, jitter=False)
-        try:
-            fit = stats.quantile_regression(part["target_qps"], part["latency_ms"], quantiles=(0.5, 0.9, 0.99),
-                                            confidence=confidence)
+        try:  # fitted on log latency, drawn only over the loads measured (plots.quantile_lines)
+            fit = plots.quantile_lines(ax, part["target_qps"], part["latency_ms"], quantiles=(0.5, 0.9, 0.99),
+                                       confidence=confidence)
         except StatisticsError as exc:
             ax.set_title(f"{variant}\n(no fit: {exc})", fontsize="small")
             continue
-        grid = np.linspace(part["target_qps"].min(), part["target_qps"].max(), 50)
         for q, line in fit.items():
-            ax.plot(grid, line.predict(grid), label=f"p{q * 100:g}")
-            fits.append({"variant": variant, "quantile": f"p{q * 100:g}", "ms per 1000 QPS": line.slope * 1000,
-                         f"{percent(confidence)} CI": tuple(v * 1000 for v in line.slope_ci), "intercept (ms)": line.intercept,
+            fits.append({"variant": variant, "quantile": f"p{q * 100:g}", "slope (log10 ms per query/s)": line.slope,
+                         f"{percent(confidence)} CI": tuple(line.slope_ci), "intercept (log10 ms)": line.intercept,
                          "n": line.n, "converged": line.converged})
-        derived_fits += analysis.quantile_fit_records(part, fit)
+        derived_fits += analysis.quantile_fit_records(part, fit, unit="log10 ms per query/s")
         ax.set_yscale("log")
         ax.set_xlabel("target QPS (offered load)")
         ax.set_ylabel("latency (ms, log scale)")
@@ -175,7 +173,7 @@ if variants:
     plots.save(fig, figures, "latency_vs_load",
                declaration=dict(shows="samples", lines="model", x="target_qps", x_kind="continuous"))
     plt.show()
-tables.show(pd.DataFrame(fits), "quantile regression of latency on target QPS (statsmodels QuantReg)")
+tables.show(pd.DataFrame(fits), "quantile regression of log10 latency on target QPS (statsmodels QuantReg)")
 tables.show(analysis.server_probes(frame), "every Server run: offered load, LoadGen's verdict, p99")
 
 # %% [markdown]

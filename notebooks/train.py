@@ -58,6 +58,8 @@ runs = ta.per_run(samples)
 score_table = ta.scores(attrs)
 epochs = ta.curves(samples)
 targets = attrs.get("quality_targets", {})
+target_text = "; ".join(f"{name} {value:g}" if isinstance(value, (int, float)) else f"{name} {value}"
+                        for name, value in targets.items()) if isinstance(targets, dict) else str(targets)
 figdir = resolve(figures_dir) if figures_dir else None
 
 
@@ -79,7 +81,7 @@ overview = (runs.groupby(["role"])
 tables.show(overview, "training runs (role 'tuning' = learning-rate trials, 'final' = reported)")
 compliance = attrs.get("compliance", {})
 tables.note(f"MLPerf compliance checker: {compliance.get('passed')} of {compliance.get('checked')} mllog logs pass "
-            f"the shipped ruleset ({compliance.get('ruleset')}); quality targets (validation accuracy): {targets}; "
+            f"the shipped ruleset ({compliance.get('ruleset')}); quality targets (validation accuracy): {target_text}; "
             f"timing: {attrs.get('timing_rules')}")
 if not score_table.empty:
     shown = score_table[["config_id", "study", "score_s", "valid", "n_runs", "n_converged", "reason"]]
