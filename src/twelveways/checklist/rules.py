@@ -349,59 +349,10 @@ def r5_confidence_intervals(data: AuditData):
     for src in data.raw_sources:  # derived summaries restate these configurations' CIs
         confidence = data.measurement(src, "confidence", 0.95)
         target = data.measurement(src, "ci_target", 0.05)
-        rows = src.frame[src.kinds.isin(["cost", "rate"])]
-        rows = rows[rows["valid"] & (rows["iteration"] != 0)]
-        not_finite = int((~np.isfinite(rows["value"].astype(float))).sum())
-        rows = rows[np.isfinite(rows["value"].astype(float))]
-        derived = {m for m in set(rows["metric"]) if src.is_derived(m)}
-        rows = rows[~rows["metric"].isin(derived)]
-        if "role" in rows:
-            rows = rows[rows["role"] != "tuning"]
+        rows, not_finite = _r5_rows(src)
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
                   "too_few_noted": 0, "too_few_unnoted": 0}
-        worst_cases = []
-        keys = [c for c in src.factor_columns if c in rows.columns]
-        if len(rows):
-            rows = _max_over_ranks(src, rows, keys)
-        varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
-        for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
-            values = finite(group["value"])
-            if values.size == 0:
-                continue
-            counts["configurations"] += 1
-            label = describe(dict(zip(keys, key)), varying)
-            if values.size > 1 and np.all(values == values[0]):
-                counts["deterministic"] += 1
-                continue
-            median = float(np.median(values))
-            try:
-                low, high = stats.median_ci(values, confidence)
-            except StatisticsError:
-                note = _noted(src, group, str(group["metric"].iloc[0]))
-                counts["too_few_noted" if note else "too_few_unnoted"] += 1
-                worst_cases.append((math.inf, label, values.size, None, note))
-                continue
-            width = max(median - low, high - median) / abs(median) if median else math.inf
-            if width <= target:
-                counts["within_target"] += 1
-                continue
-            note = _noted(src, group, str(group["metric"].iloc[0]))
-            counts["wide_noted" if note else "wide_unnoted"] += 1
-            worst_cases.append((width, label, values.size, [low, high], note))
-        for s in src.summaries():  # stated CIs against their stated target
-            ci, value = s.get("ci"), s.get("value")
-            if not (isinstance(ci, list) and len(ci) == 2 and _finite(value) and float(value)):
-                continue
-            s_target = float(s.get("ci_target", target))
-            width = max(float(value) - float(ci[0]), float(ci[1]) - float(value)) / abs(float(value))
-            counts["configurations"] += 1
-            if width <= s_target:
-                counts["within_target"] += 1
-            elif str(s.get("note", "")).strip():
-                counts["wide_noted"] += 1
-            else:
-                counts["wide_unnoted"] += 1
-                worst_cases.append((width, f"summary {s.get('metric')} {describe(s.get('filters') or {})}", s.get("n"), ci, ""))
+        cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
         if not counts["configurations"]:
             continue
         statuses.append(_r5_status(counts))
@@ -411,15 +362,87 @@ def r5_confidence_intervals(data: AuditData):
         if not_finite:
             statuses.append(Status.WARN)
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
-        for width, label, n, ci, note in sorted(worst_cases, key=lambda c: (bool(c[4]), -c[0] if math.isfinite(c[0]) else -1e300))[:5]:
-            ci_text = f"CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "no CI (too few samples)"
-            evidence.append(ev(f"{label}: n={n}, {ci_text}", {"relative_half_width": width if math.isfinite(width) else "none",
-                                                              "note": note or "none"},
-                               src.path, "column value", "column stop_reason", "attr ci_notes", "attr summaries[].note"))
+        evidence += _r5_worst_cases(src, cases)
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("measured costs or rates", 0, "", "rows of kind cost/rate")], ""
     return worst(statuses), evidence, ("Repeat until the CI of the median is within the target, or record why not "
                                        "(stop_reason column, attr ci_notes, or a summary note) (SC15 R5).")
+
+
+def _r5_rows(src) -> tuple[pd.DataFrame, int]:
+    """Summarizable, finite cost/rate rows that are measurements (not derived, not tuning); and the non-finite count."""
+    rows = src.frame[src.kinds.isin(["cost", "rate"])]
+    rows = rows[rows["valid"] & (rows["iteration"] != 0)]
+    finite_mask = np.isfinite(rows["value"].astype(float))
+    not_finite = int((~finite_mask).sum())
+    rows = rows[finite_mask]
+    rows = rows[~rows["metric"].isin({m for m in set(rows["metric"]) if src.is_derived(m)})]
+    if "role" in rows:
+        rows = rows[rows["role"] != "tuning"]
+    return rows, not_finite
+
+
+def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> list:
+    """Count each configuration of the rows; return its (width, label, n, ci, note) when it is not within target."""
+    cases = []
+    keys = [c for c in src.factor_columns if c in rows.columns]
+    if len(rows):
+        rows = _max_over_ranks(src, rows, keys)
+    varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
+    for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
+        values = finite(group["value"])
+        if values.size == 0:
+            continue
+        counts["configurations"] += 1
+        label = describe(dict(zip(keys, key)), varying)
+        if values.size > 1 and np.all(values == values[0]):
+            counts["deterministic"] += 1
+            continue
+        median = float(np.median(values))
+        note = _noted(src, group, str(group["metric"].iloc[0]))
+        try:
+            low, high = stats.median_ci(values, confidence)
+        except StatisticsError:
+            counts["too_few_noted" if note else "too_few_unnoted"] += 1
+            cases.append((math.inf, label, values.size, None, note))
+            continue
+        width = max(median - low, high - median) / abs(median) if median else math.inf
+        if width <= target:
+            counts["within_target"] += 1
+            continue
+        counts["wide_noted" if note else "wide_unnoted"] += 1
+        cases.append((width, label, values.size, [low, high], note))
+    return cases
+
+
+def _r5_stated(src, target: float, counts: dict) -> list:
+    """Stated CIs (attr summaries) against their stated target."""
+    cases = []
+    for s in src.summaries():
+        ci, value = s.get("ci"), s.get("value")
+        if not (isinstance(ci, list) and len(ci) == 2 and _finite(value) and float(value)):
+            continue
+        width = max(float(value) - float(ci[0]), float(ci[1]) - float(value)) / abs(float(value))
+        counts["configurations"] += 1
+        if width <= float(s.get("ci_target", target)):
+            counts["within_target"] += 1
+        elif str(s.get("note", "")).strip():
+            counts["wide_noted"] += 1
+        else:
+            counts["wide_unnoted"] += 1
+            cases.append((width, f"summary {s.get('metric')} {describe(s.get('filters') or {})}", s.get("n"), ci, ""))
+    return cases
+
+
+def _r5_worst_cases(src, cases: list) -> list:
+    """The five worst configurations (unexplained first), each with n, its CI and its note."""
+    out = []
+    for width, label, n, ci, note in sorted(cases, key=lambda c: (bool(c[4]), -c[0] if math.isfinite(c[0]) else -1e300))[:5]:
+        ci_text = f"CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "no CI (too few samples)"
+        out.append(ev(f"{label}: n={n}, {ci_text}", {"relative_half_width": width if math.isfinite(width) else "none",
+                                                     "note": note or "none"},
+                      src.path, "column value", "column stop_reason", "attr ci_notes", "attr summaries[].note"))
+    return out
 
 
 def _r5_status(counts: dict) -> Status:
