@@ -88,10 +88,12 @@ def test_r5_warns_with_counts_for_too_few_samples_and_n1_is_not_deterministic(tm
     assert "needs n >= 6" in text(r5)
 
 
-def test_r5_fails_an_unnoted_wide_ci_and_survives_nan(tmp_path):
-    wide = rows([1.0, 3.0, 1.5, 2.5, 1.2, 2.8, 1.1, 2.9, 1.4, 2.2] + [float("nan")])
-    path = write(tmp_path, [r for r in wide if np.isfinite(r["value"])])
+def test_r5_fails_an_unnoted_wide_ci_only_against_a_stated_target(tmp_path):
+    wide = rows([1.0, 3.0, 1.5, 2.5, 1.2, 2.8, 1.1, 2.9, 1.4, 2.2])
+    path = write(tmp_path, wide, ci_target=0.05)
     assert check([path], "R5").status is Status.FAIL
+    unstated = write(tmp_path, wide, name="u.nc")
+    assert check([unstated], "R5").status is Status.WARN  # no target was set: the default proves nothing
 
 
 @pytest.mark.parametrize("spelling, name", [

@@ -280,6 +280,11 @@ def test_pyperf_nested_values(tmp_path, capsys, compressed):
     assert summary.n == 6 and summary.ci[0] <= summary.value <= summary.ci[1]
     report = audit_json(capsys, tmp_path, path)
     assert report["inputs"] == [str(path)]
+    r5 = check(report, "R5")  # the checklist's CI is over the 6 process means too
+    assert "nested measurements" in json.dumps(r5["evidence"]) and '"configurations": 1' in json.dumps(r5["evidence"])
+    worst = [e for e in r5["evidence"] if "n=" in e["what"]]
+    assert worst and all("n=6" in e["what"] for e in worst)  # ±10% over process means: wider than the default
+    assert r5["status"] == "warn" and "no CI target stated" in json.dumps(r5["evidence"])
 
 
 def test_pyperf_damaged_file_is_one_error(tmp_path, capsys):

@@ -355,10 +355,19 @@ def r5_confidence_intervals(data: AuditData):
         cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
         if not counts["configurations"]:
             continue
-        statuses.append(_r5_status(counts))
+        target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
+        status = _r5_status(counts)
+        if status is Status.FAIL and not target_stated:  # nobody set the target: a default is no proof
+            status = Status.WARN
+            evidence.append(ev("no CI target stated (attr ci_target or config measurement.ci_target)",
+                               f"judged against the default ±{target:.1%}", src.path, "attr ci_target"))
+        statuses.append(status)
         evidence.append(ev(f"configurations (confidence {confidence:.0%}, target ±{target:.1%})", counts, src.path,
                            "column value", "attr ci_target", "attr confidence", "config measurement"))
         evidence.append(ev("what the counts mean", _r5_reading(counts, confidence, target), src.path, "column value"))
+        if ci_level(src, rows):
+            evidence.append(ev("nested measurements: each CI is over the means of", ci_level(src, rows), src.path,
+                               "attr ci_level", f"column {ci_level(src, rows)}"))
         if not_finite:
             statuses.append(Status.WARN)
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
@@ -389,8 +398,10 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
     if len(rows):
         rows = _max_over_ranks(src, rows, keys)
     varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
+    level = ci_level(src, rows)
     for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
-        values = finite(group["value"])
+        # nested data (values inside processes): the CI is over the level's means, not pooled values
+        values = finite(group.groupby(level, sort=False)["value"].mean() if level else group["value"])
         if values.size == 0:
             continue
         counts["configurations"] += 1
@@ -413,6 +424,12 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
         counts["wide_noted" if note else "wide_unnoted"] += 1
         cases.append((width, label, values.size, [low, high], note))
     return cases
+
+
+def ci_level(src, rows) -> str:
+    """The column a CI must resample (attr ``ci_level``, e.g. pyperf's ``invocation``), when the rows have it."""
+    level = str(src.attr("ci_level", "") or "")
+    return level if level and level in rows.columns else ""
 
 
 def _r5_stated(src, target: float, counts: dict) -> list:
