@@ -69,14 +69,14 @@ def test_prk_attrs_make_parallel_time_op_count_and_cis_decidable(tmp_path):
     got = statuses([prk_file(tmp_path, cfg)], cfg, tmp_path)
     assert got["R10"] is Status.PASS   # timer, synchronization, rank summary stated; max over ranks holds
     assert got["F5"] is Status.PASS    # fp64 rates, op_count executed
-    assert got["R5"] is Status.PASS    # time rows noted by stop_reason; the rate row is a derived per-run summary
+    assert got["R5"] is Status.WARN    # wide or small but noted by stop_reason: a warning with counts, never a pass
     assert got["R2"] is Status.PASS    # every kernel of levels_available present
 
 
-def test_prk_without_its_attrs_fails_r10_and_warns_f5(tmp_path):
+def test_prk_without_its_attrs_warns_r10_and_f5(tmp_path):
     cfg = config()
     got = statuses([prk_file(tmp_path, cfg, with_attrs=False)], cfg, tmp_path)
-    assert got["R10"] is Status.FAIL
+    assert got["R10"] is Status.WARN  # an unstated timing method is missing evidence, not a proven violation
     assert got["F5"] is Status.WARN
 
 
@@ -113,7 +113,7 @@ def test_bounds_state_timer_op_count_and_their_fixed_repeats(tmp_path):
     assert set(results.to_frame(ds)["stop_reason"]) == {bounds.STOP_REASON}
     got = statuses([str(tmp_path / "bounds.nc")], config(), tmp_path)
     assert got["R10"] is Status.PASS and got["F5"] is Status.PASS
-    assert got["R5"] is Status.PASS  # a CI far wider than ±5%, documented as a fixed number of repeats
+    assert got["R5"] is Status.WARN  # a CI far wider than ±5%, documented as a fixed number of repeats: warned
 
 
 def test_audit_reports_are_world_readable(tmp_path):
