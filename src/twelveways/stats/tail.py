@@ -13,8 +13,8 @@ import numpy as np
 import statsmodels.api as sm
 from statsmodels.tools.sm_exceptions import IterationLimitWarning
 
-from .errors import StatisticsError
-from .stats_core import (Record, as_values, check_confidence, check_quantile, min_samples_for_ci,
+from ..errors import StatisticsError
+from .core import (Record, as_values, check_confidence, check_quantile, min_samples_for_ci,
                          percentile_ci, percentile_ci_ranks)
 
 

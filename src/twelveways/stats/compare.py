@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats as sps
 
-from .errors import StatisticsError
-from .stats_core import Record, as_values, check_confidence
-from .stats_summary import Summary, summarize
+from ..errors import StatisticsError
+from .core import Record, as_values, check_confidence
+from .summary import Summary, summarize
 
 # Vargha & Delaney (2000): |A12 - 0.5| at least 0.06 small, 0.14 medium, 0.21 large
 A12_THRESHOLDS = ((0.21, "large"), (0.14, "medium"), (0.06, "small"))

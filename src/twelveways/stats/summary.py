@@ -13,8 +13,8 @@ import math
 import numpy as np
 from scipy import stats as sps
 
-from .errors import StatisticsError
-from .stats_core import (STATISTICS, Record, as_values, check_confidence, check_kind, check_sign, median_ci,
+from ..errors import StatisticsError
+from .core import (STATISTICS, Record, as_values, check_confidence, check_kind, check_sign, median_ci,
                          median_ci_ranks, min_samples_for_ci, normality, t_interval)
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import stats as sps
 
-from .errors import StatisticsError
+from ..errors import StatisticsError
 
 KINDS = ("cost", "rate", "ratio")
 #: statistics allowed per kind; the first is the default (R3: arithmetic mean for costs, harmonic for rates)

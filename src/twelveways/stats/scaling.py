@@ -13,9 +13,9 @@ import numpy as np
 from scipy import optimize
 from scipy import stats as sps
 
-from .errors import StatisticsError
-from .stats_core import Record, as_values, check_confidence
-from .stats_summary import Summary, ratio_of_summaries, summarize
+from ..errors import StatisticsError
+from .core import Record, as_values, check_confidence
+from .summary import Summary, ratio_of_summaries, summarize
 
 BASE_CASES = ("best serial", "one process")
 SCALINGS = ("strong", "weak")

@@ -4,10 +4,10 @@ Everything here delegates the arithmetic to scipy / statsmodels; this package on
 right procedure (costs vs rates vs ratios, parametric only when normality holds) and refuses
 data that cannot support a statistic by raising :class:`~twelveways.errors.StatisticsError`.
 
-The code lives in ``stats_core`` (input checks, exact-rank CIs, normality, t CI), ``stats_summary``
-(kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats_compare``
-(Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats_tail`` (percentiles,
-quantile regression, Tukey outliers) and ``stats_scaling`` (speedup, Amdahl); import it from here.
+The code lives in ``stats.core`` (input checks, exact-rank CIs, normality, t CI), ``stats.summary``
+(kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats.compare``
+(Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats.tail`` (percentiles,
+quantile regression, Tukey outliers) and ``stats.scaling`` (speedup, Amdahl); import it from here.
 
 Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
 small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
@@ -15,14 +15,14 @@ small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence)
 
 from __future__ import annotations
 
-from .stats_compare import Comparison, Kruskal, a12_magnitude, compare, kruskal, ranks_poolable
-from .stats_core import (KINDS, STATISTICS, Normality, as_values, mean_ci, median_ci, median_ci_ranks,
+from .compare import Comparison, Kruskal, a12_magnitude, compare, kruskal, ranks_poolable
+from .core import (KINDS, STATISTICS, Normality, as_values, mean_ci, median_ci, median_ci_ranks,
                          min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks)
-from .stats_scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
+from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
                             ideal_scaling, speedup)
-from .stats_summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
+from .summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
                             samples_needed, summarize)
-from .stats_tail import Outliers, QuantileFit, percentiles, quantile_regression, tukey_outliers
+from .tail import Outliers, QuantileFit, percentiles, quantile_regression, tukey_outliers
 
 __all__ = [
     # kinds and summaries (R3, R4)
