@@ -404,9 +404,14 @@ def to_frame(ds: xr.Dataset) -> pd.DataFrame:
     return ds.to_dataframe().reset_index(drop=True)
 
 
+def summarizable_mask(frame: pd.DataFrame) -> pd.Series:
+    """Which rows may enter a summary: valid and not the warm-up iteration."""
+    return frame["valid"].astype(bool) & (frame["iteration"] != 0)
+
+
 def summarizable(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows that may enter a summary: valid and not the warm-up iteration."""
-    return frame[frame["valid"].astype(bool) & (frame["iteration"] != 0)]
+    """Rows that may enter a summary (see :func:`summarizable_mask`)."""
+    return frame[summarizable_mask(frame)]
 
 
 def attr_json(ds: xr.Dataset, key: str, default=None):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -225,24 +226,47 @@ class ResultSource:
         return pd.Series([""] * len(self.frame), index=self.frame.index, dtype=object)
 
 
+#: id(frame) -> (weak reference to the frame, {metric: row positions}); see _metric_positions.
+_METRIC_INDEX: dict[int, tuple[weakref.ref, dict[str, np.ndarray]]] = {}
+
+
+def _metric_positions(frame: pd.DataFrame, metric) -> np.ndarray:
+    """Row positions of ``metric`` (a name, several, or None for all), indexed once per frame:
+    every check selects by metric, and comparing a string column of every row each time dominated
+    the checklist's run time."""
+    if metric is None:
+        return np.arange(len(frame))
+    cached = _METRIC_INDEX.get(id(frame))
+    if cached is None or cached[0]() is not frame:
+        index = {str(name): rows for name, rows in frame.groupby("metric", sort=False).indices.items()} \
+            if len(frame) else {}
+        cached = (weakref.ref(frame), index)
+        _METRIC_INDEX[id(frame)] = cached
+    names = list(metric) if isinstance(metric, (list, tuple, set)) else [metric]
+    parts = [cached[1].get(str(name), np.empty(0, dtype=np.intp)) for name in names]
+    return np.sort(np.concatenate(parts)) if parts else np.empty(0, dtype=np.intp)
+
+
 def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filters: Mapping | None = None,
            summarizable: bool = True, collapse_ranks: bool = True) -> pd.DataFrame:
-    """Rows of ``metric`` matching ``filters`` ({column: value or [values]}); see the module doc."""
-    rows = results.summarizable(frame) if summarizable else frame
-    if isinstance(metric, (list, tuple, set)):
-        rows = rows[rows["metric"].isin(list(metric))]
-    elif metric is not None:
-        rows = rows[rows["metric"] == metric]
+    """Rows of ``metric`` matching ``filters`` ({column: value or [values]}); see the module doc.
+
+    Filters narrow a set of row positions, one column at a time, and the rows are taken once at
+    the end: the audited frames are wide (every configuration column of every family), so taking
+    rows per filter copied them each time and made the checklist stage minutes long."""
     filters = dict(filters or {})
+    if any(column not in frame.columns for column in filters):
+        return frame.iloc[0:0]
+    positions = _metric_positions(frame, metric)
+    if summarizable:
+        positions = positions[np.asarray(results.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
     for column, wanted in filters.items():
-        if column not in rows.columns:
-            return rows.iloc[0:0]
-        rows = rows[matches(rows[column], wanted)]
-    if collapse_ranks and "rank" not in filters and len(rows):
-        ranks = set(rows["rank"].tolist())
-        if -1 in ranks and len(ranks) > 1:
-            rows = rows[rows["rank"] == -1]
-    return rows
+        positions = positions[matches(frame[column].iloc[positions], wanted).to_numpy()]
+    if collapse_ranks and "rank" not in filters and positions.size:
+        ranks = frame["rank"].iloc[positions].to_numpy()
+        if (ranks == -1).any() and (ranks != -1).any():
+            positions = positions[ranks == -1]
+    return frame.iloc[positions]
 
 
 def _texty(column: pd.Series) -> bool:
