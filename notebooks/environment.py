@@ -45,7 +45,7 @@ config = tables.read_json(config_path, "config dump") if config_path.is_file() e
 # %%
 import pandas as pd
 
-from twelveways import env_render
+from twelveways.env import render as env_render
 
 tables.show(pd.DataFrame(env_render.summary_rows(capture), columns=["", "value"]), collapse_after=60)
 

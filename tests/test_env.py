@@ -6,17 +6,21 @@ are shared by the tests; everything else works on sections or on copies, so the 
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib.metadata
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from twelveways import env, env_render
+from twelveways import env
+from twelveways.env import probe, render, runtimes, system, toolchain
 from twelveways.errors import ResultsError
 
 #: Every field the capture must hold: a real value, or {"unavailable": "<reason>"}.
@@ -155,7 +159,7 @@ def test_hash_ignores_volatile_fields_and_sees_real_changes(cli_capture):
 def test_hash_does_not_depend_on_where_the_project_lives(cli_capture, monkeypatch):
     assert str(env.PROJECT_ROOT) in json.dumps(cli_capture)  # paths such as python.executable
     moved = json.loads(json.dumps(cli_capture).replace(str(env.PROJECT_ROOT), "/elsewhere/checkout"))
-    monkeypatch.setattr(env, "PROJECT_ROOT", env.Path("/elsewhere/checkout"))
+    monkeypatch.setattr(probe, "PROJECT_ROOT", Path("/elsewhere/checkout"))
     assert env.environment_hash(moved) == cli_capture["hash"]
 
 
@@ -163,7 +167,7 @@ def test_unreadable_field_gets_a_reason(monkeypatch):
     def denied():
         raise PermissionError("permission denied: /etc/os-release")
 
-    monkeypatch.setattr(env, "_read_os_release", denied)
+    monkeypatch.setattr(system, "read_os_release", denied)
     section = env.operating_system()
     assert section["distribution"] == {"unavailable": "PermissionError: permission denied: /etc/os-release"}
     assert env.is_unavailable(section["version_id"])
@@ -175,8 +179,8 @@ def test_unreadable_fields_propagate_through_capture(monkeypatch):
     def no_probe():
         raise env.Unavailable("runtime probe disabled by the test")
 
-    monkeypatch.setattr(env, "_runtimes", no_probe)
-    monkeypatch.setattr(env, "_read_os_release", lambda: (_ for _ in ()).throw(OSError("disk on fire")))
+    monkeypatch.setattr(runtimes, "probe", no_probe)
+    monkeypatch.setattr(system, "read_os_release", lambda: (_ for _ in ()).throw(OSError("disk on fire")))
     capture = env.capture(label="start")
     assert capture["torch"] == {"unavailable": "runtime probe disabled by the test"}
     assert capture["blas_openmp"] == {"unavailable": "runtime probe disabled by the test"}
@@ -185,13 +189,13 @@ def test_unreadable_fields_propagate_through_capture(monkeypatch):
     paths = dict(env.unavailable_fields(capture))
     assert {"torch", "blas_openmp", "mpi.library", "os.distribution"} <= set(paths)
     assert isinstance(capture["hardware"]["cpu"]["model"], str)
-    assert "OSError: disk on fire" in env_render.render_artifact_description(capture)
+    assert "OSError: disk on fire" in render.render_artifact_description(capture)
 
 
 def test_missing_tools_are_explained(monkeypatch):
-    assert env._safe(env._compiler, "no-such-compiler-tw") == {"unavailable": "no-such-compiler-tw not found on PATH"}
-    real_which = env.shutil.which
-    monkeypatch.setattr(env.shutil, "which", lambda name, *a, **k: None if name == "nvidia-smi" else real_which(name, *a, **k))
+    assert probe.safe(toolchain.compiler, "no-such-compiler-tw") == {"unavailable": "no-such-compiler-tw not found on PATH"}
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "nvidia-smi" else real_which(name, *a, **k))
     gpus = env.gpus()
     assert gpus["count"] == 0 and gpus["devices"] == []
     assert "nvidia-smi not found" in gpus["note"]
@@ -250,7 +254,7 @@ def test_artifact_description_has_the_sections(cli_capture, tmp_path):
     config = {"seed": 12, "profile": "quick", "stages": {"prk": True, "train": False},
               "subset_reasons": {"train": "no time"}, "measurement": {"confidence": 0.95},
               "train": {"datasets": ["digits"]}}
-    text = env_render.render_artifact_description(cli_capture, config)
+    text = render.render_artifact_description(cli_capture, config)
     for heading in ("## A.1 Artifact identification", "## A.2 Hardware", "## A.3 Software environment",
                     "## A.4 Datasets and inputs", "## A.5 Installation and execution",
                     "## A.6 Experiment parameterization", "## A.7 Reproducibility notes"):
@@ -261,13 +265,13 @@ def test_artifact_description_has_the_sections(cli_capture, tmp_path):
         assert str(fact) in text, fact
     if not env.is_unavailable(cli_capture["git"]["commit"]):
         assert cli_capture["git"]["commit"] in text
-    path = env_render.write_artifact_description(cli_capture, tmp_path / "reports" / "artifact-description.md", config)
+    path = render.write_artifact_description(cli_capture, tmp_path / "reports" / "artifact-description.md", config)
     assert path.read_text() == text
 
 
 def test_summary_is_readable(cli_capture):
     out = io.StringIO()
-    env_render.print_summary(cli_capture, file=out)
+    render.print_summary(cli_capture, file=out)
     text = out.getvalue()
     assert cli_capture["hardware"]["cpu"]["model"] in text
     assert "Environment hash" in text and cli_capture["hash"] in text
@@ -282,3 +286,13 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
     assert "top level must be a mapping" in capsys.readouterr().err
     assert env.main(["--compare", str(tmp_path / "missing.json")]) == 1
     assert "cannot read environment capture" in capsys.readouterr().err
+
+
+def test_env_package_functions_stay_short(root):
+    """Issue 19: the capture is split into small modules; no function in it may grow past 60 lines."""
+    long_ones = []
+    for path in sorted((root / "src" / "twelveways" / "env").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+                long_ones.append(f"{path.name}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
+    assert not long_ones, long_ones

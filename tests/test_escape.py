@@ -5,7 +5,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from twelveways import env_render
+from twelveways.env import render as env_render
 from twelveways.escape import markdown_fence, markdown_text
 
 HOSTILE = '<script>alert(1)</script> <img src=x onerror="alert(2)"> | [link](javascript:alert(3)) **bold**'

@@ -1,4 +1,4 @@
-# Environment capture: the first job of every run (SC15 rule 9). Logic: src/twelveways/env.py.
+# Environment capture: the first job of every run (SC15 rule 9). Logic: src/twelveways/env/.
 
 
 rule environment:

@@ -327,7 +327,7 @@ def runtime_section(runtimes: Mapping[str, float], config: Mapping, bench: Path 
 
 def requirements_section(environment: Mapping) -> list[str]:
     """Hardware and software of the machine that made these results (the environment capture)."""
-    from ..env_render import summary_rows
+    from ..env.render import summary_rows
 
     lines = ["## 6. Hardware and software requirements", "",
              "The machine and software that produced these results, as captured at the start of the run; a run "

@@ -159,7 +159,7 @@ def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
 
 def artifact_description(layout: Mapping, output: Path) -> Path:
     """``output/artifact-description.md`` from the stored environment capture and config."""
-    from ..env_render import write_artifact_description
+    from ..env.render import write_artifact_description
 
     config = json.loads(layout["config_json"].read_text()) if layout["config_json"] else None
     capture = json.loads(Path(layout["environment_json"]).read_text())

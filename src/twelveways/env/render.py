@@ -1,20 +1,26 @@
 """Human views of an environment capture: a terminal summary and an SC-style Artifact Description.
 
-Kept apart from :mod:`twelveways.env` so that capturing never depends on presentation.  Both
-views show unreadable fields with their reason rather than hiding them.
+Kept apart from the probes so that capturing never depends on presentation.  Both views show
+unreadable fields with their reason rather than hiding them.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from .env import KEY_PACKAGES, VOLATILE, _umask, is_unavailable, unavailable, unavailable_fields
-from .errors import ResultsError
-from .escape import markdown_fence, markdown_text
+from ..escape import markdown_fence, markdown_text
+from .hashing import VOLATILE
+from .probe import is_unavailable, unavailable, unavailable_fields
+from .store import write_text_atomically
+
+#: Packages named in the summary and the artifact description (all packages are captured).
+KEY_PACKAGES = ("numpy", "scipy", "pandas", "xarray", "h5netcdf", "statsmodels", "scikit-learn", "torch",
+                "mpi4py", "mpich", "mlcommons-loadgen", "mlperf-logging", "snakemake",
+                "snakemake-executor-plugin-slurm", "papermill", "nbconvert", "jupytext", "psutil",
+                "py-cpuinfo", "threadpoolctl", "matplotlib", "seaborn", "twelveways")
 
 _MISSING = object()
 
@@ -272,7 +278,7 @@ def _parameters(config: Mapping | None) -> list[str]:
                 "`results/config.json`.", ""]
     import yaml
 
-    from .results import canonical_hash
+    from ..results import canonical_hash
 
     measurement = config.get("measurement", {}) if isinstance(config.get("measurement"), Mapping) else {}
     stages = config.get("stages", {}) if isinstance(config.get("stages"), Mapping) else {}
@@ -323,15 +329,11 @@ def _notes(capture: Mapping) -> list[str]:
     return notes + [""]
 
 
-def render_artifact_description(capture: Mapping, config: Mapping | None = None) -> str:
-    """Markdown in the manner of an SC Artifact Description appendix."""
-    cpu = lambda key: fmt(get(capture, f"hardware.cpu.{key}"))  # noqa: E731
-    os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
-    packages = get(capture, "python.packages")
-    lines = [
+def _identification(capture: Mapping) -> list[str]:
+    return [
         "# Artifact Description: Twelve Ways",
         "",
-        "Generated from `results/environment.json` by `twelveways.env_render`; every value below was read "
+        "Generated from `results/environment.json` by `twelveways.env.render`; every value below was read "
         "from the machine that ran the benchmarks, and a value that could not be read says why.",
         "",
         "## A.1 Artifact identification",
@@ -345,6 +347,12 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
         *_table([("Project commit", _git(capture)), ("Environment hash", fmt(get(capture, "hash"))),
                  ("Captured (UTC)", fmt(get(capture, "time.utc"))), ("Time zone", fmt(get(capture, "time.timezone"))),
                  ("Host", fmt(get(capture, "host.hostname"))), ("twelveways version", fmt(get(capture, "twelveways_version")))]),
+    ]
+
+
+def _hardware(capture: Mapping) -> list[str]:
+    cpu = lambda key: fmt(get(capture, f"hardware.cpu.{key}"))  # noqa: E731
+    return [
         "## A.2 Hardware",
         "",
         *_table([("CPU model", cpu("model")), ("Vendor / architecture", f"{cpu('vendor')} / {cpu('architecture')}"),
@@ -357,37 +365,50 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
                  ("Turbo / boost", _boost(capture)), ("Virtualization", _virt(capture)),
                  ("GPUs", _gpus(capture)),
                  ("CPU flags", fmt(get(capture, "hardware.cpu.flags")))]),
+    ]
+
+
+def _software(capture: Mapping) -> list[str]:
+    os_ = lambda key: fmt(get(capture, f"os.{key}"))  # noqa: E731
+    value = lambda path: fmt(get(capture, path))  # noqa: E731
+    return [
         "## A.3 Software environment",
         "",
         *_table([("Operating system", os_("distribution")), ("Kernel", os_("kernel_release")),
                  ("glibc", os_("glibc")), ("Clock source", os_("clocksource")),
                  ("C compiler and flags used", _compiler_used(capture)),
-                 ("OpenMP version (compiler)", fmt(get(capture, "compilers.used.openmp_version"))),
-                 ("gcc", fmt(get(capture, "compilers.gcc.version"))),
-                 ("MPI compiler wrapper", f"{fmt(get(capture, 'compilers.mpicc.version'))}: "
-                                          f"{fmt(get(capture, 'compilers.mpicc.show'))}"),
-                 ("MPI library", fmt(get(capture, "mpi.library.library_version"))),
-                 ("MPI standard / mpi4py", f"{fmt(get(capture, 'mpi.library.standard'))} / "
-                                           f"{fmt(get(capture, 'mpi.library.mpi4py_version'))}"),
-                 ("MPI launcher", f"{fmt(get(capture, 'mpi.launcher.path'))} ({fmt(get(capture, 'mpi.launcher.process_manager'))} "
-                                  f"{fmt(get(capture, 'mpi.launcher.version'))})"),
+                 ("OpenMP version (compiler)", value("compilers.used.openmp_version")),
+                 ("gcc", value("compilers.gcc.version")),
+                 ("MPI compiler wrapper", f"{value('compilers.mpicc.version')}: {value('compilers.mpicc.show')}"),
+                 ("MPI library", value("mpi.library.library_version")),
+                 ("MPI standard / mpi4py", f"{value('mpi.library.standard')} / {value('mpi.library.mpi4py_version')}"),
+                 ("MPI launcher", f"{value('mpi.launcher.path')} ({value('mpi.launcher.process_manager')} "
+                                  f"{value('mpi.launcher.version')})"),
                  ("BLAS / OpenMP runtimes", _threadpools(capture)),
-                 ("Python", f"{fmt(get(capture, 'python.version'))} ({fmt(get(capture, 'python.implementation'))}, "
-                            f"{fmt(get(capture, 'python.compiler'))})"),
+                 ("Python", f"{value('python.version')} ({value('python.implementation')}, "
+                            f"{value('python.compiler')})"),
                  ("PyTorch", _torch(capture)),
-                 ("MLPerf LoadGen", fmt(get(capture, "loadgen.version"))),
+                 ("MLPerf LoadGen", value("loadgen.version")),
                  ("Batch system", _scheduler(capture))]),
-        "Key packages:",
-        "",
-        *_table([(name, fmt(get(capture, f"python.packages.{name}")))
-                 for name in KEY_PACKAGES] if isinstance(packages, Mapping) else [("packages", fmt(packages))]),
     ]
-    if isinstance(packages, Mapping):
-        lines += [f"<details><summary>All {len(packages)} installed Python packages</summary>", "",
-                  ", ".join(f"{k}=={v}" for k, v in packages.items()), "", "</details>", ""]
+
+
+def _packages(capture: Mapping) -> list[str]:
+    """The key packages as a table, then every installed package folded away."""
+    packages = get(capture, "python.packages")
+    if not isinstance(packages, Mapping):
+        return ["Key packages:", "", *_table([("packages", fmt(packages))])]
+    return ["Key packages:", "",
+            *_table([(name, fmt(get(capture, f"python.packages.{name}"))) for name in KEY_PACKAGES]),
+            f"<details><summary>All {len(packages)} installed Python packages</summary>", "",
+            ", ".join(f"{k}=={v}" for k, v in packages.items()), "", "</details>", ""]
+
+
+def _settings(capture: Mapping) -> list[str]:
+    """The environment variables the capture saw and, when known, torch's build configuration."""
     env_vars = get(capture, "environment_variables")
-    lines += ["Relevant environment variables (threads, BLAS, MPI, CUDA, SLURM) as seen by the capture job "
-              "(Snakemake sets the `*_NUM_THREADS` variables of each job to its thread count):", ""]
+    lines = ["Relevant environment variables (threads, BLAS, MPI, CUDA, SLURM) as seen by the capture job "
+             "(Snakemake sets the `*_NUM_THREADS` variables of each job to its thread count):", ""]
     if isinstance(env_vars, Mapping) and env_vars:
         lines += [*markdown_fence("\n".join(f"{k}={v}" for k, v in env_vars.items())), ""]
     else:
@@ -396,24 +417,39 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
     if isinstance(torch_config, str):
         lines += ["<details><summary>PyTorch build configuration</summary>", "",
                   *markdown_fence(torch_config.rstrip()), "", "</details>", ""]
-    lines += [
+    return lines
+
+
+_EXECUTION = [
+    "## A.5 Installation and execution",
+    "",
+    "On a fresh clone, two commands (both create `.venv` from the pinned lock `envs/requirements.lock`):",
+    "",
+    "```sh",
+    "make report    # runs the whole workflow (snakemake --cores all) and prints the report's path",
+    "make test      # runs the test suite",
+    "```",
+    "",
+    "With the environment active: `snakemake --cores all` (quick profile, `config/config.yaml`) or "
+    "`snakemake --cores all --configfile config/full.yaml` (paper grade). On a SLURM cluster: "
+    "`snakemake --profile profiles/slurm`. Outputs: `results/` (raw samples, NetCDF4), "
+    "`reports/report.html`, `reports/checklist.md`, and this file.",
+    "",
+]
+
+
+def render_artifact_description(capture: Mapping, config: Mapping | None = None) -> str:
+    """Markdown in the manner of an SC Artifact Description appendix."""
+    lines = [
+        *_identification(capture),
+        *_hardware(capture),
+        *_software(capture),
+        *_packages(capture),
+        *_settings(capture),
         "## A.4 Datasets and inputs",
         "",
         *_datasets(config),
-        "## A.5 Installation and execution",
-        "",
-        "On a fresh clone, two commands (both create `.venv` from the pinned lock `envs/requirements.lock`):",
-        "",
-        "```sh",
-        "make report    # runs the whole workflow (snakemake --cores all) and prints the report's path",
-        "make test      # runs the test suite",
-        "```",
-        "",
-        "With the environment active: `snakemake --cores all` (quick profile, `config/config.yaml`) or "
-        "`snakemake --cores all --configfile config/full.yaml` (paper grade). On a SLURM cluster: "
-        "`snakemake --profile profiles/slurm`. Outputs: `results/` (raw samples, NetCDF4), "
-        "`reports/report.html`, `reports/checklist.md`, and this file.",
-        "",
+        *_EXECUTION,
         "## A.6 Experiment parameterization",
         "",
         *_parameters(config),
@@ -426,18 +462,4 @@ def render_artifact_description(capture: Mapping, config: Mapping | None = None)
 
 def write_artifact_description(capture: Mapping, path: str | os.PathLike, config: Mapping | None = None) -> Path:
     """Render and write atomically (temporary file, then ``os.replace``)."""
-    path = Path(path)
-    text = render_artifact_description(capture, config)
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        raise ResultsError(f"cannot write {path}", cause=exc) from exc
-    return path
+    return write_text_atomically(path, render_artifact_description(capture, config))
