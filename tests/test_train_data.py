@@ -7,23 +7,26 @@ import json
 import struct
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from twelveways.config import validate
 from twelveways.train import data
+from twelveways.train.settings import TrainConfig
 
 
 @pytest.fixture(scope="module")
 def train_cfg():
-    return validate({"train": {"datasets": ["digits", "synthetic"], "input_sizes": [8, 32]}})["train"]
+    return TrainConfig.from_config(validate({"seed": 3, "train": {"datasets": ["digits", "synthetic"],
+                                                                  "input_sizes": [8, 32]}}))
 
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory, train_cfg):
     out = tmp_path_factory.mktemp("data")
-    return out, data.prepare(out, train_cfg, seed=3)
+    return out, data.prepare(out, train_cfg)
 
 
 def test_manifest_hashes_match_files_and_splits_are_disjoint(prepared):
@@ -67,14 +70,14 @@ def test_synthetic_is_standardised_on_the_training_split(prepared):
 
 def test_same_seed_same_bytes_other_seed_other_split(tmp_path, prepared, train_cfg):
     _, manifest = prepared
-    again = data.prepare(tmp_path / "a", train_cfg, seed=3)
-    other = data.prepare(tmp_path / "b", train_cfg, seed=4)
+    again = data.prepare(tmp_path / "a", train_cfg)
+    other = data.prepare(tmp_path / "b", replace(train_cfg, seed=4))
     assert again["datasets"]["digits"]["sha256"] == manifest["datasets"]["digits"]["sha256"]
     assert other["datasets"]["digits"]["sha256"] != manifest["datasets"]["digits"]["sha256"]
 
 
 def test_tampered_file_fails_verification(tmp_path, train_cfg):
-    data.prepare(tmp_path, dict(train_cfg, datasets=["digits"], input_sizes=[8]), seed=3)
+    data.prepare(tmp_path, replace(train_cfg, datasets=("digits",), input_sizes=(8,)))
     path = tmp_path / "digits.npz"
     raw = bytearray(path.read_bytes())
     raw[-40] ^= 0xFF

@@ -17,6 +17,7 @@ from twelveways import results
 from twelveways.config import validate
 from twelveways.train import data, mllog_io, models
 from twelveways.train.score import olympic_mean
+from twelveways.train.settings import TrainConfig
 from twelveways.train.sweeps import execute
 
 pytestmark = pytest.mark.slow
@@ -38,7 +39,7 @@ TINY = {
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("train")
     config = validate({"seed": 5, "train": dict(TINY, data_dir=str(root / "data"))})
-    data.prepare(root / "data", config["train"], config["seed"])
+    data.prepare(root / "data", TrainConfig.from_config(config))
     out = execute(config, root / "results" / "train.nc", None, root / "results" / "train" / "mllog", root / "models")
     return {"root": root, "ds": results.open(out), "logs": root / "results" / "train" / "mllog", "config": config}
 

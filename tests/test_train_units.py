@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
@@ -13,8 +14,9 @@ from twelveways.errors import ConfigError, StatisticsError
 from twelveways.train import models
 from twelveways.train.loop import GradientExchange, scaled_lr
 from twelveways.train.opcount import DtypeOpCounter
+from twelveways.train.planning import plan, reference_config
 from twelveways.train.score import olympic_mean
-from twelveways.train.sweeps import plan, reference_config
+from twelveways.train.settings import TrainConfig
 
 
 # ------------------------------------------------------------------------------- config
@@ -50,13 +52,15 @@ def test_defaults_are_filled_and_every_model_name_builds():
 
 
 def test_plan_varies_one_factor_per_study():
-    train = validate({})["train"]
+    settings = TrainConfig.from_config(validate({}))
     manifest = {"datasets": {"digits": {"input_shape": [1, 8, 8]}, "synthetic": {"input_shape": [20]},
                              "digits32": {"input_shape": [1, 32, 32]}}}
-    finals, parallel, trials = plan(train, manifest)
-    ref = reference_config(train)
+    planned = plan(settings, manifest)
+    finals, parallel, trials = planned.finals, planned.parallel, planned.trials
+    ref = reference_config(settings)
+    assert planned.reference == ref and next(iter(finals)) == ref
     batch = {c.batch_size: c for c, s in finals.items() if "batch_size" in s}
-    assert set(batch) == set(train["batch_sizes"])
+    assert set(batch) == set(settings.batch_sizes)
     assert batch[512].lr == pytest.approx(0.05 * 512 / 32) and batch[512].lr_rule == "linear"
     assert ref in finals and {"batch_size", "precision", "io", "input_size", "families"} <= finals[ref]
     assert not any(c.model.startswith("cnn") and c.dataset == "synthetic" for c in finals)
@@ -65,7 +69,39 @@ def test_plan_varies_one_factor_per_study():
     assert (2, "strong", "topk:0.01+ef") in scalings
     weak = next(c for c, _ in parallel if c.scaling == "weak")
     assert weak.batch_size == 128 and weak.lr == pytest.approx(0.05 * 128 / 32)
-    assert [t.lr for t in trials] == train["lr_search"]["lrs"] and all(t.role == "tuning" for t in trials)
+    assert [t.lr for t in trials] == list(settings.lr_search.lrs) and all(t.role == "tuning" for t in trials)
+    # the lr search's final configuration joins the plan without touching the original
+    chosen = replace(trials[0], role="final")
+    searched = planned.with_final(chosen, "lr_search")
+    assert chosen not in finals and searched.finals[chosen] == {"lr_search"}
+    assert list(searched.finals)[:-1] == list(finals) and searched.finals[ref] == finals[ref]
+
+
+def test_strong_scaling_that_cannot_split_the_batch_is_a_config_error():
+    settings = TrainConfig.from_config(validate({"train": {"parallel": {"batch_size": 1, "ranks": [1, 2]}}}))
+    manifest = {"datasets": {"digits": {"input_shape": [1, 8, 8]}, "synthetic": {"input_shape": [20]}}}
+    with pytest.raises(ConfigError, match="train.parallel.batch_size"):
+        plan(settings, manifest)
+
+
+@pytest.mark.parametrize("train, expected", [
+    ({}, ("digits", "digits32", "synthetic")),
+    ({"datasets": ["synthetic"], "input_sizes": [8]}, ("digits", "synthetic")),
+    ({"datasets": ["digits"], "input_sizes": [32]}, ("digits", "digits32")),
+])
+def test_the_data_sets_to_prepare_are_stated_once(train, expected):
+    """The one list data preparation, the study's verification and the Snakemake rule all read."""
+    settings = TrainConfig.from_config(validate({"train": train}))
+    assert settings.datasets_to_prepare() == expected
+
+
+def test_typed_config_is_frozen_and_carries_the_seed():
+    settings = TrainConfig.from_config(validate({"seed": 7, "train": {"parallel": {"launcher": "srun --mpi=pmi2"}}}))
+    assert settings.seed == 7 and settings.parallel.launcher == "srun --mpi=pmi2"
+    with pytest.raises(FrozenInstanceError):
+        settings.seeds = 10
+    with pytest.raises(TypeError):
+        settings.targets["digits"] = 0.5
 
 
 def test_lr_scaling_rules():

@@ -1,12 +1,14 @@
 # Training benchmark (issue 5): data reformatting (untimed), then every training study in one job.
 # Logic lives in src/twelveways/train; these rules only call its entry points.
 
-TRAIN = config["train"]
-TRAIN_DATA = TRAIN["data_dir"]
-TRAIN_DATASETS = sorted(set(TRAIN["datasets"]) | {"digits"} | ({"digits32"} if 32 in TRAIN["input_sizes"] else set()))
+from twelveways.train.settings import TrainConfig
+
+TRAIN = TrainConfig.from_config(config)
+TRAIN_DATA = TRAIN.data_dir
+TRAIN_DATASETS = list(TRAIN.datasets_to_prepare())
 #: Checkpoints for the inference benchmark: the reference model, and one per family/size when the
 #: families study runs (the inference stage's size variants).
-TRAIN_MODELS = ["reference"] + (list(TRAIN["models"]) if "families" in TRAIN["studies"] else [])
+TRAIN_MODELS = ["reference"] + (list(TRAIN.models) if "families" in TRAIN.studies else [])
 # the notebook's table code (a change reruns notebooks/train.py; see analysis.smk)
 TRAIN_ANALYSIS_INPUTS = ["src/twelveways/train/analysis.py"]
 
@@ -45,7 +47,7 @@ rule train_sweeps:
         "logs/train/sweeps.log",
     params:
         launcher=mpi_launcher,  # a scheduler profile's resources.mpi (profiles/slurm), else ''
-    threads: max(max(TRAIN["parallel"]["ranks"]) * TRAIN["threads"], TRAIN["threads"])
+    threads: max(max(TRAIN.parallel.ranks) * TRAIN.threads, TRAIN.threads)
     conda:
         "../../envs/twelveways.yaml"
     shell:

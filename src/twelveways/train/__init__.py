@@ -2,6 +2,8 @@
 
 Modules, one concern each:
 
+* :mod:`.settings`  the config section ``train`` parsed once into frozen records, and the one list
+                    of data sets a config needs (the Snakemake rules read it too);
 * :mod:`.data`      untimed reformatting of the data sets into ``data/train/*.npz`` (+ manifest),
                     the IDX reader for real image files;
 * :mod:`.models`    the model families (MLP, small CNN) in two sizes, and the reference checkpoint;
@@ -11,6 +13,8 @@ Modules, one concern each:
                     run_stop at the first validation eval that reaches the target;
 * :mod:`.dist`      the data-parallel worker under MPI (gradient Allreduce, top-k sparsification);
 * :mod:`.score`     the MLPerf olympic mean;
-* :mod:`.sweeps`    the study plan (batch size, ranks, precision, sparsification, LR search,
-                    families, input size, I/O) and ``results/train.nc``.
+* :mod:`.planning`  the study plan (batch size, ranks, precision, sparsification, LR search,
+                    families, input size, I/O);
+* :mod:`.records`   one run's spec and its result rows, with the metrics' units and definitions;
+* :mod:`.sweeps`    launching the plan in seeded order, scoring it, and ``results/train.nc``.
 """

@@ -33,9 +33,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, TwelveWaysError
+from .settings import UPSAMPLED_DIGITS, TrainConfig, load_config
 
 SPLITS = ("train", "val", "test")
-DATASETS = ("digits", "digits32", "synthetic")
+DATASETS = ("digits", UPSAMPLED_DIGITS, "synthetic")
 MANIFEST = "manifest.json"
 
 
@@ -169,41 +170,45 @@ def _entry(name: str, file: Path, sha: str, arrays: dict, source: str, generator
     }
 
 
-def prepare(out_dir: str | Path, train_cfg: dict, seed: int) -> dict:
-    """Write every data set of the training config into ``out_dir`` and return the manifest."""
+def _digits_dataset(side: int, seed: int, val_f: float, test_f: float) -> tuple[dict, str, dict]:
+    """(arrays, source, generator) of the digits at ``side`` x ``side`` (8 is the original)."""
+    arrays = digits_arrays(seed, val_f, test_f, side=side)
+    generator = {"function": "sklearn.datasets.load_digits", "scale": "pixel / 16",
+                 "resize": "none" if side == 8 else "scipy.ndimage.zoom order=1 to 32x32, clipped to [0, 1]",
+                 "split": "sklearn train_test_split, stratified", "split_seed": seed,
+                 "val_fraction": val_f, "test_fraction": test_f}
+    return arrays, "scikit-learn bundled digits (UCI optdigits test set)", generator
+
+
+def _synthetic_dataset(params: dict, seed: int, val_f: float, test_f: float) -> tuple[dict, str, dict]:
+    """(arrays, source, generator) of the seeded ``make_classification`` task."""
+    arrays = synthetic_arrays(seed, val_f, test_f, params)
+    generator = {"function": "sklearn.datasets.make_classification", "random_state": seed, **params,
+                 "standardise": "training split mean and std",
+                 "split": "sklearn train_test_split, stratified", "split_seed": seed,
+                 "val_fraction": val_f, "test_fraction": test_f}
+    return arrays, "synthetic (seeded generator)", generator
+
+
+def prepare(out_dir: str | Path, settings: TrainConfig) -> dict:
+    """Write every data set the training config reads into ``out_dir`` and return the manifest."""
     out_dir = Path(out_dir)
-    split = train_cfg["split"]
-    val_f, test_f = float(split["val"]), float(split["test"])
+    val_f, test_f = settings.split.val, settings.split.test
     if val_f + test_f >= 0.9:
         raise ConfigError("config key 'train.split': val + test must leave at least 10% for training")
     datasets = {}
-    wanted = set(train_cfg["datasets"]) | {"digits"}
-    if 32 in train_cfg["input_sizes"] or train_cfg.get("reference", {}).get("input_size") == 32:
-        wanted.add("digits32")
-    for name in sorted(wanted):
-        if name in ("digits", "digits32"):
-            side = 8 if name == "digits" else 32
-            arrays = digits_arrays(seed, val_f, test_f, side=side)
-            generator = {"function": "sklearn.datasets.load_digits", "scale": "pixel / 16",
-                         "resize": "none" if side == 8 else "scipy.ndimage.zoom order=1 to 32x32, clipped to [0, 1]",
-                         "split": "sklearn train_test_split, stratified", "split_seed": seed,
-                         "val_fraction": val_f, "test_fraction": test_f}
-            source = "scikit-learn bundled digits (UCI optdigits test set)"
+    for name in settings.datasets_to_prepare():
+        if name in ("digits", UPSAMPLED_DIGITS):
+            made = _digits_dataset(8 if name == "digits" else 32, settings.seed, val_f, test_f)
         elif name == "synthetic":
-            params = dict(train_cfg["synthetic"])
-            arrays = synthetic_arrays(seed, val_f, test_f, params)
-            generator = {"function": "sklearn.datasets.make_classification", "random_state": seed, **params,
-                         "standardise": "training split mean and std",
-                         "split": "sklearn train_test_split, stratified", "split_seed": seed,
-                         "val_fraction": val_f, "test_fraction": test_f}
-            source = "synthetic (seeded generator)"
+            made = _synthetic_dataset(dict(settings.synthetic), settings.seed, val_f, test_f)
         else:  # pragma: no cover - the schema's enum prevents it
             raise ConfigError(f"config key 'train.datasets': unknown data set {name!r}")
+        arrays, source, generator = made
         file = out_dir / f"{name}.npz"
         sha = save_npz(file, arrays)
         datasets[name] = _entry(name, file, sha, arrays, source, generator)
-    manifest = _merge_manifest(out_dir, datasets)
-    return manifest
+    return _merge_manifest(out_dir, datasets)
 
 
 def _merge_manifest(out_dir: Path, datasets: dict) -> dict:
@@ -279,16 +284,6 @@ def prepare_idx(images, labels, out_dir, name: str, seed: int, val_fraction=0.2,
 
 # --------------------------------------------------------------------------- CLI
 
-def _load_config(path: str) -> dict:
-    from ..config import validate
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read the config {path}", cause=exc) from exc
-    return validate(data)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m twelveways.train.data",
                                      description="Write the training data sets with fixed splits and hashes.")
@@ -310,8 +305,8 @@ def main(argv=None) -> int:
         if args.command == "idx":
             manifest = prepare_idx(args.images, args.labels, args.outdir, args.name, args.seed)
         elif args.command == "prepare":
-            config = _load_config(args.config)
-            manifest = prepare(args.outdir or config["train"]["data_dir"], config["train"], config["seed"])
+            settings = TrainConfig.from_config(load_config(args.config))
+            manifest = prepare(args.outdir or settings.data_dir, settings)
         else:
             parser.print_help(sys.stderr)
             return 2

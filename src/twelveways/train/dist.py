@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     rank, size = comm.Get_rank(), comm.Get_size()
     try:
         spec = json.loads(Path(spec_path).read_text())
-        torch.set_num_threads(int(spec.get("threads", 1)))
+        torch.set_num_threads(int(spec["threads"]))
         wanted = {int(run["ranks"]) for run in spec["runs"]}
         if wanted != {size}:
             raise RuntimeError(f"the launcher started a communicator of size {size}, the runs need {sorted(wanted)} "

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import platform
 import time
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -194,21 +195,87 @@ def train_run(spec: dict, comm=None, keep_model: bool = False) -> dict:
     Returns ``{"curves": [...], "values": {...}, "status": ..., "model": module or None}``.
     """
     rank = comm.Get_rank() if comm is not None else 0
-    size = comm.Get_size() if comm is not None else 1
-    log = RunLog(spec["log_path"]) if rank == 0 and spec.get("log_path") else NullLog()
+    log = RunLog(spec["log_path"]) if rank == 0 and spec["log_path"] else NullLog()
     wall_start = time.perf_counter()
     try:
-        return _train(spec, comm, rank, size, log, keep_model, wall_start)
+        return _train(spec, comm, log, keep_model, wall_start)
     finally:
         log.close()
 
 
-def _train(spec, comm, rank, size, log, keep_model, wall_start):
-    seed = int(spec["seed"])
-    splits_needed = ("train", "val")
-    _header(log, spec, spec["n_train"], spec["n_val"])
+class _Initialised(NamedTuple):
+    """What initialisation (outside the timed region) hands to the timed region."""
 
-    # 1. initialisation: excluded from the time to train, recorded
+    model: torch.nn.Module
+    optimizer: MomentumSGD
+    exchange: GradientExchange
+    shuffle: torch.Generator
+    preloaded: dict | None  # the data, read before run_start (variant preloaded), else None
+    preload_s: float
+    init_start: float
+    init_stop: float
+
+
+class _Epoch(NamedTuple):
+    """One epoch's step statistics on this rank (the loss sum is over every rank's samples)."""
+
+    loss_sum: torch.Tensor  # [sum of loss * samples, samples]
+    steps: int
+    step_seconds: float
+    samples: int  # global samples, all ranks
+    comm_seconds: float
+
+
+class _Timed(NamedTuple):
+    """The epochs of the timed region: curves and totals up to the stopping evaluation."""
+
+    curves: list
+    reached: bool
+    epochs: int
+    samples_seen: int
+    steps: int
+    step_seconds: float
+
+
+def _train(spec: dict, comm, log, keep_model: bool, wall_start: float) -> dict:
+    """The run's timeline (module docstring): init, timed epochs to the target, generalisation after."""
+    _header(log, spec, spec["n_train"], spec["n_val"])
+    init = _initialise(spec, comm, log)
+    # 2. the timed region starts at the first touch of the data
+    run_start = log.start("run_start")
+    data, data_load_s = init.preloaded, init.preload_s
+    if data is None:
+        data, data_load_s = _read_data(spec, log, "inside the timed region (io)")
+    train = torch.from_numpy(data["x_train"]), torch.from_numpy(data["y_train"])
+    val = torch.from_numpy(data["x_val"]), torch.from_numpy(data["y_val"])
+    timed = _epochs(spec, init, train, val, comm, log, run_start)
+    status = "success" if timed.reached else "aborted"
+    run_stop = log.end("run_stop", metadata={"status": status, "epoch_num": timed.epochs})
+
+    # 5. outside the timed region: generalisation (F3)
+    test_acc = _accuracy(init.model, *_split(spec, "test", comm), spec["precision"], comm)
+    train_acc = _accuracy(init.model, *train, spec["precision"], comm)
+    log.event("tw_test_accuracy", test_acc)
+    log.event("tw_train_accuracy", train_acc)
+    values = {
+        "time_to_train": (run_stop - run_start) / 1e3,
+        "init_time": (init.init_stop - init.init_start) / 1e3,
+        "data_load_time": data_load_s,
+        "epochs_to_target": float(timed.epochs),
+        "converged": float(timed.reached),
+        "test_accuracy": test_acc,
+        "train_accuracy": train_acc,
+        **_step_values(timed, init.exchange, comm is not None and comm.Get_size() > 1),
+        "run_wall_time": time.perf_counter() - wall_start,
+        "n_parameters": float(models.n_parameters(init.model)),
+    }
+    return {"curves": timed.curves, "values": values, "status": status, "run_start_ms": run_start,
+            "run_stop_ms": run_stop, "model": init.model if keep_model else None}
+
+
+def _initialise(spec: dict, comm, log) -> _Initialised:
+    """1. Model, optimiser and shuffling seeded from the run's seed: excluded from the time to train, recorded."""
+    seed = int(spec["seed"])
     init_start = log.start("init_start")
     torch.manual_seed(seed)
     model = models.build(spec["model"], spec["input_shape"], spec["n_classes"])
@@ -217,112 +284,99 @@ def _train(spec, comm, rank, size, log, keep_model, wall_start):
             buf = p.data.numpy()
             comm.Bcast(buf, root=0)
     optimizer = MomentumSGD(model.parameters(), lr=spec["lr"], momentum=spec["momentum"])
-    exchange = GradientExchange(comm, model.parameters(), spec.get("topk_ratio", 1.0), spec.get("error_feedback", True))
+    exchange = GradientExchange(comm, model.parameters(), spec["topk_ratio"], spec["error_feedback"])
     shuffle = torch.Generator().manual_seed(seed)
-    data = None
-    data_load_s = 0.0
+    preloaded, preload_s = None, 0.0
     if spec["variant"] == "preloaded":
-        t0 = time.perf_counter()
-        data = load_npz(spec["data_path"], splits_needed)
-        data_load_s = time.perf_counter() - t0
-        log.event("tw_data_read", spec["data_path"], {"phase": "before run_start (preloaded)", "seconds": data_load_s})
+        preloaded, preload_s = _read_data(spec, log, "before run_start (preloaded)")
     init_stop = log.end("init_stop")
     if comm is not None:
         comm.Barrier()
+    return _Initialised(model, optimizer, exchange, shuffle, preloaded, preload_s, init_start, init_stop)
 
-    # 2. the timed region starts at the first touch of the data
-    run_start = log.start("run_start")
-    if data is None:
-        t0 = time.perf_counter()
-        data = load_npz(spec["data_path"], splits_needed)
-        data_load_s = time.perf_counter() - t0
-        log.event("tw_data_read", spec["data_path"], {"phase": "inside the timed region (io)", "seconds": data_load_s})
-    x_train, y_train = torch.from_numpy(data["x_train"]), torch.from_numpy(data["y_train"])
-    x_val, y_val = torch.from_numpy(data["x_val"]), torch.from_numpy(data["y_val"])
-    n_train = len(y_train)
-    batch = int(spec["batch_size"])
 
-    curves = []
-    samples_seen = 0
-    steps = 0
-    step_seconds = 0.0
-    reached = False
-    epoch = 0
+def _read_data(spec: dict, log, phase: str) -> tuple[dict, float]:
+    """Read and decode the training and validation splits; the seconds go to the log with ``phase``."""
+    t0 = time.perf_counter()
+    data = load_npz(spec["data_path"], ("train", "val"))
+    seconds = time.perf_counter() - t0
+    log.event("tw_data_read", spec["data_path"], {"phase": phase, "seconds": seconds})
+    return data, seconds
+
+
+def _epochs(spec: dict, init: _Initialised, train, val, comm, log, run_start: float) -> _Timed:
+    """3.-4. Epochs of SGD, each followed by a validation eval, until the target or ``max_epochs``."""
+    curves, samples_seen, steps, step_seconds, reached, epoch = [], 0, 0, 0.0, False, 0
     for epoch in range(1, int(spec["max_epochs"]) + 1):
         log.start("epoch_start", metadata={"epoch_num": epoch})
-        model.train()
-        order = torch.randperm(n_train, generator=shuffle)
-        loss_sum = torch.zeros(2, dtype=torch.float64)
-        epoch_steps = 0
-        comm_before = exchange.comm_seconds
-        epoch_step_seconds = 0.0
-        for first in range(0, n_train, batch):
-            t0 = time.perf_counter()
-            global_idx = order[first:first + batch]
-            local_idx = global_idx[rank::size] if size > 1 else global_idx
-            xb, yb = x_train[local_idx], y_train[local_idx]
-            with _autocast(spec["precision"]):
-                loss = F.cross_entropy(model(xb), yb)
-            optimizer.zero_grad(set_to_none=False)
-            loss.backward()
-            exchange()
-            optimizer.step()
-            epoch_step_seconds += time.perf_counter() - t0
-            loss_sum += torch.tensor([float(loss.detach()) * len(yb), len(yb)], dtype=torch.float64)
-            samples_seen += len(global_idx)
-            epoch_steps += 1
-        steps += epoch_steps
-        step_seconds += epoch_step_seconds
-        if comm is not None:
-            from mpi4py import MPI
-
-            buf = loss_sum.numpy()
-            comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
+        stats = _train_epoch(spec, init, train, comm)
+        steps += stats.steps
+        step_seconds += stats.step_seconds
+        samples_seen += stats.samples
         log.end("epoch_stop", metadata={"epoch_num": epoch})
         log.start("eval_start", metadata={"epoch_num": epoch})
-        accuracy = _accuracy(model, x_val, y_val, spec["precision"], comm)
+        accuracy = _accuracy(init.model, *val, spec["precision"], comm)
         log.event("eval_accuracy", accuracy, {"epoch_num": epoch})
         stamp = log.end("eval_stop", metadata={"epoch_num": epoch})
         curves.append({
             "epoch": epoch,
             "val_accuracy": accuracy,
-            "train_loss": float(loss_sum[0] / loss_sum[1]),
+            "train_loss": float(stats.loss_sum[0] / stats.loss_sum[1]),
             "wall_time": (stamp - run_start) / 1e3,
             "samples_seen": samples_seen,
-            "time_per_step": epoch_step_seconds / max(epoch_steps, 1),
-            "comm_time_per_step": (exchange.comm_seconds - comm_before) / max(epoch_steps, 1),
+            "time_per_step": stats.step_seconds / max(stats.steps, 1),
+            "comm_time_per_step": stats.comm_seconds / max(stats.steps, 1),
         })
         if accuracy >= spec["target"]:
             reached = True
             break
-    status = "success" if reached else "aborted"
-    run_stop = log.end("run_stop", metadata={"status": status, "epoch_num": epoch})
+    return _Timed(curves, reached, epoch, samples_seen, steps, step_seconds)
 
-    # 5. outside the timed region: generalisation (F3)
-    test_acc = _accuracy(model, *_split(spec, "test", comm), spec["precision"], comm)
-    train_acc = _accuracy(model, x_train, y_train, spec["precision"], comm)
-    log.event("tw_test_accuracy", test_acc)
-    log.event("tw_train_accuracy", train_acc)
-    values = {
-        "time_to_train": (run_stop - run_start) / 1e3,
-        "init_time": (init_stop - init_start) / 1e3,
-        "data_load_time": data_load_s,
-        "epochs_to_target": float(epoch),
-        "converged": float(reached),
-        "test_accuracy": test_acc,
-        "train_accuracy": train_acc,
-        "val_accuracy": curves[-1]["val_accuracy"] if curves else float("nan"),
-        "samples_seen": float(samples_seen),
-        "steps": float(steps),
-        "time_per_step": step_seconds / max(steps, 1),
-        "comm_time_per_step": exchange.comm_seconds / max(steps, 1),
-        "comm_bytes_per_step": float(exchange.payload_bytes if comm is not None and size > 1 else 0),
-        "throughput": samples_seen / step_seconds if step_seconds > 0 else float("nan"),
-        "run_wall_time": time.perf_counter() - wall_start,
-        "n_parameters": float(models.n_parameters(model)),
+
+def _train_epoch(spec: dict, init: _Initialised, train, comm) -> _Epoch:
+    """One pass over the training split in seeded order; each rank takes its share of every global batch."""
+    rank = comm.Get_rank() if comm is not None else 0
+    size = comm.Get_size() if comm is not None else 1
+    x_train, y_train = train
+    batch = int(spec["batch_size"])
+    init.model.train()
+    order = torch.randperm(len(y_train), generator=init.shuffle)
+    loss_sum = torch.zeros(2, dtype=torch.float64)
+    steps, seconds, samples = 0, 0.0, 0
+    comm_before = init.exchange.comm_seconds
+    for first in range(0, len(y_train), batch):
+        t0 = time.perf_counter()
+        global_idx = order[first:first + batch]
+        local_idx = global_idx[rank::size] if size > 1 else global_idx
+        xb, yb = x_train[local_idx], y_train[local_idx]
+        with _autocast(spec["precision"]):
+            loss = F.cross_entropy(init.model(xb), yb)
+        init.optimizer.zero_grad(set_to_none=False)
+        loss.backward()
+        init.exchange()
+        init.optimizer.step()
+        seconds += time.perf_counter() - t0
+        loss_sum += torch.tensor([float(loss.detach()) * len(yb), len(yb)], dtype=torch.float64)
+        samples += len(global_idx)
+        steps += 1
+    if comm is not None:
+        from mpi4py import MPI
+
+        comm.Allreduce(MPI.IN_PLACE, loss_sum.numpy(), op=MPI.SUM)
+    return _Epoch(loss_sum, steps, seconds, samples, init.exchange.comm_seconds - comm_before)
+
+
+def _step_values(timed: _Timed, exchange: GradientExchange, exchanged: bool) -> dict:
+    """Per-run step metrics: last validation accuracy, samples, steps, time and bytes per step, throughput."""
+    return {
+        "val_accuracy": timed.curves[-1]["val_accuracy"] if timed.curves else float("nan"),
+        "samples_seen": float(timed.samples_seen),
+        "steps": float(timed.steps),
+        "time_per_step": timed.step_seconds / max(timed.steps, 1),
+        "comm_time_per_step": exchange.comm_seconds / max(timed.steps, 1),
+        "comm_bytes_per_step": float(exchange.payload_bytes if exchanged else 0),
+        "throughput": timed.samples_seen / timed.step_seconds if timed.step_seconds > 0 else float("nan"),
     }
-    return {"curves": curves, "values": values, "status": status, "run_start_ms": run_start,
-            "run_stop_ms": run_stop, "model": model if keep_model else None}
 
 
 def warm_up(combos, comm=None) -> float:

@@ -1,27 +1,11 @@
-"""The training study: plan the configurations, run them in seeded order, write ``results/train.nc``.
+"""The training study: plan, launch, score, and write ``results/train.nc``.
 
-Every sweep varies ONE factor away from the reference configuration (config ``train.reference``,
-``batch_size``, ``lr``, fp32, data read inside the timed region, 1 process), so each fallacy's
-evidence is a clean comparison.  A configuration that several sweeps share runs once and lists
-all of them in its ``study`` factor.
-
-=============  =====================================================================  =========
-study          levels (factor)                                                        fallacy
-=============  =====================================================================  =========
-families       models x data sets (``workload``, ``dataset``)                         F3, F7
-batch_size     global batch sizes, lr scaled by ``lr_rule`` (``batch_size``, ``lr``)  F1
-precision      fp32 vs bf16 autocast, ops counted per dtype (``precision``)           F5
-parallel       1 vs R MPI ranks, strong/weak (``ranks``, ``scaling``), top-k           F1, F2
-               sparsification with error feedback (``sparsification``)
-lr_search      every trial (``role=tuning``) and the final runs at the chosen lr      F4
-input_size     8x8 vs 32x32 digits (``input_size``)                                   F11
-io             data read inside vs before the timed region (``variant``)              F10
-=============  =====================================================================  =========
-
-Order: the learning-rate trials first (the final runs depend on their outcome), then every other
+:func:`execute` is three steps.  :func:`.planning.plan` says which configurations run (the study
+table is there).  :func:`launch` runs them and returns one :class:`RunRecord` per run, in run
+order: the learning-rate trials first (the final runs depend on their outcome), then every other
 single-process run in an order shuffled with the seed, then the MPI launches (one per rank count,
-runs shuffled inside).  Each run's seed is ``1000 * seed + i`` (final runs) or
-``1000 * seed + 500 + j`` (tuning trials).
+runs shuffled inside).  :func:`score` turns the records into result rows, MLPerf scores and the
+compliance summary; nothing is summarized while runs are still running.
 """
 
 from __future__ import annotations
@@ -36,255 +20,261 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
-from ..errors import ConfigError, KernelError, TwelveWaysError
+from ..errors import KernelError, TwelveWaysError
+from ..measure import seeded_order
 from . import data as data_mod
 from . import models
-from .loop import scaled_lr
+from .planning import Plan, RunConfig, plan, run_seeds
+from .records import (DEFINITIONS, count_ops, make_spec, op_rows, per_sample_flops, run_rows,
+                      tuning_cost_row)
 from .score import olympic_mean
+from .settings import UPSAMPLED_DIGITS, TrainConfig, load_config
 
-UNITS = {
-    "val_accuracy": "1", "train_loss": "1", "wall_time": "s", "samples_seen": "samples", "time_per_step": "s",
-    "comm_time_per_step": "s", "time_to_train": "s", "init_time": "s", "data_load_time": "s",
-    "epochs_to_target": "epochs", "converged": "1", "test_accuracy": "1", "train_accuracy": "1", "steps": "steps",
-    "throughput": "samples/s", "run_wall_time": "s", "n_parameters": "1", "comm_bytes_per_step": "B",
-    "train_flops": "flop", "flop_rate": "flop/s", "compliant": "1", "ops_per_step": "op", "tuning_cost": "s",
-}
 
-DEFINITIONS = {
-    "time_to_train": "run_stop - run_start from the run's mllog log (s): from the first touch of the data on disk "
-                     "(variant io) to the end of the first validation eval reaching the target; valid only if converged",
-    "init_time": "init_start to init_stop: model creation and initialisation, excluded from time_to_train (MLPerf)",
-    "data_load_time": "reading and decoding the data file; inside time_to_train for variant io, outside for preloaded",
-    "epochs_to_target": "epochs until the first eval reaching the target; valid only if converged",
-    "throughput": "training samples per second of step time (forward, backward, gradient exchange, update)",
-    "time_per_step": "mean wall time of one optimiser step on rank 0 (per iteration cost, F2)",
-    "comm_time_per_step": "mean time of the gradient exchange per step on rank 0, top-k selection included",
-    "comm_bytes_per_step": "gradient payload each rank contributes per step (dense fp32, or k values + k int32 indices)",
-    "train_flops": "matmul/conv flops executed in training, counted per dtype by a TorchDispatchMode (all ranks)",
-    "flop_rate": "train_flops / step time",
-    "ops_per_step": "ops of one training step per rank, by op_kind (matmul_conv flops | elementwise ops) and op_dtype",
-    "run_wall_time": "whole run including init and the post-run test/train evaluation (what a tuning trial costs)",
-    "tuning_cost": "sum of run_wall_time over every learning-rate trial (F4)",
-    "compliant": "1 if the run's mllog log passed the MLPerf compliance checker with the shipped ruleset",
-    "score": "MLPerf olympic mean of time_to_train over the seeds: drop fastest and slowest, mean of the rest; "
-             "a non-converged run counts as the slowest, more than one makes the score invalid",
-}
+class PlannedRun(NamedTuple):
+    """One seeded run of a planned configuration; ``keep_as`` names the checkpoints saved from it."""
+
+    config: RunConfig
+    seed: int
+    studies: frozenset[str]
+    keep_as: tuple[str, ...] = ()
+
+
+class RunRecord(NamedTuple):
+    """A finished run: what was planned, the spec it ran with, its result (model dropped), checkpoints saved."""
+
+    run: PlannedRun
+    spec: dict
+    result: dict
+    saved: tuple[tuple[str, dict], ...] = ()
+
+
+class MpiLaunch(NamedTuple):
+    """One ``mpiexec`` of :mod:`.dist`: the communicator it got and the runs it made."""
+
+    ranks: int
+    comm_size: int
+    mpi_library: str
+    warmup_s: float
+    records: tuple[RunRecord, ...]
+
+
+class Launched(NamedTuple):
+    """Everything :func:`launch` ran."""
+
+    plan: Plan  # with the final configuration the learning-rate search chose
+    records: tuple[RunRecord, ...]  # in run order
+    lr_search: dict
+    warmup_s: dict
+    mpi: dict
+
+
+class Scored(NamedTuple):
+    """What :func:`score` derives from the records: rows, scores, the lr search, compliance."""
+
+    rows: list[dict]
+    scores: dict
+    lr_search: dict
+    compliance: dict
+
+
+class Outcome(NamedTuple):
+    """The per-run numbers the score and the learning-rate choice read."""
+
+    run_id: str
+    time_to_train: float
+    converged: bool
+    run_wall_time: float
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Outcome:
+        values = record.result["values"]
+        return cls(record.spec["run_id"], values["time_to_train"], bool(values["converged"]), values["run_wall_time"])
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    """The factors of one configuration (all runs of it differ only in the seed)."""
+class Study:
+    """What every run reads: the settings, the data manifest, and where logs and checkpoints go."""
 
-    model: str
-    dataset: str
-    input_size: int
-    batch_size: int
-    lr: float
-    lr_rule: str
-    precision: str
-    variant: str
-    ranks: int = 1
-    scaling: str = "none"
-    sparsification: str = "none"
-    role: str = "final"
+    settings: TrainConfig
+    manifest: dict
+    log_dir: Path
+    model_dir: Path
 
-    @property
-    def config_id(self) -> str:
-        return (f"{self.model}/{self.dataset}{self.input_size}/b{self.batch_size}/lr{self.lr:g}-{self.lr_rule}/"
-                f"{self.precision}/{self.variant}/r{self.ranks}-{self.scaling}/{self.sparsification}/{self.role}")
-
-    @property
-    def data_name(self) -> str:
-        return "digits32" if (self.dataset == "digits" and self.input_size == 32) else self.dataset
-
-    @property
-    def topk_ratio(self) -> float:
-        return float(self.sparsification.split(":")[1].split("+")[0]) if self.sparsification.startswith("topk:") else 1.0
+    def spec(self, config: RunConfig, seed: int) -> dict:
+        return make_spec(config, seed, self.settings, self.manifest, self.log_dir)
 
 
-# --------------------------------------------------------------------------- the plan
-
-def reference_config(train: dict) -> RunConfig:
-    ref = train["reference"]
-    batch = train["batch_size"]
-    return RunConfig(model=ref["model"], dataset=ref["dataset"], input_size=8, batch_size=batch,
-                     lr=scaled_lr(train["lr"], batch, train["base_batch_size"], train["lr_rule"]),
-                     lr_rule=train["lr_rule"], precision="fp32", variant="io")
-
-
-def plan(train: dict, manifest: dict) -> tuple[dict, list, list]:
-    """(final configs -> studies, MPI configs -> studies as a list of pairs, LR-search trial configs)."""
-    ref = reference_config(train)
-    studies = set(train["studies"])
-    finals: dict[RunConfig, set] = {ref: {"reference"}}
-
-    def add(cfg, study):
-        finals.setdefault(cfg, set()).add(study)
-
-    if "families" in studies:
-        for dataset in train["datasets"]:
-            shape = manifest["datasets"][dataset]["input_shape"]
-            for model in train["models"]:
-                if models.applicable(model, shape):
-                    add(replace(ref, model=model, dataset=dataset, input_size=_size_of(shape)), "families")
-    if "batch_size" in studies:
-        for batch in train["batch_sizes"]:
-            add(replace(ref, batch_size=batch, lr=scaled_lr(train["lr"], batch, train["base_batch_size"], train["lr_rule"])),
-                "batch_size")
-    if "precision" in studies:
-        for precision in train["precisions"]:
-            add(replace(ref, precision=precision), "precision")
-    if "io" in studies:
-        for variant in ("io", "preloaded"):
-            add(replace(ref, variant=variant), "io")
-    if "input_size" in studies:
-        for size in train["input_sizes"]:
-            add(replace(ref, input_size=size), "input_size")
-
-    parallel: dict[RunConfig, set] = {}
-    if "parallel" in studies:
-        par = train["parallel"]
-        base_batch = par["batch_size"]
-        base = replace(ref, model=par["model"], batch_size=base_batch,
-                       lr=scaled_lr(train["lr"], base_batch, train["base_batch_size"], train["lr_rule"]))
-        for ranks in par["ranks"]:
-            if ranks == 1:
-                parallel.setdefault(replace(base, ranks=1, scaling="base"), set()).add("parallel")
-                continue
-            for scaling in par["scaling"]:
-                if scaling == "strong":
-                    if base_batch < ranks:
-                        raise ConfigError(f"config key 'train.parallel.batch_size': {base_batch} cannot be split over {ranks} ranks")
-                    cfg = replace(base, ranks=ranks, scaling="strong")
-                else:
-                    glob = base_batch * ranks
-                    cfg = replace(base, ranks=ranks, scaling="weak", batch_size=glob,
-                                  lr=scaled_lr(train["lr"], glob, train["base_batch_size"], train["lr_rule"]))
-                parallel.setdefault(cfg, set()).add("parallel")
-            if par["topk_ratio"] < 1 and "strong" in par["scaling"]:
-                tag = f"topk:{par['topk_ratio']:g}" + ("+ef" if par["error_feedback"] else "")
-                parallel.setdefault(replace(base, ranks=ranks, scaling="strong", sparsification=tag), set()).add("parallel")
-
-    trials = []
-    if "lr_search" in studies:
-        trials = [replace(ref, lr=float(lr), role="tuning") for lr in train["lr_search"]["lrs"]]
-    return finals, list(parallel.items()), trials
+def open_study(settings: TrainConfig, log_dir: Path, model_dir: Path) -> Study:
+    """Check every data set against its hash and clear the log folder before any run."""
+    manifest = data_mod.read_manifest(settings.data_dir)
+    for name in settings.datasets_to_prepare():
+        data_mod.dataset_entry(settings.data_dir, name, verify=True)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for stale in log_dir.glob("*.log"):  # logs of an earlier study would be mistaken for this one's
+        stale.unlink()
+    return Study(settings, manifest, log_dir, model_dir)
 
 
-def _size_of(shape) -> int:
-    return int(shape[-1])
+# --------------------------------------------------------------------------- launching
+
+def launch(study: Study, planned: Plan) -> Launched:
+    """Run every planned run in seeded order (module docstring); the records come back in run order."""
+    from .loop import warm_up
+
+    settings = study.settings
+    warmup_s = {"process": warm_up(_combos(study, planned))}
+    import mlperf_logging.compliance_checker.mlp_compliance  # noqa: F401  (import cost outside every run)
+    total = (len(planned.trials) * settings.lr_search.seeds
+             + (len(planned.finals) + len(planned.parallel)) * settings.seeds)
+    with _Bar(total) as bar:
+        trials = _run_local(study, seeded_order(_trial_runs(planned, settings), settings.seed), bar)
+        lr_search, searched = _lr_search(planned, trials)
+        bar.extend((len(searched.finals) - len(planned.finals)) * settings.seeds)
+        finals = _run_local(study, seeded_order(_final_runs(searched, settings), settings.seed + 1), bar)
+        launches = _mpi_launches(study, searched, bar)
+    warmup_s.update({f"mpi_{launch.ranks}_ranks": launch.warmup_s for launch in launches})
+    mpi = {str(launch.ranks): {"comm_size": launch.comm_size, "mpi_library": launch.mpi_library}
+           for launch in launches}
+    records = (*trials, *finals, *(record for launch in launches for record in launch.records))
+    return Launched(searched, records, lr_search, warmup_s, mpi)
 
 
-def run_seeds(seed: int, n: int, tuning: bool = False) -> list[int]:
-    base = 1000 * seed + (500 if tuning else 0)
-    return [base + i for i in range(n)]
+def _combos(study: Study, planned: Plan) -> list[tuple]:
+    """(model, input shape, classes, precision) of every single-process configuration, for the warm-up."""
+    combos = set()
+    for cfg in [*planned.finals, *planned.trials]:
+        entry = study.manifest["datasets"][cfg.data_name]
+        combos.add((cfg.model, tuple(entry["input_shape"]), entry["n_classes"], cfg.precision))
+    return sorted(combos)
 
 
-# --------------------------------------------------------------------------- one run -> rows
+def _trial_runs(planned: Plan, settings: TrainConfig) -> list[PlannedRun]:
+    seeds = run_seeds(settings.seed, settings.lr_search.seeds, tuning=True)
+    return [PlannedRun(cfg, s, frozenset({"lr_search"})) for cfg in planned.trials for s in seeds]
 
-def make_spec(cfg: RunConfig, seed: int, train: dict, manifest: dict, data_dir: str, log_dir: Path) -> dict:
-    entry = manifest["datasets"][cfg.data_name]
-    target = train["targets"]["digits32" if cfg.data_name == "digits32" else cfg.dataset]
-    run_id = f"{cfg.config_id}/s{seed}"
-    return {
-        "config_id": cfg.config_id, "run_id": run_id, "model": cfg.model, "dataset": cfg.dataset,
-        "input_size": cfg.input_size, "data_path": str((Path(data_dir) / entry["file"]).resolve()),
-        "data_sha256": entry["sha256"], "input_shape": entry["input_shape"], "n_classes": entry["n_classes"],
-        "n_train": entry["n_train"], "n_val": entry["n_val"], "target": target, "seed": seed,
-        "batch_size": cfg.batch_size, "base_batch_size": train["base_batch_size"], "base_lr": train["lr"],
-        "lr": cfg.lr, "lr_rule": cfg.lr_rule, "momentum": train["momentum"], "precision": cfg.precision,
-        "variant": cfg.variant, "max_epochs": train["max_epochs"], "ranks": cfg.ranks, "scaling": cfg.scaling,
-        "sparsification": cfg.sparsification, "topk_ratio": cfg.topk_ratio,
-        "error_feedback": cfg.sparsification.endswith("+ef"), "threads": train["threads"],
-        "log_path": str((log_dir / (run_id.replace("/", "_") + ".log")).resolve()),
+
+def _final_runs(planned: Plan, settings: TrainConfig) -> list[PlannedRun]:
+    seeds = run_seeds(settings.seed, settings.seeds)
+    return [PlannedRun(cfg, s, studies, _checkpoint_names(planned, cfg, studies) if s == seeds[0] else ())
+            for cfg, studies in planned.finals.items() for s in seeds]
+
+
+def _checkpoint_names(planned: Plan, cfg: RunConfig, studies: frozenset[str]) -> tuple[str, ...]:
+    """The reference model, and each family's model on the reference data at 8x8 (the inference variants)."""
+    ref = planned.reference
+    names = ("reference",) if cfg == ref else ()
+    if "families" in studies and cfg.dataset == ref.dataset and cfg.input_size == 8:
+        names += (cfg.model,)
+    return names
+
+
+def _lr_search(planned: Plan, trial_records: Sequence[RunRecord]) -> tuple[dict, Plan]:
+    """The learning-rate choice and the plan with its final configuration (F4); unchanged without trials."""
+    if not planned.trials:
+        return {}, planned
+    search = choose_lr(planned.trials, by_config(trial_records))
+    if search["chosen_lr"] is None:
+        return search, planned
+    final = replace(planned.trials[0], lr=search["chosen_lr"], role="final")
+    return {**search, "final_config_id": final.config_id}, planned.with_final(final, "lr_search")
+
+
+def _run_local(study: Study, runs: Iterable[PlannedRun], bar: _Bar) -> list[RunRecord]:
+    """Run each in this process, in the order given; save the checkpoints a run is kept as."""
+    from .loop import train_run
+
+    records = []
+    for run in runs:
+        spec = study.spec(run.config, run.seed)
+        bar.describe(spec["run_id"])
+        result = train_run(spec, keep_model=bool(run.keep_as))
+        model = result.pop("model")
+        saved = tuple((name, _save_checkpoint(study, run.config, spec, result, model, name)) for name in run.keep_as)
+        records.append(RunRecord(run, spec, result, saved))
+        bar.advance()
+    return records
+
+
+def _save_checkpoint(study: Study, cfg: RunConfig, spec: dict, result: dict, model, name: str) -> dict:
+    """Save the run's model for the inference benchmark, with the JSON that says how to use it."""
+    values = result["values"]
+    data_file = Path(study.settings.data_dir) / Path(spec["data_path"]).name
+    info = {
+        "name": name, "model": cfg.model, "dataset": cfg.dataset, "input_size": cfg.input_size,
+        "input_shape": spec["input_shape"], "n_classes": spec["n_classes"], "quality_target": spec["target"],
+        "architecture": models.architecture(cfg.model, spec["input_shape"], spec["n_classes"]),
+        "data": {"test": str(data_file), "format": "npz", "x_key": "x_test", "y_key": "y_test",
+                 "sha256": spec["data_sha256"], "input_dtype": "float32",
+                 "preprocessing": "none at inference: the file holds model-ready inputs (pixels / 16, in [0, 1])"},
+        "quality": {"metric": "accuracy", "target": spec["target"],
+                    "target_definition": "validation-split accuracy (fraction) at which training stopped",
+                    "test_accuracy": values["test_accuracy"], "val_accuracy": values["val_accuracy"],
+                    "train_accuracy": values["train_accuracy"]},
+        "training": {"time_to_quality_s": values["time_to_train"], "total_time_s": values["run_wall_time"],
+                     "init_time_s": values["init_time"], "epochs": int(values["epochs_to_target"]),
+                     "converged": bool(values["converged"]), "config_id": cfg.config_id, "run_id": spec["run_id"],
+                     "seed": spec["seed"], "batch_size": cfg.batch_size, "lr": cfg.lr, "precision": cfg.precision,
+                     "results": "results/train.nc (scores: attribute 'scores')"},
     }
+    return models.save_checkpoint(model, study.model_dir / f"{name}.pt", info)
 
 
-def _precision_label(precision: str) -> str:
-    return "fp32" if precision == "fp32" else "mixed:bf16+fp32"
+def _mpi_launches(study: Study, planned: Plan, bar: _Bar) -> list[MpiLaunch]:
+    """One launch per rank count, rank counts and the runs inside each in seeded order."""
+    settings = study.settings
+    by_ranks: dict[int, list[PlannedRun]] = {}
+    for cfg, studies in planned.parallel:
+        for s in run_seeds(settings.seed, settings.seeds):
+            by_ranks.setdefault(cfg.ranks, []).append(PlannedRun(cfg, s, studies))
+    launches = []
+    with tempfile.TemporaryDirectory(prefix="tw-train-") as tmp:
+        for ranks in seeded_order(sorted(by_ranks), settings.seed + 2):
+            runs = seeded_order(by_ranks[ranks], settings.seed + 3 + ranks)
+            launches.append(_mpi_launch(study, ranks, runs, Path(tmp), bar))
+    return launches
 
 
-def _factors(cfg: RunConfig, spec: dict, studies, threads: int) -> dict:
-    return {
-        "benchmark": "train", "workload": cfg.model,
-        "implementation": "torch+mpi4py" if cfg.scaling != "none" else "torch",
-        "ranks": cfg.ranks, "threads": threads, "size": cfg.input_size, "precision": _precision_label(cfg.precision),
-        "rank": -1, "batch_size": cfg.batch_size, "per_rank_batch": -(-cfg.batch_size // cfg.ranks),
-        "lr": cfg.lr, "lr_rule": cfg.lr_rule, "base_lr": spec["base_lr"], "variant": cfg.variant,
-        "scaling": cfg.scaling, "sparsification": cfg.sparsification, "dataset": cfg.dataset,
-        "input_size": cfg.input_size, "role": cfg.role, "study": ";".join(sorted(studies)),
-        "config_id": cfg.config_id, "target": spec["target"], "op_kind": "", "op_dtype": "",
-        # checklist vocabulary (docs/checklist-evidence.md): whether the data read is inside the clock
-        "io_included": int(cfg.variant == "io"), "timing_scope": "", "converged": float("nan"), "stop_reason": "",
-    }
+def _mpi_launch(study: Study, ranks: int, runs: list[PlannedRun], workdir: Path, bar: _Bar) -> MpiLaunch:
+    specs = [study.spec(run.config, run.seed) for run in runs]
+    bar.describe(f"MPI launch, {ranks} rank(s), {len(specs)} runs")
+    payload = run_mpi(specs, ranks, study.settings, workdir)
+    records = tuple(RunRecord(run, spec, out["result"]) for run, spec, out in zip(runs, specs, payload["runs"]))
+    bar.advance(len(records))
+    return MpiLaunch(ranks, payload["comm_size"], payload["mpi_library"], payload["warmup_s"], records)
 
 
-#: timing_scope per metric (F6/F10 vocabulary); time to train's scope depends on the variant.
-SCOPES = {"time_per_step": "iteration", "comm_time_per_step": "component", "init_time": "init",
-          "data_load_time": "io", "run_wall_time": "whole_run", "epochs_to_target": "end_to_end"}
+class _Bar:
+    """The progress bar on stderr: runs done of runs planned, and the current run."""
 
+    def __init__(self, total: int):
+        self.total = total
+        self.progress = _progress()
+        self.task = None
 
-def run_rows(cfg, spec, result, studies, threads, flops_per_sample, compliant) -> list[dict]:
-    base = _factors(cfg, spec, studies, threads)
-    base.update({"seed": spec["seed"], "run_id": spec["run_id"], "status": result["status"],
-                 "converged": float(result["values"]["converged"]),
-                 # MLPerf fixes the number of seeded runs; nothing is repeated until a CI target is met
-                 "stop_reason": "fixed_seeds"})
-    end_to_end = "end_to_end" if cfg.variant == "io" else "preloaded"
-    rows = []
-    for point in result["curves"]:
-        for metric in ("val_accuracy", "train_loss", "wall_time", "samples_seen", "time_per_step", "comm_time_per_step"):
-            rows.append({**base, "iteration": point["epoch"], "metric": metric, "value": float(point[metric]),
-                         "unit": UNITS[metric], "valid": True, "timing_scope": SCOPES.get(metric, "")})
-    values = dict(result["values"])
-    values["train_flops"] = flops_per_sample * values["samples_seen"]
-    step_time = values["time_per_step"] * values["steps"]
-    values["flop_rate"] = values["train_flops"] / step_time if step_time > 0 else float("nan")
-    values["compliant"] = float(compliant)
-    converged = bool(values["converged"])
-    for metric, value in values.items():
-        valid = converged if metric in ("time_to_train", "epochs_to_target") else True
-        scope = end_to_end if metric in ("time_to_train", "epochs_to_target") else SCOPES.get(metric, "")
-        rows.append({**base, "iteration": -1, "metric": metric, "value": float(value), "unit": UNITS[metric],
-                     "valid": valid, "timing_scope": scope})
-    return rows
+    def __enter__(self) -> _Bar:
+        self.progress.__enter__()
+        self.task = self.progress.add_task("", total=self.total)
+        return self
 
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
 
-def count_ops(cfg: RunConfig, manifest: dict, train: dict) -> list[dict]:
-    """Ops of one training step per rank (per-rank batch), by kind and dtype, as executed (F5)."""
-    import torch
+    def describe(self, text: str) -> None:
+        self.progress.update(self.task, description=text)
 
-    from .loop import MomentumSGD, _autocast
-    from .opcount import DtypeOpCounter
+    def advance(self, n: int = 1) -> None:
+        self.progress.advance(self.task, n)
 
-    entry = manifest["datasets"][cfg.data_name]
-    batch = -(-cfg.batch_size // cfg.ranks)
-    generator = torch.Generator().manual_seed(0)
-    torch.manual_seed(0)
-    model = models.build(cfg.model, entry["input_shape"], entry["n_classes"])
-    optimizer = MomentumSGD(model.parameters(), lr=cfg.lr, momentum=train["momentum"])
-    x = torch.rand((batch, *entry["input_shape"]), generator=generator)
-    y = torch.randint(0, entry["n_classes"], (batch,), generator=generator)
-    with DtypeOpCounter() as counter:
-        with _autocast(cfg.precision):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        optimizer.zero_grad(set_to_none=False)
-        loss.backward()
-        optimizer.step()
-    return [dict(r, batch=batch) for r in counter.as_records()]
+    def extend(self, n: int) -> None:
+        self.total += n
+        self.progress.update(self.task, total=self.total)
 
-
-def op_rows(cfg, spec, studies, threads, ops) -> list[dict]:
-    base = _factors(cfg, spec, studies, threads)
-    base.update({"seed": -1, "run_id": f"{cfg.config_id}/opcount", "status": ""})
-    return [{**base, "iteration": -1, "metric": "ops_per_step", "value": float(r["ops"]), "unit": "op", "valid": True,
-             "op_kind": r["op_kind"], "op_dtype": r["op_dtype"]} for r in ops]
-
-
-# --------------------------------------------------------------------------- running
 
 def _progress():
     from rich.console import Console
@@ -302,20 +292,20 @@ def _launcher(command: str) -> list[str]:
     return parts
 
 
-def run_mpi(specs: list[dict], ranks: int, train: dict, workdir: Path) -> dict:
+def run_mpi(specs: list[dict], ranks: int, settings: TrainConfig, workdir: Path) -> dict:
     """One launch of :mod:`.dist` with ``ranks`` ranks for all ``specs`` (already in run order)."""
     spec_path = workdir / f"dist-r{ranks}.json"
     out_path = workdir / f"dist-r{ranks}.out.json"
-    spec_path.write_text(json.dumps({"threads": train["threads"], "runs": specs}))
-    command = [*_launcher(train["parallel"]["launcher"]), "-n", str(ranks), sys.executable, "-m",
+    spec_path.write_text(json.dumps({"threads": settings.threads, "runs": specs}))
+    command = [*_launcher(settings.parallel.launcher), "-n", str(ranks), sys.executable, "-m",
                "twelveways.train.dist", str(spec_path), str(out_path)]
-    env = dict(os.environ, OMP_NUM_THREADS=str(train["threads"]))
+    env = dict(os.environ, OMP_NUM_THREADS=str(settings.threads))
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=train["parallel"]["timeout_s"])
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=settings.parallel.timeout_s)
     except FileNotFoundError as exc:
         raise KernelError(f"MPI launcher not found: {command[0]}", cause=exc) from exc
     except subprocess.TimeoutExpired as exc:
-        raise KernelError(f"MPI training launch with {ranks} ranks ran past {train['parallel']['timeout_s']} s") from exc
+        raise KernelError(f"MPI training launch with {ranks} ranks ran past {settings.parallel.timeout_s:g} s") from exc
     if proc.returncode != 0 or not out_path.is_file():
         lines = [l for l in (proc.stderr or "").splitlines() if l.startswith("error:")]
         detail = lines[0][len("error:"):].strip() if lines else (proc.stderr.strip().splitlines() or ["no output"])[-1]
@@ -323,196 +313,141 @@ def run_mpi(specs: list[dict], ranks: int, train: dict, workdir: Path) -> dict:
     return json.loads(out_path.read_text())
 
 
+# --------------------------------------------------------------------------- scoring
+
+def score(study: Study, launched: Launched) -> Scored:
+    """Rows, MLPerf scores, the lr search's final score and cost, and the compliance of every log."""
+    from . import mllog_io
+
+    checks = [mllog_io.check(record.spec["log_path"]) for record in launched.records]
+    rows = study_rows(study, launched.records, [ok for ok, _ in checks])
+    scores = config_scores(launched.records)
+    lr_search = dict(launched.lr_search)
+    if lr_search:
+        lr_search["final_score_s"] = scores.get(lr_search.get("final_config_id", ""), {}).get("score_s")
+        rows.append(tuning_cost_row(launched.plan.trials[0], study.settings, study.manifest, study.log_dir,
+                                    lr_search["total_cost_s"]))
+    return Scored(rows, scores, lr_search, compliance_summary(launched.records, checks))
+
+
+def study_rows(study: Study, records: Sequence[RunRecord], compliant: Sequence[bool]) -> list[dict]:
+    """Each run's rows in run order, a configuration's op counts (F5) before its first run's rows."""
+    settings = study.settings
+    rows, flops = [], {}
+    for record, ok in zip(records, compliant):
+        cfg, studies = record.run.config, record.run.studies
+        if cfg not in flops:
+            ops = count_ops(cfg, study.manifest, settings.momentum)
+            rows.extend(op_rows(cfg, record.spec, studies, settings.threads, ops))
+            flops[cfg] = per_sample_flops(ops)
+        rows.extend(run_rows(cfg, record.spec, record.result, studies, settings.threads, flops[cfg], ok))
+    return rows
+
+
+def by_config(records: Iterable[RunRecord]) -> dict[str, list[RunRecord]]:
+    """Records grouped by configuration, in order of each configuration's first run."""
+    grouped: dict[str, list[RunRecord]] = {}
+    for record in records:
+        grouped.setdefault(record.run.config.config_id, []).append(record)
+    return grouped
+
+
+def config_scores(records: Iterable[RunRecord]) -> dict:
+    """The MLPerf olympic mean of every final configuration with at least three runs."""
+    scores = {}
+    for config_id, group in by_config(records).items():
+        first = group[0].run
+        if first.config.role != "final" or len(group) < 3:
+            continue
+        outcomes = [Outcome.of(record) for record in group]
+        score_ = olympic_mean([o.time_to_train for o in outcomes], [o.converged for o in outcomes],
+                              [o.run_id for o in outcomes])
+        scores[config_id] = {**score_.as_dict(), "study": sorted(first.studies), **asdict(first.config)}
+    return scores
+
+
+def choose_lr(trials: Sequence[RunConfig], runs_by_config: dict[str, list[RunRecord]]) -> dict:
+    """The trial lr with the lowest mean time to train among trials whose every seed converged."""
+    summary = []
+    for cfg in trials:
+        runs = [Outcome.of(record) for record in runs_by_config.get(cfg.config_id, [])]
+        converged = all(r.converged for r in runs) and runs
+        mean_ttt = sum(r.time_to_train for r in runs) / len(runs) if runs else float("nan")
+        summary.append({"config_id": cfg.config_id, "lr": cfg.lr, "run_ids": [r.run_id for r in runs],
+                        "time_to_train_s": [r.time_to_train for r in runs], "converged": [r.converged for r in runs],
+                        "cost_s": sum(r.run_wall_time for r in runs),
+                        "mean_time_to_train_s": mean_ttt if converged else None})
+    candidates = [t for t in summary if t["mean_time_to_train_s"] is not None]
+    chosen = min(candidates, key=lambda t: (t["mean_time_to_train_s"], t["lr"])) if candidates else None
+    return {"trials": summary, "total_cost_s": sum(t["cost_s"] for t in summary),
+            "chosen_lr": chosen["lr"] if chosen else None,
+            "criterion": "lowest mean time_to_train among trials whose every seed converged",
+            "n_trials": sum(len(t["run_ids"]) for t in summary)}
+
+
+def compliance_summary(records: Sequence[RunRecord], checks: Sequence[tuple[bool, list[str]]]) -> dict:
+    """How many logs passed MLPerf's compliance checker, and the first messages of each failure."""
+    failures = [{"run_id": record.spec["run_id"], "messages": messages[:3]}
+                for record, (ok, messages) in zip(records, checks) if not ok]
+    return {"checked": len(checks), "passed": sum(int(ok) for ok, _ in checks), "failures": failures}
+
+
+# --------------------------------------------------------------------------- the results file
+
 def execute(config: dict, output: Path, environment: str | None, log_dir: Path, model_dir: Path) -> Path:
-    """Run the whole study and write the results file; returns its path."""
+    """Run the whole study and write the results file; returns its path (``config``: validated)."""
     import torch
 
     from .. import results
-    from ..measure import seeded_order
-    from . import mllog_io
-    from .loop import train_run, warm_up
 
-    train = config["train"]
-    seed = int(config["seed"])
-    threads = int(train["threads"])
-    torch.set_num_threads(threads)
+    settings = TrainConfig.from_config(config)
+    torch.set_num_threads(settings.threads)
     started = time.perf_counter()
-    data_dir = train["data_dir"]
-    manifest = data_mod.read_manifest(data_dir)
-    for name in set(train["datasets"]) | {"digits"} | ({"digits32"} if 32 in train["input_sizes"] else set()):
-        data_mod.dataset_entry(data_dir, name, verify=True)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    for stale in log_dir.glob("*.log"):  # logs of an earlier study would be mistaken for this one's
-        stale.unlink()
-    finals, parallel, trials = plan(train, manifest)
-    ref = reference_config(train)
+    study = open_study(settings, log_dir, model_dir)
+    launched = launch(study, plan(settings, study.manifest))
+    scored = score(study, launched)
+    attrs = study_attrs(config, environment, study, launched, scored, time.perf_counter() - started)
+    return results.write(results.from_records(scored.rows, family="train", attrs=attrs), output)
 
-    rows: list[dict] = []
-    outcomes: dict[str, list] = {}
-    compliance = {"checked": 0, "passed": 0, "failures": []}
-    flops_cache: dict[RunConfig, float] = {}
-    saved_models = {}
 
-    def flops_per_sample(cfg, spec, studies):
-        if cfg not in flops_cache:
-            ops = count_ops(cfg, manifest, train)
-            rows.extend(op_rows(cfg, spec, studies, threads, ops))
-            matmul = sum(r["ops"] for r in ops if r["op_kind"] == "matmul_conv")
-            flops_cache[cfg] = matmul / ops[0]["batch"] if ops else 0.0
-        return flops_cache[cfg]
+def study_attrs(config: dict, environment, study: Study, launched: Launched, scored: Scored,
+                stage_time: float) -> dict:
+    """The results file's attributes: provenance, scores, lr search, data, compliance, timing rules."""
+    from .. import results
+    from . import mllog_io
 
-    def record(cfg, spec, result, studies):
-        ok, messages = mllog_io.check(spec["log_path"])
-        compliance["checked"] += 1
-        compliance["passed"] += int(ok)
-        if not ok:
-            compliance["failures"].append({"run_id": spec["run_id"], "messages": messages[:3]})
-        rows.extend(run_rows(cfg, spec, result, studies, threads, flops_per_sample(cfg, spec, studies), ok))
-        outcomes.setdefault(cfg.config_id, []).append((spec["run_id"], result["values"]["time_to_train"],
-                                                       bool(result["values"]["converged"]),
-                                                       result["values"]["run_wall_time"], cfg, studies))
-
-    def save_model(cfg, spec, result, name):
-        values = result["values"]
-        data_file = Path(data_dir) / Path(spec["data_path"]).name
-        info = {
-            "name": name, "model": cfg.model, "dataset": cfg.dataset, "input_size": cfg.input_size,
-            "input_shape": spec["input_shape"], "n_classes": spec["n_classes"], "quality_target": spec["target"],
-            "architecture": models.architecture(cfg.model, spec["input_shape"], spec["n_classes"]),
-            "data": {"test": str(data_file), "format": "npz", "x_key": "x_test", "y_key": "y_test",
-                     "sha256": spec["data_sha256"], "input_dtype": "float32",
-                     "preprocessing": "none at inference: the file holds model-ready inputs (pixels / 16, in [0, 1])"},
-            "quality": {"metric": "accuracy", "target": spec["target"],
-                        "target_definition": "validation-split accuracy (fraction) at which training stopped",
-                        "test_accuracy": values["test_accuracy"], "val_accuracy": values["val_accuracy"],
-                        "train_accuracy": values["train_accuracy"]},
-            "training": {"time_to_quality_s": values["time_to_train"], "total_time_s": values["run_wall_time"],
-                         "init_time_s": values["init_time"], "epochs": int(values["epochs_to_target"]),
-                         "converged": bool(values["converged"]), "config_id": cfg.config_id, "run_id": spec["run_id"],
-                         "seed": spec["seed"], "batch_size": cfg.batch_size, "lr": cfg.lr, "precision": cfg.precision,
-                         "results": "results/train.nc (scores: attribute 'scores')"},
-        }
-        saved_models[name] = models.save_checkpoint(result["model"], model_dir / f"{name}.pt", info)
-
-    n_final = train["seeds"]
-    n_trial_seeds = train["lr_search"]["seeds"]
-    total = len(trials) * n_trial_seeds + (len(finals) + 1) * n_final + len(parallel) * n_final
-    lr_search = {}
-    combos = set()
-    for cfg in [*finals, *trials]:
-        entry = manifest["datasets"][cfg.data_name]
-        combos.add((cfg.model, tuple(entry["input_shape"]), entry["n_classes"], cfg.precision))
-    warmup_s = {"process": warm_up(sorted(combos))}
-    import mlperf_logging.compliance_checker.mlp_compliance  # noqa: F401  (import cost outside every run)
-    with _progress() as progress:
-        task = progress.add_task("", total=total)
-
-        def run_local(cfg, seed_value, studies, keep_as=None):
-            spec = make_spec(cfg, seed_value, train, manifest, data_dir, log_dir)
-            progress.update(task, description=spec["run_id"])
-            result = train_run(spec, keep_model=keep_as is not None)
-            record(cfg, spec, result, studies)
-            if keep_as is not None:
-                for name in keep_as:
-                    save_model(cfg, spec, result, name)
-            progress.advance(task)
-
-        # phase 1: learning-rate trials (F4)
-        trial_runs = [(cfg, s) for cfg in trials for s in run_seeds(seed, n_trial_seeds, tuning=True)]
-        for cfg, s in seeded_order(trial_runs, seed):
-            run_local(cfg, s, {"lr_search"})
-        if trials:
-            lr_search = _choose_lr(trials, outcomes)
-            if lr_search.get("chosen_lr") is not None:
-                final_cfg = replace(trials[0], lr=lr_search["chosen_lr"], role="final")
-                if final_cfg not in finals:
-                    progress.update(task, total=total)
-                else:
-                    progress.update(task, total=total - n_final)
-                finals.setdefault(final_cfg, set()).add("lr_search")
-                lr_search["final_config_id"] = final_cfg.config_id
-
-        # phase 2: every single-process final run, shuffled
-        seeds = run_seeds(seed, n_final)
-        keep = {}
-        for cfg in finals:
-            names = []
-            if cfg == ref:
-                names.append("reference")
-            if "families" in finals[cfg] and cfg.dataset == ref.dataset and cfg.input_size == 8:
-                names.append(cfg.model)
-            if names:
-                keep[(cfg, seeds[0])] = names
-        local_runs = [(cfg, s) for cfg in finals for s in seeds]
-        for cfg, s in seeded_order(local_runs, seed + 1):
-            run_local(cfg, s, finals[cfg], keep.get((cfg, s)))
-
-        # phase 3: MPI launches, one per rank count
-        mpi_info = {}
-        by_ranks: dict[int, list] = {}
-        for cfg, studies in parallel:
-            for s in seeds:
-                by_ranks.setdefault(cfg.ranks, []).append((cfg, s, studies))
-        with tempfile.TemporaryDirectory(prefix="tw-train-") as tmp:
-            for ranks in seeded_order(sorted(by_ranks), seed + 2):
-                ordered = seeded_order(by_ranks[ranks], seed + 3 + ranks)
-                specs = [make_spec(cfg, s, train, manifest, data_dir, log_dir) for cfg, s, _ in ordered]
-                progress.update(task, description=f"MPI launch, {ranks} rank(s), {len(specs)} runs")
-                payload = run_mpi(specs, ranks, train, Path(tmp))
-                mpi_info[str(ranks)] = {"comm_size": payload["comm_size"], "mpi_library": payload["mpi_library"]}
-                warmup_s[f"mpi_{ranks}_ranks"] = payload["warmup_s"]
-                for (cfg, s, studies), spec, out in zip(ordered, specs, payload["runs"]):
-                    record(cfg, spec, out["result"], studies)
-                    progress.advance(task)
-
-    scores = {}
-    for config_id, runs in outcomes.items():
-        cfg, studies = runs[0][4], runs[0][5]
-        if cfg.role != "final" or len(runs) < 3:
-            continue
-        score = olympic_mean([r[1] for r in runs], [r[2] for r in runs], [r[0] for r in runs])
-        scores[config_id] = {**score.as_dict(), "study": sorted(studies), **asdict(cfg)}
-    if lr_search:
-        final = scores.get(lr_search.get("final_config_id", ""), {})
-        lr_search["final_score_s"] = final.get("score_s")
-        rows.append({**_factors(trials[0], make_spec(trials[0], 0, train, manifest, data_dir, log_dir), {"lr_search"}, threads),
-                     "seed": -1, "run_id": "lr_search/total", "iteration": -1, "metric": "tuning_cost",
-                     "value": float(lr_search["total_cost_s"]), "unit": "s", "valid": True, "status": ""})
-
-    stage_time = time.perf_counter() - started
     attrs = results.provenance(environment, config)
     attrs.update({
-        "scores": scores,
-        "reference_config": ref.config_id,
-        "lr_search": lr_search,
-        "quality_targets": train["targets"],
+        "scores": scored.scores,
+        "reference_config": launched.plan.reference.config_id,
+        "lr_search": scored.lr_search,
+        "quality_targets": dict(study.settings.targets),
         "datasets": {name: {k: entry[k] for k in ("file", "sha256", "n_train", "n_val", "n_test", "input_shape",
                                                    "n_classes", "source")}
-                     for name, entry in manifest["datasets"].items()},
-        "compliance": {**compliance, "ruleset": "src/twelveways/train/mlperf_compliance.yaml",
+                     for name, entry in study.manifest["datasets"].items()},
+        "compliance": {**scored.compliance, "ruleset": "src/twelveways/train/mlperf_compliance.yaml",
                        "ruleset_sha256": hashlib.sha256(mllog_io.RULESET.read_bytes()).hexdigest(),
                        "checker": "mlperf_logging.compliance_checker (in process; same classes as its CLI)",
-                       "log_dir": str(log_dir)},
+                       "log_dir": str(study.log_dir)},
         "timing_rules": "MLPerf: timed region from run_start (first touch of the data on disk for variant io) to "
                         "run_stop at the first validation eval reaching the target; model init excluded but recorded "
                         "(init_time); variant preloaded reads the data before run_start",
         "definitions": DEFINITIONS,
-        "mpi": mpi_info,
-        "models_saved": {name: info["checkpoint"] for name, info in saved_models.items()},
+        "mpi": launched.mpi,
+        "models_saved": {name: info["checkpoint"] for record in launched.records for name, info in record.saved},
         "stage_wall_time_s": stage_time,
-        "warmup_s": warmup_s,
+        "warmup_s": launched.warmup_s,
         "run_order": "seeded (measure.seeded_order): lr trials, then single-process runs, then MPI launches",
-        **checklist_attrs(scores, rows),
+        **checklist_attrs(scored.scores, scored.rows),
         **levels_attrs(config),
     })
-    ds = results.from_records(rows, family="train", attrs=attrs)
-    return results.write(ds, output)
+    return attrs
 
 
 #: The levels this benchmark can run (R2 compares them with the rows; a level left out needs a reason).
 LEVELS_AVAILABLE = {
     "workload": list(models.MODELS),
-    "dataset": [name for name in data_mod.DATASETS if name != "digits32"],  # digits32 = digits at input size 32
+    "dataset": [name for name in data_mod.DATASETS if name != UPSAMPLED_DIGITS],  # digits at input size 32
     "precision": ["fp32", "mixed:bf16+fp32"],
     "input_size": [8, 32],
 }
@@ -521,7 +456,7 @@ LEVELS_AVAILABLE = {
 def levels_attrs(config: dict) -> dict:
     """``levels_available`` and the config's reasons for any subset (SC15 R2)."""
     keys = ("models", "datasets", "precisions", "input_sizes", "resources")
-    reasons = {k: str(v) for k, v in (config.get("subset_reasons") or {}).items() if k in keys and str(v or "").strip()}
+    reasons = {k: str(v) for k, v in config["subset_reasons"].items() if k in keys and str(v or "").strip()}
     return {"levels_available": LEVELS_AVAILABLE, "subset_reasons": reasons}
 
 
@@ -555,27 +490,10 @@ def checklist_attrs(scores: dict, rows: list[dict]) -> dict:
     }
 
 
-def _choose_lr(trials, outcomes) -> dict:
-    """The trial lr with the lowest mean time to train among trials whose every seed converged."""
-    summary = []
-    for cfg in trials:
-        runs = outcomes.get(cfg.config_id, [])
-        converged = all(r[2] for r in runs) and runs
-        mean_ttt = sum(r[1] for r in runs) / len(runs) if runs else float("nan")
-        summary.append({"config_id": cfg.config_id, "lr": cfg.lr, "run_ids": [r[0] for r in runs],
-                        "time_to_train_s": [r[1] for r in runs], "converged": [r[2] for r in runs],
-                        "cost_s": sum(r[3] for r in runs), "mean_time_to_train_s": mean_ttt if converged else None})
-    candidates = [t for t in summary if t["mean_time_to_train_s"] is not None]
-    chosen = min(candidates, key=lambda t: (t["mean_time_to_train_s"], t["lr"])) if candidates else None
-    return {"trials": summary, "total_cost_s": sum(t["cost_s"] for t in summary),
-            "chosen_lr": chosen["lr"] if chosen else None,
-            "criterion": "lowest mean time_to_train among trials whose every seed converged",
-            "n_trials": sum(len(t["run_ids"]) for t in summary)}
-
-
 # --------------------------------------------------------------------------- CLI
 
 def main(argv=None) -> int:
+    """``python -m twelveways.train.sweeps``: the Snakemake rule's entry; errors as one line, exit 1."""
     parser = argparse.ArgumentParser(prog="python -m twelveways.train.sweeps",
                                      description="Run the training benchmark and write results/train.nc.")
     parser.add_argument("--config", required=True, help="validated config JSON (results/config.json)")
@@ -592,8 +510,8 @@ def main(argv=None) -> int:
     if environment is None and (output.parent / "environment.json").is_file():
         environment = str(output.parent / "environment.json")
     try:
-        config = data_mod._load_config(args.config)
-        if args.mpi_launcher.strip():
+        config = load_config(args.config)
+        if args.mpi_launcher.strip():  # into the config itself, so its hash records the launcher used
             config["train"]["parallel"]["launcher"] = args.mpi_launcher.strip()
         path = execute(config, output, environment,
                        Path(args.logs) if args.logs else output.parent / "train" / "mllog",
