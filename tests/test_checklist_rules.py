@@ -96,6 +96,58 @@ def test_r5_fails_an_unnoted_wide_ci_only_against_a_stated_target(tmp_path):
     assert check([unstated], "R5").status is Status.WARN  # no target was set: the default proves nothing
 
 
+def runs(factors_by_run: dict, **extra) -> list[dict]:
+    """Per-iteration rows: {run_id: values of iterations 1..N} (iteration 0, the warm-up, comes first)."""
+    return [dict(r, run_id=run, iteration=i, **extra) for run, values in factors_by_run.items()
+            for i, r in enumerate(rows([values[0] * 3, *values]))]
+
+
+def steady(seed: int, n: int = 40) -> np.ndarray:
+    return np.random.default_rng(seed).lognormal(0.0, 0.02, n)
+
+
+def test_r5_counts_steady_runs_and_passes(tmp_path):
+    path = write(tmp_path, runs({f"run{i}": steady(i) for i in range(3)}), ci_target=0.05)
+    r5 = check([path], "R5")
+    assert r5.status is Status.PASS
+    stable = next(e.value for e in r5.evidence if str(e.what).startswith("stable:"))
+    assert "stable: 3 of 3 per-iteration series" in text(r5) and stable["too short to judge"] == 0
+
+
+def test_r5_warns_on_a_mid_run_shift_naming_the_run_iteration_and_size(tmp_path):
+    shifted = steady(9)
+    shifted[20:] *= 1.5  # iterations 21..40 run on a shared core
+    path = write(tmp_path, runs({"run0": steady(0), "run1": steady(1), "hogged": shifted}), ci_target=0.05)
+    r5 = check([path], "R5")
+    assert r5.status is Status.WARN
+    line = next(e for e in r5.evidence if "mid-run shift" in str(e.what))
+    assert "run hogged" in line.what and "1.005 s -> 1.493 s (+48.6%) at iteration 21;" in line.what
+    assert line.value["change_points_at_iteration"] == [21] and line.value["largest_shift"] == pytest.approx(0.5, abs=0.05)
+    assert "stable: 2 of 3 per-iteration series" in text(r5)
+
+
+def test_r5_warns_on_a_warmup_past_iteration_0_because_the_summaries_keep_it(tmp_path):
+    slow_start = steady(4)
+    slow_start[:6] *= 1.4  # iterations 1..6 still warming up
+    path = write(tmp_path, runs({"run0": steady(0), "cold": slow_start}), ci_target=0.05)
+    r5 = check([path], "R5")
+    assert r5.status is Status.WARN
+    line = next(e for e in r5.evidence if "warm-up" in str(e.what))
+    assert "run cold" in line.what and "steady from iteration 7" in line.what and "iterations 1..6 are summarized" in line.what
+
+
+def test_r5_judges_the_max_over_ranks_and_calls_short_runs_too_short(tmp_path):
+    fast, slow = steady(0), steady(1)
+    slow[20:] *= 1.5  # only the slower rank shifts: the max over ranks shifts with it
+    per_rank = [dict(r, rank=rank) for rank, values in ((0, fast), (1, slow)) for r in runs({"run0": values})]
+    path = write(tmp_path, per_rank, rank_summary="max over ranks per iteration")
+    assert "at iteration 21" in text(check([path], "R5"))
+    short = write(tmp_path, runs({f"run{i}": steady(i, n=8) for i in range(3)}), name="short.nc")
+    r5 = check([short], "R5")
+    stable = next(e.value for e in r5.evidence if str(e.what).startswith("stable:"))
+    assert stable["too short to judge"] == 3 and stable["judged"] == 0 and "fewer than 10 iterations" in text(r5)
+
+
 @pytest.mark.parametrize("spelling, name", [
     ("Mann–Whitney U", "mann_whitney"), ("mannwhitneyu", "mann_whitney"), ("Wilcoxon rank-sum", "mann_whitney"),
     ("Welch's t", "welch_t"), ("ttest_ind", "t_test"), ("Kruskal-Wallis", "kruskal_wallis"),

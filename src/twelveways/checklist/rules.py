@@ -20,7 +20,7 @@ from .. import stats
 from ..errors import StatisticsError
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
-from . import restate
+from . import restate, stability
 from .model import Status, check, ev, worst
 
 PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
@@ -355,6 +355,7 @@ def r5_confidence_intervals(data: AuditData):
         cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
         if not counts["configurations"]:
             continue
+        stable_status, stable_evidence = stability.judge(src, rows, target, reduce=_max_over_ranks)
         target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
         status = _r5_status(counts)
         if status is Status.FAIL and not target_stated:  # nobody set the target: a default is no proof
@@ -371,11 +372,13 @@ def r5_confidence_intervals(data: AuditData):
         if not_finite:
             statuses.append(Status.WARN)
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
-        evidence += _r5_worst_cases(src, cases)
+        evidence += _r5_worst_cases(src, cases) + stable_evidence
+        statuses.append(stable_status)
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("measured costs or rates", 0, "", "rows of kind cost/rate")], ""
     return worst(statuses), evidence, ("Repeat until the CI of the median is within the target, or record why not "
-                                       "(stop_reason column, attr ci_notes, or a summary note) (SC15 R5).")
+                                       "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
+                                       "iterations and interference out of the timed iterations (SC15 R5).")
 
 
 def _r5_rows(src) -> tuple[pd.DataFrame, int]:

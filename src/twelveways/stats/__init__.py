@@ -7,7 +7,8 @@ data that cannot support a statistic by raising :class:`~twelveways.errors.Stati
 The code lives in ``stats.core`` (input checks, exact-rank CIs, normality, t CI), ``stats.summary``
 (kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats.compare``
 (Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats.tail`` (percentiles,
-quantile regression, Tukey outliers) and ``stats.scaling`` (speedup, Amdahl); import it from here.
+quantile regression, Tukey outliers), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoint``
+(warm-up and mid-run shifts of a run's per-iteration series); import it from here.
 
 Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
 small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
@@ -15,7 +16,9 @@ small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence)
 
 from __future__ import annotations
 
-from .compare import Comparison, Kruskal, a12_magnitude, compare, kruskal, ranks_poolable
+from .changepoint import Stability, min_series_length, stability
+from .compare import (Comparison, Kruskal, a12_magnitude, compare, detectable_ratio, fdr_adjust, kruskal,
+                      ranks_poolable)
 from .core import (KINDS, STATISTICS, Normality, as_values, mean_ci, median_ci, median_ci_ranks,
                          min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks)
 from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
@@ -31,10 +34,12 @@ __all__ = [
     "Normality", "normality", "mean_ci", "ci", "median_ci", "median_ci_ranks", "percentile_ci",
     "percentile_ci_ranks", "min_samples_for_ci", "SampleSize", "samples_needed", "as_values",
     # comparisons (R7)
-    "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable",
+    "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
     # tails and outliers (R8, R12)
     "percentiles", "QuantileFit", "quantile_regression", "Outliers", "tukey_outliers",
     # scaling (R1, R11)
     "BASE_CASES", "ScalingPoint", "Speedup", "speedup", "AmdahlFit", "amdahl_fit", "amdahl_speedup",
     "ideal_scaling",
+    # warm-up and stability of a run's iterations (R5)
+    "Stability", "stability", "min_series_length",
 ]

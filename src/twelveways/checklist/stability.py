@@ -1,0 +1,126 @@
+"""R5's stability evidence: does each run's per-iteration series settle, or shift mid-run?
+
+A CI of the median says how precisely a run's iterations locate one value; it does not say the
+iterations came from one steady state.  Each run (configuration and ``run_id``) whose rows hold
+iterations 1..N is tested in iteration order with :func:`twelveways.stats.stability` (ranks,
+permutation-calibrated, so a spike is not a change).  The runs of a file are a family: their
+whole-series p-values are Holm-adjusted (statsmodels ``multipletests``), after re-testing the
+candidates with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
+the CI target are ignored.  A warm-up past iteration 0 or a mid-run shift makes R5 warn, naming
+the run, the iteration and the size: the summaries drop iteration 0 only, so both are summarized.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from statsmodels.stats.multitest import multipletests
+
+from .. import stats
+from .evidence import describe
+from .model import Status, ev
+
+ALPHA = 0.01
+#: Cap on permutations x values of one re-test (a family of many long runs cannot ask for more).
+MAX_WORK = 50_000_000
+SHOWN = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Series:
+    label: str
+    unit: str
+    iterations: list
+    result: stats.Stability
+    significant: bool = False
+
+
+def judge(src, rows, target: float, reduce=None) -> tuple[Status, list]:
+    """Warn on runs with a warm-up past iteration 0 or a shift; else a short "stable: N of M" line.
+
+    ``reduce(src, rows, keys)`` turns per-rank rows into the per-iteration values R5 judges (its
+    maximum over ranks), so a run's series is the one its summary is made of.
+    """
+    found = _family(_series(src, rows, reduce), target)
+    if not found:
+        return Status.PASS, []
+    judged = [s for s in found if not s.result.inconclusive]
+    flagged = [s for s in judged if s.significant and not s.result.steady]
+    warmups = [s for s in judged if s.significant and s.result.steady and s.result.warmup_end > 0]
+    counts = {"runs": len(found), "judged": len(judged), "stable": len(judged) - len(flagged) - len(warmups),
+              "warm-up past iteration 0": len(warmups),
+              "mid-run shift": sum(s.result.state == "shift" for s in flagged),
+              "never steady": sum(s.result.state == "unsteady" for s in flagged),
+              "too short to judge": len(found) - len(judged)}
+    fields = ("column iteration", "column run_id", "column value")
+    evidence = [ev(f"stable: {counts['stable']} of {len(judged)} per-iteration series", counts, src.path, *fields),
+                ev("how stability is judged", _reading(target, len(judged)), src.path, *fields)]
+    for s in sorted(flagged, key=lambda s: -abs(s.result.shift or 0))[:SHOWN]:
+        evidence.append(ev(f"{s.label}: {s.result.describe(s.unit, s.iterations)}", _numbers(s), src.path, *fields))
+    for s in sorted(warmups, key=lambda s: -s.result.warmup_end)[:SHOWN]:
+        evidence.append(ev(f"{s.label}: {s.result.describe(s.unit, s.iterations)} (iterations "
+                           f"{s.iterations[0]}..{s.iterations[s.result.warmup_end - 1]} are summarized)",
+                           _numbers(s), src.path, *fields))
+    return (Status.WARN if flagged or warmups else Status.PASS), evidence
+
+
+def _series(src, rows, reduce=None) -> list[tuple[str, str, list, np.ndarray]]:
+    """(label, unit, iteration numbers, values in iteration order) of every run with several iterations."""
+    rows = rows[rows["iteration"] >= 1] if len(rows) else rows
+    if not len(rows) or "run_id" not in rows:
+        return []
+    keys = [c for c in src.factor_columns if c in rows.columns]
+    rows = reduce(src, rows, keys) if reduce else rows
+    varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
+    found = []
+    for key, group in rows.groupby(keys + ["run_id"], sort=False, dropna=False):
+        if len(group) < 2 or group["iteration"].duplicated().any():  # no order to read
+            continue
+        group = group.sort_values("iteration")
+        label = f"{describe(dict(zip(keys, key[:-1])), varying)} run {key[-1]}".strip()
+        found.append((label, str(group["unit"].iloc[0]), [int(i) for i in group["iteration"]],
+                      group["value"].to_numpy(dtype=float)))
+    return found
+
+
+def _family(found: list, target: float) -> list[Series]:
+    """Each run's stability; candidates re-tested with enough permutations; Holm over the judged runs."""
+    results = [stats.stability(values, alpha=ALPHA, min_shift=target) for *_, values in found]
+    judged = [i for i, r in enumerate(results) if not r.inconclusive]
+    for i in judged:
+        if len(judged) > 1 and results[i].p_value < ALPHA:
+            results[i] = stats.stability(found[i][3], alpha=ALPHA, min_shift=target,
+                                         permutations=_permutations(len(judged), found[i][3].size))
+    reject = multipletests([results[i].p_value for i in judged], alpha=ALPHA, method="holm")[0] if judged else []
+    significant = dict(zip(judged, reject))
+    return [Series(label, unit, iterations, results[i], bool(significant.get(i, False)))
+            for i, (label, unit, iterations, _) in enumerate(found)]
+
+
+def _permutations(family: int, n: int) -> int:
+    """Enough reorderings that the smallest p (1 / (B + 1)) is a tenth of Holm's strictest threshold."""
+    wanted = math.ceil(10 * family / ALPHA) - 1
+    return int(max(stats.changepoint.PERMUTATIONS, min(wanted, MAX_WORK // max(n, 1))))
+
+
+def _numbers(s: Series) -> dict:
+    r = s.result
+    k = r.change_points.index(r.shift_at) if r.shift_at is not None else None
+    return {"change_points_at_iteration": [s.iterations[c] for c in r.change_points],
+            "warmup_until_iteration": s.iterations[r.warmup_end] if r.warmup_end else None,
+            "largest_shift": r.shift, "largest_shift_at_iteration": s.iterations[r.shift_at] if k is not None else None,
+            "median_before": r.segment_medians[k] if k is not None else None,
+            "median_after": r.segment_medians[k + 1] if k is not None else None,
+            "unit": s.unit, "n": r.n, "p_value": r.p_value, "state": r.state}
+
+
+def _reading(target: float, judged: int) -> str:
+    """The method as one sentence a reader can check."""
+    shortest = stats.min_series_length(ALPHA)
+    return (f"each run's iterations 1..N in order: ranks, max standardized Mann-Whitney statistic over split "
+            f"points, permutation p (seeded), binary segmentation; Holm over the {judged} judged runs at alpha "
+            f"{ALPHA:g}; changes below the CI target ±{target:.1%} ignored; a change in the first "
+            f"{stats.changepoint.MAX_WARMUP:.0%} of a run is a warm-up; runs with fewer than {shortest} iterations "
+            "are too short to judge")

@@ -1,0 +1,177 @@
+"""Warm-up and stability of a run's iterations (twelveways.stats.stability): simulated and one real series.
+
+Simulated series are seeded, so every assertion is deterministic; the false-positive rate is
+checked against alpha plus a binomial margin over 200 i.i.d. heavy-tailed series.  The real series
+times a Python loop with ``time.perf_counter`` in a process pinned to one CPU; in the second run
+a busy-loop process started half-way shares that CPU, so the loop takes about twice as long.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from twelveways import stats
+from twelveways.errors import StatisticsError
+
+ALPHA = 0.01
+
+
+def lognormal(seed: int, n: int = 100, sigma: float = 0.1) -> np.ndarray:
+    return np.random.default_rng(seed).lognormal(0.0, sigma, n)
+
+
+def test_iid_heavy_tailed_noise_has_change_points_at_most_at_the_stated_rate():
+    flagged = 0
+    for seed in range(200):
+        rng = np.random.default_rng(1000 + seed)
+        values = rng.lognormal(0.0, 0.5, 60) * np.where(rng.random(60) < 0.05, 10.0, 1.0)  # plus rare spikes
+        flagged += stats.stability(values, alpha=ALPHA, seed=seed).state != "steady"
+    margin = sps.binom.ppf(0.999, 200, ALPHA)  # exceeded with probability < 0.1% if the rate is alpha
+    assert flagged <= margin
+
+
+def test_a_warmup_of_ten_slow_iterations_ends_near_ten():
+    ends = []
+    for seed in range(20):
+        values = lognormal(seed)
+        values[:10] *= 1.5
+        result = stats.stability(values, alpha=ALPHA, seed=seed)
+        assert result.state == "warmup" and result.steady
+        ends.append(result.warmup_end)
+    assert np.median(ends) == 10
+    assert sum(abs(end - 10) <= 2 for end in ends) >= 18
+    values = lognormal(0)
+    values[:10] *= 1.5
+    result = stats.stability(values, alpha=ALPHA)
+    assert result.shift == pytest.approx(-1 / 3, abs=0.07)  # the steady part is a third faster
+    assert "warm-up, steady from iteration 10" in result.describe("ms")
+
+
+def test_a_mid_run_shift_of_1_3x_is_flagged_near_the_midpoint():
+    places = []
+    for seed in range(20):
+        values = lognormal(seed)
+        values[50:] *= 1.3
+        result = stats.stability(values, alpha=ALPHA, seed=seed)
+        assert not result.steady and result.state in ("shift", "unsteady")
+        assert abs(result.shift_at - 50) <= 5 and result.shift == pytest.approx(0.3, abs=0.1)
+        assert result.p_value < ALPHA
+        places.append(result.shift_at)
+    assert np.median(places) == 50 and sum(abs(p - 50) <= 2 for p in places) >= 17
+    values = lognormal(1)
+    values[50:] *= 1.3
+    text = stats.stability(values, alpha=ALPHA, seed=1).describe("ms", positions=range(1, 101))
+    assert text.startswith("mid-run shift: median 1.003 ms -> 1.302 ms (+29.8%) at iteration 51;")
+
+
+@pytest.mark.parametrize("where", [0, 1, 2, 50, 98, 99])
+def test_a_single_large_spike_is_not_a_change_point(where):
+    values = lognormal(where, sigma=0.05)
+    values[where] *= 50
+    result = stats.stability(values, alpha=ALPHA)
+    assert result.state == "steady" and result.change_points == () and result.p_value >= ALPHA
+
+
+@pytest.mark.parametrize("n", [0, 5, 9])
+def test_too_few_samples_are_inconclusive_not_steady(n):
+    result = stats.stability(np.arange(n, 0, -1.0), alpha=ALPHA)  # even a perfect trend cannot be judged
+    assert result.state == "inconclusive" and result.inconclusive and not result.steady
+    assert result.p_value is None and result.describe().startswith("inconclusive: n=")
+
+
+def test_the_shortest_judged_series_follows_from_alpha():
+    n = stats.min_series_length(ALPHA)
+    assert n == 10  # 2 / C(10, 5) = 0.008 < 0.01 <= 2 / C(9, 4)
+    assert stats.stability(lognormal(0, n - 1), alpha=ALPHA).inconclusive
+    assert not stats.stability(lognormal(0, n), alpha=ALPHA).inconclusive
+    assert stats.min_series_length(0.05) < n
+
+
+def test_a_small_shift_below_min_shift_is_merged_away():
+    values = lognormal(3, n=400, sigma=0.01)
+    values[200:] *= 1.03
+    plain = stats.stability(values, alpha=ALPHA)
+    assert plain.state == "shift" and plain.shift == pytest.approx(0.03, abs=0.01)
+    merged = stats.stability(values, alpha=ALPHA, min_shift=0.05)
+    assert merged.state == "steady" and merged.p_value < ALPHA
+    assert "no change point of at least 5%" in merged.describe()
+
+
+def test_equal_values_are_steady_and_to_dict_is_plain_json():
+    result = stats.stability([2.0] * 30)
+    assert result.state == "steady" and result.p_value == 1.0
+    doc = json.loads(json.dumps(result.to_dict()))
+    assert doc["change_points"] == [] and doc["n"] == 30 and "permutation" in doc["method"]
+    shifted = stats.stability(np.r_[np.ones(20), 2 * np.ones(20)] + lognormal(1, 40, 0.01))
+    doc = json.loads(json.dumps(shifted.to_dict()))
+    assert doc["change_points"] == [20] and isinstance(doc["shift"], float) and isinstance(doc["shift_at"], int)
+
+
+def test_the_same_seed_gives_the_same_answer():
+    values = lognormal(5)
+    values[60:] *= 1.1
+    assert stats.stability(values, seed=3) == stats.stability(values, seed=3)
+
+
+@pytest.mark.parametrize("values, options, match", [
+    ([1.0, float("nan")] * 10, {}, "non-finite"),
+    ([1.0] * 20, {"alpha": 5}, "alpha"),
+    ([1.0] * 20, {"min_segment": 1}, "min_segment"),
+    ([1.0] * 20, {"permutations": 0}, "permutations"),
+    ([1.0] * 20, {"permutations": 50}, "cannot give p below alpha=0.01: use at least 100"),
+    ([1.0] * 20, {"min_shift": -0.1}, "min_shift"),
+])
+def test_bad_input_is_refused_with_a_reason(values, options, match):
+    with pytest.raises(StatisticsError, match=match):
+        stats.stability(values, **options)
+
+
+# ------------------------------------------------------------------ one real series
+
+TIMED_LOOP = r"""
+import json, os, subprocess, sys, time
+cpu, iterations, hog_at = map(int, sys.argv[1:4])
+os.sched_setaffinity(0, {cpu})
+hog, times = None, []
+try:
+    for i in range(iterations):
+        if i == hog_at:  # the busy loop inherits the pinning: from here on both share one CPU
+            hog = subprocess.Popen([sys.executable, "-c",
+                                    "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end: pass"])
+        start = time.perf_counter()
+        sum(range(300_000))
+        times.append(time.perf_counter() - start)
+finally:
+    if hog is not None:
+        hog.kill()
+        hog.wait()
+print(json.dumps(times))
+"""
+ITERATIONS, HOG_AT = 60, 30
+
+
+def timed_run(cpu: int, hog_at: int) -> np.ndarray:
+    done = subprocess.run([sys.executable, "-c", TIMED_LOOP, str(cpu), str(ITERATIONS), str(hog_at)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return np.array(json.loads(done.stdout))
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU pinning (Linux)")
+def test_a_real_run_is_steady_and_a_cpu_hog_started_halfway_is_flagged():
+    cpu = max(os.sched_getaffinity(0))
+    # Shifts under 25% are ignored: the clean run shares the machine with other processes.  Another
+    # process landing on the pinned CPU can still double some iterations, so the clean run gets three tries.
+    clean = []
+    while len(clean) < 3 and not any(result.steady for result in clean):
+        clean.append(stats.stability(timed_run(cpu, -1), alpha=ALPHA, min_shift=0.25))
+    assert clean[-1].steady, [result.describe("s") for result in clean]
+    hogged = stats.stability(timed_run(cpu, HOG_AT), alpha=ALPHA, min_shift=0.25)
+    assert not hogged.steady and hogged.p_value < ALPHA, hogged.describe("s")
+    assert abs(hogged.shift_at - HOG_AT) <= 3 and hogged.shift >= 0.25, hogged.describe("s")  # ~1.6-2x here
