@@ -9,7 +9,7 @@ STAMP := $(VENV)/.twelveways-installed
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: report test bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report reproduce test bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
@@ -18,6 +18,7 @@ help:
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
 	@echo "make archive        dist/twelveways-DATE.tar.gz: code (git ls-files), results, reports and SHA256SUMS"
+	@echo "make reproduce      run the quick workflow and compare it with data/reference -> reports/reproduction.html"
 	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
 
 venv: $(STAMP)
@@ -36,6 +37,12 @@ report: $(STAMP)
 	@# twelveways run checks --configfile/--config itself (nested keys: CONFIG="measurement.max_samples=10"), then runs Snakemake
 	$(BIN)/twelveways run --cores all --profile profiles/default $(if $(CONFIGFILE),--configfile $(CONFIGFILE)) $(if $(CONFIG),--config $(CONFIG))
 	@echo "Report: $(CURDIR)/reports/report.html"
+
+# The quick workflow (as make report), then this run against the committed reference set: per claim and
+# headline number Reproduced / Not reproduced / Inconclusive, with the noise floor and environment diff.
+reproduce: report
+	$(BIN)/twelveways reproduce --reference data/reference --results results --output reports/reproduction
+	@echo "Reproduction report: $(CURDIR)/reports/reproduction.html"
 
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest

@@ -18,6 +18,7 @@ include: "workflow/rules/infer.smk"
 include: "workflow/rules/checklist.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/compare.smk"
 
 
 rule all:
@@ -27,4 +28,5 @@ rule all:
         "reports/checklist.json",
         "reports/checklist.md",
         "reports/artifact-appendix.md",
+        noise_floor_files(),
     default_target: True

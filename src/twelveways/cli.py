@@ -20,6 +20,11 @@ DELEGATED = {
     "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
             "(nested keys as measurement.max_samples=10)"),
+    "compare": ("twelveways.compare.cli", "compare_main", "compare two result sets: environment diff, ratio [CI], "
+                "FDR-controlled verdicts against the noise floor (exit 2 bad input)"),
+    "noise-floor": ("twelveways.compare.cli", "noise_floor_main", "measure the noise floor from two runs of identical code"),
+    "reproduce": ("twelveways.compare.cli", "reproduce_main", "compare this run with data/reference: Reproduced / "
+                  "Not reproduced / Inconclusive per claim and headline number"),
     "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }
 

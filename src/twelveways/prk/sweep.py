@@ -235,14 +235,25 @@ def checklist_attrs(config: Mapping) -> dict:
     return attrs
 
 
+def placebo_points(points: list[Point], count: int, seed: int) -> list[Point]:
+    """The configurations an A/A (placebo) run repeats: a seeded choice of ``count`` (0: all).
+
+    Why: the noise floor must come from a second, independent invocation of identical code; a
+    seeded choice spreads it over kernels and implementations without a hand-picked list.
+    """
+    chosen = measure.seeded_order(points, seed + 1)
+    return chosen[:count] if count else chosen
+
+
 def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, environment: str | Path | Mapping | None,
           progress: bool = True, python_dir=run.PYTHON_KERNELS_DIR, extra_env: Mapping[str, str] | None = None,
-          mpi_launcher: str = "") -> Path:
-    """Run the whole sweep and write ``output`` (family ``prk``); return its path.
+          mpi_launcher: str = "", placebo: int | None = None) -> Path:
+    """Run the whole sweep (or, with ``placebo``, its A/A subset) and write ``output``; return its path.
 
     ``mpi_launcher`` (e.g. a scheduler profile's ``srun --mpi=pmi2``) overrides ``prk.mpi_launcher``.
     """
     points, skipped = expand(config)
+    points = placebo_points(points, placebo, int(config["seed"])) if placebo is not None else points
     ordered = measure.seeded_order(points, int(config["seed"]))
     timer = measure.timer_properties()
     attrs = results.provenance(environment, config)
@@ -300,11 +311,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--environment", default="results/environment.json", help="environment capture (for its hash)")
     parser.add_argument("--mpi-launcher", default="", help="MPI launcher overriding prk.mpi_launcher (e.g. 'srun --mpi=pmi2')")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--placebo", type=int, default=None, metavar="N",
+                        help="A/A run: repeat a seeded choice of N configurations (0: all) in this second invocation")
     args = parser.parse_args(argv)
     try:
         config = config_module.load(args.config)
         path = sweep(config, kernels_dir=args.kernels_dir, output=args.output, environment=args.environment,
-                     progress=not args.no_progress, mpi_launcher=args.mpi_launcher)
+                     progress=not args.no_progress, mpi_launcher=args.mpi_launcher, placebo=args.placebo)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr, flush=True)
         return 1

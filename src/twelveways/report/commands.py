@@ -262,8 +262,9 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     try:
         (staging / "results").mkdir()
         written = [Path(shutil.copy2(env, staging / "environment.json")), Path(shutil.copy2(config, staging / "config.json"))]
-        if (results_dir / "environment-end.json").is_file():  # load at the end, changes during the run
-            written.append(Path(shutil.copy2(results_dir / "environment-end.json", staging / "environment-end.json")))
+        for extra in ("environment-end.json", "noise_floor.json"):  # load at the end; the A/A noise floor
+            if (results_dir / extra).is_file():
+                written.append(Path(shutil.copy2(results_dir / extra, staging / extra)))
         if checklist and nb.resolve(checklist).is_file():
             written.append(Path(shutil.copy2(nb.resolve(checklist), staging / "checklist.json")))
         for path in sorted(results_dir.glob("*.nc")):
@@ -280,8 +281,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
         # swap in what snapshot manages; anything else there (README.md, run-config.yaml) stays
         output.mkdir(parents=True, exist_ok=True)
         output.chmod(0o755)
-        for name in ("environment.json", "environment-end.json", "config.json", "checklist.json", "results",
-                     MANIFEST, "logs"):
+        for name in ("environment.json", "environment-end.json", "noise_floor.json", "config.json", "checklist.json",
+                     "results", MANIFEST, "logs"):
             old = output / name
             if old.is_dir():
                 shutil.rmtree(old)

@@ -78,7 +78,9 @@ def compare(a, b, confidence: float = 0.95, *, alpha: float | None = None, kind:
     delta = 2.0 * a12 - 1.0
     magnitude = a12_magnitude(a12)
     direction = "a > b" if a12 > 0.5 else "a < b" if a12 < 0.5 else "a = b"
-    min_p = min(1.0, 2.0 / math.comb(xa.size + xb.size, xa.size))
+    # 2 / C(n_a + n_b, n_a) in logs: the binomial overflows a float beyond about 1,000 samples
+    log_comb = math.lgamma(xa.size + xb.size + 1) - math.lgamma(xa.size + 1) - math.lgamma(xb.size + 1)
+    min_p = min(1.0, 2.0 * math.exp(-log_comb))
     effect = f"{magnitude} effect, A12={a12:.2f}, Cliff's delta={delta:+.2f}"
     if p < alpha and overlap is False:
         verdict = f"different: {direction} (Mann-Whitney p={p:.2g}, CIs do not overlap, {effect})"
@@ -214,4 +216,5 @@ def detectable_ratio(a, b, *, alpha: float = 0.05, power: float = 0.8) -> float 
                                              ratio=xb.size / xa.size, alternative="two-sided")
     except (ValueError, RuntimeError):
         return None
-    return float(math.exp(float(effect) * spread))
+    effect = float(np.ravel(effect)[0])
+    return float(math.exp(effect * spread)) if math.isfinite(effect) else None

@@ -1,0 +1,47 @@
+"""A whole comparison of two sides as one JSON-ready record (what every renderer shows).
+
+Order of the record is the order a reader needs: the environment diff first (is this even the
+same machine and software?), the noise floor, then each configuration's verdict with the
+environment differences that could explain it, then what only one side has (never dropped).
+"""
+
+from __future__ import annotations
+
+from . import explain, noise, sides, table, verdicts
+
+FORMAT = "twelveways-comparison/1"
+
+
+def _environment(base: sides.Side, new: sides.Side) -> dict:
+    differences = explain.environment_diff(base.environment, new.environment)
+    missing = [s.label for s in (base, new) if s.environment is None]
+    return {"differences": differences or [], "compared": differences is not None,
+            "missing": missing, "by_class": explain.envdiff.by_class(differences or [])}
+
+
+def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_given: float | None = None) -> dict:
+    """Compare every configuration both sides hold (see the package docstring)."""
+    columns = table.family_columns(base.data, new.data)
+    a, b = table.samples(base.data, columns), table.samples(new.data, columns)
+    floor = noise.choose([base.noise_floor, new.noise_floor], floor_given)
+    rows = verdicts.compare_tables(a, b, floor, confidence=confidence)
+    shown = table.varying([*a, *b])
+    environment = _environment(base, new)
+    shown = []
+    for row in rows:
+        item = row.to_dict()
+        item["candidates"] = explain.candidates(row.key, environment["differences"]) if row.differs else []
+        shown.append(item)
+    return {
+        "format": FORMAT, "confidence": confidence, "alpha": round(1 - confidence, 12),
+        "base": sides.describe(base), "new": sides.describe(new), "environment": environment,
+        "noise_floor": {"relative": floor.relative, "measured": floor.measured, "text": floor.text,
+                        "false_positive_rate": floor.false_positive_rate},
+        "method": ("ratio NEW/BASE of medians with a conservative distribution-free CI (exact order-statistic "
+                   f"CIs of both medians at level {confidence ** 0.5:.4f}, bounds divided); Mann-Whitney U, "
+                   f"two-sided, Benjamini-Hochberg over {len(rows)} configurations (false discovery rate "
+                   f"{1 - confidence:.0%}); A12 effect size; 80% power for the smallest detectable ratio"),
+        "counts": verdicts.counts(rows), "rows": shown,
+        "only_base": sorted(table.label(k, shown) for k in set(a) - set(b)),
+        "only_new": sorted(table.label(k, shown) for k in set(b) - set(a)),
+    }

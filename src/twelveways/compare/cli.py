@@ -1,0 +1,108 @@
+"""``twelveways compare``, ``twelveways noise-floor`` and ``twelveways reproduce``.
+
+Exit codes: 0 when the report is written, 2 when the input is unusable (one line ``error: ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import atomic
+from ..checklist.audit import _Parser
+from ..errors import TwelveWaysError
+from . import build, noise, render, reproduce, sides
+
+FORMATS = ("md", "html", "json")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence of the CIs; 1 - confidence is the false discovery rate (default 0.95)")
+    parser.add_argument("--noise-floor", type=float, default=None,
+                        help="relative noise floor to use instead of the measured one (e.g. 0.03)")
+
+
+def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
+    """Each output in the format its suffix names (or --format); stdout when none is given."""
+    if not outputs:
+        sys.stdout.write(texts[fmt or "md"]())
+        return
+    for out in outputs:
+        suffix = Path(out).suffix.lower().lstrip(".")
+        chosen = fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md")
+        atomic.write_text(out, texts[chosen](), "comparison", make_parents=True)
+        print(f"wrote {out}", file=sys.stderr)
+
+
+def compare_main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="twelveways compare", description="Compare two result sets configuration by "
+                     "configuration: environment diff first, then ratio, CI, Mann-Whitney with FDR control "
+                     "and a verdict against the measured noise floor.")
+    parser.add_argument("base", help="base results: a file or folder (results/, data/reference) in any format audit reads")
+    parser.add_argument("new", help="new results, as BASE")
+    parser.add_argument("--base-also", action="append", default=[], help="more files of the base side (repeatable)")
+    parser.add_argument("--new-also", action="append", default=[], help="more files of the new side (repeatable)")
+    parser.add_argument("--base-environment", help="environment capture of the base side (default: in its folder)")
+    parser.add_argument("--new-environment", help="environment capture of the new side (default: in its folder)")
+    parser.add_argument("--claims", help="claims YAML: check each claim on both sides")
+    parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
+    parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
+    _common(parser)
+    try:
+        args = parser.parse_args(argv)
+        base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
+        new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
+        record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
+        if args.claims:
+            record["claims"] = reproduce.claim_rows(base, new, args.claims)
+        _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
+                                          "json": lambda: sides.dumps(record)})
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def noise_floor_main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="twelveways noise-floor", description="Measure the noise floor from two independent "
+                     "runs of identical code (A/A): false-positive rate of the test alone, floor, power.")
+    parser.add_argument("first", help="results of the first run (file or folder)")
+    parser.add_argument("second", help="results of the second, independent run of the same configurations")
+    parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence of the CIs (default 0.95)")
+    try:
+        args = parser.parse_args(argv)
+        record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
+                               confidence=args.confidence)
+        atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
+        print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def reproduce_main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="twelveways reproduce", description="Compare this run with a stored result set: "
+                     "Reproduced / Not reproduced / Inconclusive per claim and headline number.")
+    parser.add_argument("--reference", default="data/reference", help="stored result set (default data/reference)")
+    parser.add_argument("--results", default="results", help="this run's results folder (default results)")
+    parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
+    parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
+    _common(parser)
+    try:
+        args = parser.parse_args(argv)
+        record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
+                                        confidence=args.confidence, floor_given=args.noise_floor)
+        out = args.output
+        _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
+               {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
+                "json": lambda: sides.dumps(record)})
+        print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
+              file=sys.stderr)
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    return 0

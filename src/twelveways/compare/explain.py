@@ -1,0 +1,67 @@
+"""Which differences of the environment could explain a difference of performance.
+
+Why: "3% slower" is useless without "and the other run had another OpenBLAS".  The field-level
+diff (:mod:`twelveways.envdiff`) is classified (hardware / system / toolchain / libraries /
+settings); each significant difference is then listed beside the fields that plausibly affect
+that kind of configuration: any kernel — CPU, frequency settings, kernel release; memory-bound
+kernels — memory, caches, NUMA; C kernels — compiler and flags; BLAS-backed work (dgemm,
+NumPy, PyTorch) — BLAS/OpenMP libraries and thread settings; MPI runs — the MPI library and
+launcher; training and inference — PyTorch and LoadGen.  The mapping names candidates, not
+causes: a reader confirms one by changing it alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .. import envdiff
+
+MEMORY_BOUND = {"nstream", "transpose", "stencil", "p2p", "sparse"}
+BLAS_BACKED = {"dgemm"}
+
+#: (name, does the configuration qualify, pattern on the differing field's dotted path)
+_CANDIDATES = [
+    ("another CPU or GPU", lambda c: True, r"^(hardware\.cpu\.|gpus\.|cpu|num_cpus|processor)"),
+    ("frequency, turbo or power settings", lambda c: True, r"(frequency|governor|boost|turbo|energy)"),
+    ("another kernel or OS", lambda c: True, r"^os\.(kernel|distribution|glibc|version)"),
+    ("memory, caches or NUMA (memory-bound kernel)", lambda c: c.get("workload") in MEMORY_BOUND,
+     r"^hardware\.(memory|caches|numa)"),
+    ("compiler or flags (C kernel)", lambda c: str(c.get("implementation", "")).startswith("c-"), r"^compilers\."),
+    ("BLAS/OpenMP library or its threads", lambda c: c.get("workload") in BLAS_BACKED
+     or c.get("implementation") in ("numpy", "torch") or c.get("benchmark") in ("train", "infer"),
+     r"(blas|openmp|numpy|scipy|NUM_THREADS|python\.packages\.(numpy|scipy))"),
+    ("MPI library or launcher", lambda c: "mpi" in str(c.get("implementation", "")) or _int(c.get("ranks")) > 1,
+     r"^(mpi\.|python\.packages\.mpi)"),
+    ("PyTorch or LoadGen", lambda c: c.get("benchmark") in ("train", "infer"),
+     r"^(torch\.|loadgen\.|python\.packages\.(torch|mlcommons))"),
+    ("thread settings", lambda c: _int(c.get("threads")) > 1, r"(_NUM_THREADS|OMP_|affinity|usable_cpus|smt)"),
+]
+
+
+def _int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 1
+
+
+def environment_diff(base: Mapping | None, new: Mapping | None) -> list[dict] | None:
+    """The classified field-level diff, or None when a side has no environment capture."""
+    if base is None or new is None:
+        return None
+    return envdiff.diff(base, new)
+
+
+def candidates(configuration: Mapping, differences: list[dict] | None) -> list[str]:
+    """Differing fields that could explain a difference of this configuration: 'reason: field (class)'."""
+    if not differences:
+        return []
+    found = []
+    for reason, applies, pattern in _CANDIDATES:
+        if not applies(configuration):
+            continue
+        fields = [d for d in differences if re.search(pattern, d["field"], re.IGNORECASE)
+                  and (d["class"] == "hardware" or not reason.startswith("another CPU"))]
+        found += [f"{reason}: {d['field']} ({d['class']})" for d in fields if not any(d["field"] in f for f in found)]
+    return found

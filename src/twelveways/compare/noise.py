@@ -1,0 +1,85 @@
+"""The machine's measured noise floor: two independent invocations of identical code (A/A).
+
+Why: the samples of one invocation understate how much a second invocation differs (frequency,
+memory placement, neighbours), so a test on them calls identical code "different" far more
+often than its alpha says.  The workflow runs a set of configurations a second time
+(``measurement.placebo``); this module compares the two runs and records
+
+* the false-positive rate of the test alone: identical configurations it calls different after
+  Benjamini–Hochberg, which is why a floor is needed at all;
+* the floor: the farthest bound of the A/A ratio CIs over all configurations, i.e. the largest
+  difference identical code could show here; differences within it are never called faster or
+  slower;
+* the power: the median smallest ratio a test at these sample sizes detects with 80% power.
+
+``results/noise_floor.json`` holds these with the configurations behind them.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+
+from . import sides, table, verdicts
+
+FORMAT = "twelveways-noise-floor/1"
+#: Used when neither side measured a floor and the user gave none (stated as assumed).
+DEFAULT_ASSUMED = 0.05
+
+
+def _farthest(row: verdicts.Row) -> float:
+    """Largest relative distance from 1 that the A/A row's CI (else its ratio) allows."""
+    bounds = row.ci if row.ci else (row.ratio, row.ratio)
+    return max(math.exp(abs(math.log(b))) - 1.0 for b in bounds if b > 0)
+
+
+def measure(first: sides.Side, second: sides.Side, *, confidence: float = 0.95) -> dict:
+    """The A/A record of two runs of identical code (see the module docstring)."""
+    columns = table.family_columns(first.data, second.data)
+    a, b = table.samples(first.data, columns), table.samples(second.data, columns)
+    raw = verdicts.Floor(0.0, True, "none (the test alone)")
+    rows = verdicts.compare_tables(a, b, raw, confidence=confidence)
+    usable = [r for r in rows if r.p_adjusted is not None and r.ratio]
+    if not usable:
+        return {"format": FORMAT, "configurations": 0, "floor": None,
+                "why": "no configuration with at least 2 samples on both runs"}
+    called = [r for r in usable if r.verdict != "same" and r.verdict != "inconclusive"]
+    detectable = [r.detectable_ratio for r in usable if r.detectable_ratio]
+    worst = max(usable, key=_farthest)
+    return {
+        "format": FORMAT, "configurations": len(usable), "confidence": confidence,
+        "floor": _farthest(worst), "floor_configuration": worst.configuration,
+        "largest_observed": max(abs(r.ratio - 1.0) for r in usable),
+        "false_positives": len(called), "false_positive_rate": len(called) / len(usable),
+        "median_detectable_ratio": statistics.median(detectable) if detectable else None,
+        "runs": [sides.describe(first), sides.describe(second)],
+        "rows": [{"configuration": r.configuration, "ratio": r.ratio, "ci": r.ci, "p_adjusted": r.p_adjusted,
+                  "n": [r.n_base, r.n_new]} for r in usable],
+    }
+
+
+def floor_text(record: dict) -> str:
+    """The floor in one sentence with its evidence."""
+    rate = record.get("false_positive_rate")
+    power = record.get("median_detectable_ratio")
+    parts = [f"±{record['floor']:.1%} measured by an A/A run of {record['configurations']} configurations "
+             f"(largest A/A CI bound, at {record['floor_configuration']})"]
+    if rate is not None:
+        parts.append(f"the test alone called {record['false_positives']} of {record['configurations']} identical "
+                     f"configurations different (false-positive rate {rate:.0%})")
+    if power:
+        parts.append(f"median smallest detectable ratio {power:.3g} (80% power)")
+    return "; ".join(parts)
+
+
+def choose(recorded: Sequence[dict | None], given: float | None) -> verdicts.Floor:
+    """The floor a comparison uses: the user's, else the larger measured one, else the assumed default."""
+    if given is not None:
+        return verdicts.assumed_floor(given, "given with --noise-floor")
+    measured = [r for r in recorded if r and isinstance(r.get("floor"), (int, float))]
+    if not measured:
+        return verdicts.assumed_floor(DEFAULT_ASSUMED, "no A/A run on either side: set measurement.placebo: true")
+    record = max(measured, key=lambda r: r["floor"])
+    return verdicts.Floor(float(record["floor"]), True, floor_text(record),
+                          record.get("false_positive_rate"))

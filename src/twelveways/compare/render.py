@@ -1,0 +1,176 @@
+"""A comparison record as Markdown, HTML or JSON: environment diff first, then verdicts.
+
+Every value a reader sees is a number in words or an escaped string: no JSON, no reprs, no
+``nan`` (a missing number is shown as "—" with the reason in the verdict's text).
+"""
+
+from __future__ import annotations
+
+import html
+
+from .. import escape
+from . import sides
+
+ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3}
+HEADER = ("Configuration", "n base / new", "median base → new", "ratio new/base [CI]", "adjusted p", "A12",
+          "detectable ratio", "verdict", "could explain")
+
+
+def num(value, digits: int = 4) -> str:
+    """A number in at most ``digits`` significant digits, or an em dash when absent."""
+    if value is None:
+        return "—"
+    return f"{float(value):.{digits}g}"
+
+
+def _cells(row: dict) -> list[str]:
+    ci = row.get("ci")
+    ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else "")
+    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
+            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, num(row.get("p_adjusted"), 2),
+            num(row.get("a12"), 2), num(row.get("detectable_ratio"), 3),
+            f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
+
+
+def _sorted(rows: list[dict]) -> list[dict]:
+    return sorted(rows, key=lambda r: (ORDER.get(r["verdict"], 9), r["configuration"]))
+
+
+def too_few(row: dict) -> bool:
+    """A configuration with too few samples for the test: listed briefly, not in the main table."""
+    return row["verdict"] == "inconclusive" and "cannot reach p" in row["reason"]
+
+
+def _brief(row: dict) -> str:
+    return (f"{row['configuration']}: {num(row['median_base'])} → {num(row['median_new'])} "
+            f"(ratio {num(row['ratio'])}, n = {row['n_base']} / {row['n_new']})")
+
+
+def _split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    ordered = _sorted(rows)
+    return [r for r in ordered if not too_few(r)], [r for r in ordered if too_few(r)]
+
+
+def _environment_lines(env: dict) -> list[str]:
+    if not env["compared"]:
+        return [f"Not compared: no environment capture for {', '.join(env['missing'])}."]
+    if not env["differences"]:
+        return ["No field differs (volatile fields such as time and load left out)."]
+    lines = ["| class | field | base | new |", "|---|---|---|---|"]
+    lines += [f"| {d['class']} | {escape.markdown_text(d['field'])} | {escape.markdown_text(_value(d['a']))} | "
+              f"{escape.markdown_text(_value(d['b']))} |" for d in env["differences"]]
+    return lines
+
+
+def _value(value) -> str:
+    if value is None:
+        return "(absent)"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def markdown(record: dict, title: str = "Comparison") -> str:
+    """The comparison as Markdown."""
+    out = [f"# {title}", "", f"- Base: {escape.markdown_text(record['base'])}",
+           f"- New: {escape.markdown_text(record['new'])}",
+           f"- Verdicts: {', '.join(f'{n} {v}' for v, n in record['counts'].items()) or 'no shared configuration'}",
+           "", "## Environment differences", "", *_environment_lines(record["environment"]), "",
+           "## Noise floor", "", escape.markdown_text(record["noise_floor"]["text"]), "",
+           "## Configurations", "", f"Method: {record['method']}.", "",
+           "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    tested, few = _split(record["rows"])
+    out += ["| " + " | ".join(escape.markdown_text(c) for c in _cells(r)) + " |" for r in tested]
+    if few:
+        out += ["", f"## Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)", ""]
+        out += [f"- {escape.markdown_text(_brief(r))}" for r in few]
+    for side, key in (("base", "only_base"), ("new", "only_new")):
+        if record[key]:
+            out += ["", f"## Only on the {side} side ({len(record[key])})", ""]
+            out += [f"- {escape.markdown_text(c)}" for c in record[key]]
+    return "\n".join(out) + "\n"
+
+
+def _table_html(header, rows) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def html_page(record: dict, title: str = "Comparison") -> str:
+    """The comparison as a standalone HTML page."""
+    env = record["environment"]
+    env_html = (_table_html(("class", "field", "base", "new"),
+                            [(d["class"], d["field"], _value(d["a"]), _value(d["b"])) for d in env["differences"]])
+                if env["differences"] else f"<p>{html.escape(_environment_lines(env)[0])}</p>")
+    only = "".join(f"<h2>Only on the {side} side ({len(record[key])})</h2><ul>"
+                   + "".join(f"<li>{html.escape(c)}</li>" for c in record[key]) + "</ul>"
+                   for side, key in (("base", "only_base"), ("new", "only_new")) if record[key])
+    counts = ", ".join(f"{n} {v}" for v, n in record["counts"].items()) or "no shared configuration"
+    tested, few = _split(record["rows"])
+    if few:
+        only = (f"<h2>Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)</h2><ul>"
+                + "".join(f"<li>{html.escape(_brief(r))}</li>" for r in few) + "</ul>" + only)
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            "<style>body{font-family:sans-serif;max-width:80rem;margin:auto}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:.2rem .4rem;font-size:.9rem}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1><ul><li>Base: {html.escape(record['base'])}</li>"
+            f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li></ul>"
+            f"<h2>Environment differences</h2>{env_html}<h2>Noise floor</h2>"
+            f"<p>{html.escape(record['noise_floor']['text'])}</p><h2>Configurations</h2>"
+            f"<p>Method: {html.escape(record['method'])}.</p>"
+            f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
+
+
+RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="": sides.dumps(record)}
+
+
+CLAIM_HEADER = ("Claim", "reference", "this run", "outcome")
+HEADLINE_HEADER = ("Headline number", "n ref / new", "median ref → new", "ratio new/ref [CI]", "outcome", "why",
+                   "could explain")
+
+
+def _claim_cells(row: dict) -> list[str]:
+    return [f"{row['id']}: {row['statement']}", row["reference"], row["new"], row["outcome"]]
+
+
+def _headline_cells(row: dict) -> list[str]:
+    if "ratio" not in row:
+        return [row["configuration"], "—", "—", "—", row["outcome"], row["reason"], "—"]
+    ci = row.get("ci")
+    ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else " (no CI)")
+    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
+            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, row["outcome"],
+            f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
+
+
+def _md_table(header, rows) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(escape.markdown_text(c) for c in row) + " |" for row in rows)]
+
+
+def reproduction_markdown(record: dict) -> str:
+    """The reproduction report as Markdown: outcomes, claims, headline numbers, then the full comparison."""
+    outcomes = ", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing to compare"
+    out = ["# Reproduction report", "", f"Outcomes: {outcomes}.", "",
+           f"Noise floor: {escape.markdown_text(record['noise_floor']['text'])}.", "", "## Claims", ""]
+    out += _md_table(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]]) if record["claims"] else ["No claims."]
+    out += ["", "## Headline numbers", ""]
+    out += _md_table(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) \
+        if record["headline"] else ["No headline numbers (no derived results in this run)."]
+    return "\n".join(out) + "\n\n" + markdown(record, "Full comparison").replace("\n## ", "\n### ")
+
+
+def reproduction_html(record: dict) -> str:
+    """The reproduction report as a standalone HTML page (same content as the Markdown)."""
+    outcomes = ", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing to compare"
+    claims = _table_html(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]]) if record["claims"] \
+        else "<p>No claims.</p>"
+    heads = _table_html(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) if record["headline"] \
+        else "<p>No headline numbers (no derived results in this run).</p>"
+    body = (f"<h1>Reproduction report</h1><p>Outcomes: {html.escape(outcomes)}.</p>"
+            f"<p>Noise floor: {html.escape(record['noise_floor']['text'])}.</p>"
+            f"<h2>Claims</h2>{claims}<h2>Headline numbers</h2>{heads}")
+    page = html_page(record, "Full comparison")
+    return page.replace("<body>", f"<body>{body}", 1).replace("<title>Full comparison</title>",
+                                                              "<title>Reproduction report</title>", 1)

@@ -1,0 +1,95 @@
+"""One side of a comparison: results files or a results folder, with what was recorded beside them.
+
+Why: a committee compares "their run" with "our run", each a folder as the workflow or a reader
+left it.  A side gathers the samples (any format ``twelveways audit`` reads), the environment
+capture and the measured noise floor, so the comparison never has to guess where they are.
+
+A folder in the workflow's layout (``results/`` or a stored set such as ``data/reference`` with
+``results/*.nc``) contributes its top-level ``*.nc`` only: the LoadGen logs, MLPerf logs and
+placebo runs beside them are already in those files, or are another measurement.  Any other
+folder is read as a tree of foreign results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checklist import evidence
+from ..errors import AuditInputError
+
+ENVIRONMENT_NAMES = ("environment.json",)
+NOISE_FLOOR_NAME = "noise_floor.json"
+
+
+@dataclass
+class Side:
+    """The samples of one side and the facts recorded with them."""
+
+    label: str
+    inputs: list[str]
+    data: evidence.AuditData
+    environment: dict | None = None
+    environment_path: str | None = None
+    noise_floor: dict | None = None
+    noise_floor_path: str | None = None
+    folders: list[Path] = field(default_factory=list)
+
+
+def _result_folder(folder: Path) -> Path:
+    """``DIR/results`` for a stored set (data/reference), else the folder itself."""
+    return folder / "results" if (folder / "results").is_dir() else folder
+
+
+def expand(spec: Sequence[str]) -> tuple[list[str], list[Path]]:
+    """(result paths to read, folders to look in for the environment and noise floor)."""
+    paths, folders = [], []
+    for raw in spec:
+        path = Path(raw)
+        if not path.exists():
+            raise AuditInputError(f"results not found: {path}")
+        if path.is_dir():
+            inner = _result_folder(path)
+            own = sorted(inner.glob("*.nc"))
+            paths.extend(str(p) for p in own) if own else paths.append(str(path))
+            folders.extend([path, inner] if inner != path else [path])
+        else:
+            paths.append(str(path))
+            folders.append(path.parent)
+    return paths, folders
+
+
+def _first_file(folders: Sequence[Path], name: str) -> Path | None:
+    return next((folder / name for folder in folders if (folder / name).is_file()), None)
+
+
+def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> Side:
+    """Read one side: its samples, its environment capture (given, or ``environment.json`` in its
+    folder) and its measured noise floor (``noise_floor.json`` in its folder), when present."""
+    if not spec:
+        raise AuditInputError(f"{label}: no results given")
+    paths, folders = expand(spec)
+    data = evidence.load(paths)
+    env_path = Path(environment) if environment else _first_file(folders, ENVIRONMENT_NAMES[0])
+    side = Side(label, paths, data, folders=folders)
+    if env_path is not None:
+        side.environment, side.environment_path = evidence.read_json(env_path, f"{label} environment capture"), str(env_path)
+    floor_path = _first_file(folders, NOISE_FLOOR_NAME)
+    if floor_path is not None:
+        side.noise_floor, side.noise_floor_path = evidence.read_json(floor_path, f"{label} noise floor"), str(floor_path)
+    return side
+
+
+def describe(side: Side) -> str:
+    """One line naming a side's inputs for the report (at most three names, then a count)."""
+    names = [Path(p).name if Path(p).parent.name in ("results", "") else str(p) for p in side.inputs]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    folder = f" in {side.folders[0]}" if side.folders else ""
+    return f"{side.label}: {shown}{folder}"
+
+
+def dumps(value) -> str:
+    """Stable JSON text (for the noise floor file and the comparison's JSON output)."""
+    return json.dumps(value, indent=2, sort_keys=True, allow_nan=False) + "\n"

@@ -1,0 +1,196 @@
+"""twelveways compare / noise-floor / reproduce: verdicts on simulated and real result sets."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from twelveways import config as config_module
+from twelveways import results
+from twelveways.compare import build, noise, sides, table, verdicts
+from twelveways.prk import build as prk_build
+from twelveways.prk import run, sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "data" / "reference"
+
+
+def samples(values, *, runs=None, kind="cost") -> table.Samples:
+    values = np.asarray(values, dtype=float)
+    return table.Samples((("family", "sim"),), kind, values, runs if runs is not None else 1)
+
+
+def key(i: int) -> tuple:
+    return (("family", "sim"), ("workload", f"k{i}"), ("metric", "time"), ("unit", "s"))
+
+
+# --- statistics of the verdicts ------------------------------------------------------------------
+
+def test_identical_code_stays_within_the_false_discovery_rate():
+    """40 configurations x 20 seeded studies of identical distributions (each sample its own run):
+    BH keeps the chance of any false 'different' near alpha, so at most a few studies have one."""
+    studies_with_a_false_call = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        base = {key(i): samples(rng.lognormal(0, 0.1, 12), runs=12) for i in range(40)}
+        new = {key(i): samples(rng.lognormal(0, 0.1, 12), runs=12) for i in range(40)}
+        rows = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))
+        studies_with_a_false_call += any(r.differs for r in rows)
+    assert studies_with_a_false_call <= 3  # binomial(20, 0.05): P(X > 3) < 2%
+
+
+def test_an_injected_slowdown_is_found_with_a_ci_covering_it():
+    rng = np.random.default_rng(7)
+    base = {key(i): samples(rng.lognormal(-5, 0.02, 30)) for i in range(5)}
+    new = {k: samples(s.values.copy()) for k, s in base.items()}
+    new[key(2)] = samples(base[key(2)].values * 1.5)
+    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))}
+    assert rows["k2"].verdict == "slower"
+    assert rows["k2"].ci[0] <= 1.5 <= rows["k2"].ci[1]
+    assert not any(r.differs for name, r in rows.items() if name != "k2")
+
+
+def test_a_difference_below_the_noise_floor_is_never_called_faster_or_slower():
+    rng = np.random.default_rng(3)
+    base = {key(0): samples(rng.lognormal(0, 0.005, 200))}
+    new = {key(0): samples(rng.lognormal(0.03, 0.005, 200))}  # 3% slower, very significant
+    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.10, "test"))[0]
+    assert row.p_adjusted < 1e-6
+    assert row.verdict == "same" and "within the noise floor" in row.reason
+    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.01, "test"))[0]
+    assert row.verdict == "slower"
+
+
+def test_rates_and_too_few_samples():
+    rng = np.random.default_rng(5)
+    base = {key(0): samples(rng.lognormal(3, 0.01, 20), kind="rate"), key(1): samples([1.0, 1.1])}
+    new = {key(0): samples(base[key(0)].values * 0.7, kind="rate"), key(1): samples([2.0, 2.1])}
+    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "t"))}
+    assert rows["k0"].verdict == "slower"  # a lower rate is slower
+    assert rows["k1"].verdict == "inconclusive" and "at least 5" in rows["k1"].reason
+
+
+# --- whole result sets ---------------------------------------------------------------------------
+
+def _scaled_copy(src: Path, out: Path, workload: str, factor: float) -> Path:
+    """A copy of a results file with one kernel's times multiplied (its rates divided) by ``factor``."""
+    ds = results.open(src).load()
+    mine = ds["workload"] == workload
+    ds["value"] = ds["value"].where(~(mine & (ds["metric"] == "time")), ds["value"] * factor)
+    ds["value"] = ds["value"].where(~(mine & (ds["metric"] == "rate")), ds["value"] / factor)
+    return results.write(ds, out)
+
+
+def test_reference_against_a_copy_with_one_kernel_slower(tmp_path):
+    new_dir = tmp_path / "new"
+    new_dir.mkdir()
+    _scaled_copy(REFERENCE / "results" / "prk.nc", new_dir / "prk.nc", "stencil", 1.5)
+    base = sides.load([str(REFERENCE / "results" / "prk.nc")], "base")
+    new = sides.load([str(new_dir / "prk.nc")], "new")
+    record = build.build(base, new, floor_given=0.05)
+    tested = [r for r in record["rows"] if r["ratio"] is not None and "cannot reach" not in r["reason"]]
+    stencil = [r for r in tested if r["key"]["workload"] == "stencil" and r["key"]["metric"] == "time"]
+    assert stencil and all(r["verdict"] == "slower" for r in stencil)
+    assert all(r["ci"][0] <= 1.5 + 1e-9 and 1.5 - 1e-9 <= r["ci"][1] for r in stencil if r["ci"])
+    assert not [r for r in tested if r["key"]["workload"] != "stencil" and r["verdict"] not in ("same", "inconclusive")]
+    assert record["only_base"] == [] and record["only_new"] == []
+
+
+def test_environment_diff_lists_exactly_the_changed_fields(tmp_path):
+    env = json.loads((REFERENCE / "environment.json").read_text())
+    changed = copy.deepcopy(env)
+    changed["compilers"]["used"]["cflags"] = "-O2 -march=x86-64-v3"
+    name = sorted(changed["python"]["packages"])[0]
+    changed["python"]["packages"][name] = "0.0.1"
+    (tmp_path / "base").mkdir()
+    (tmp_path / "new").mkdir()
+    for folder, description in (("base", env), ("new", changed)):
+        (tmp_path / folder / "environment.json").write_text(json.dumps(description))
+        (tmp_path / folder / "prk.nc").write_bytes((REFERENCE / "results" / "prk.nc").read_bytes())
+    record = build.build(sides.load([str(tmp_path / "base")], "base"), sides.load([str(tmp_path / "new")], "new"))
+    found = {(d["field"], d["class"]) for d in record["environment"]["differences"]}
+    assert found == {("compilers.used.cflags", "toolchain"), (f"python.packages.{name}", "libraries")}
+
+
+def test_cli_writes_every_format_and_refuses_bad_input(tmp_path):
+    ref = str(REFERENCE / "results" / "prk.nc")
+    out = tmp_path / "cmp"
+    done = subprocess.run([sys.executable, "-m", "twelveways", "compare", ref, ref, "--output", f"{out}.md",
+                           "--output", f"{out}.html", "--output", f"{out}.json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "cmp.md").read_text()
+    assert text.index("## Environment differences") < text.index("## Noise floor") < text.index("## Configurations")
+    assert "nan" not in text.split() and "None" not in text
+    assert json.loads((tmp_path / "cmp.json").read_text())["format"] == build.FORMAT
+    assert "<table>" in (tmp_path / "cmp.html").read_text()
+    bad = subprocess.run([sys.executable, "-m", "twelveways", "compare", ref, str(tmp_path / "missing")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    bad = subprocess.run([sys.executable, "-m", "twelveways", "compare", ref, str(junk)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
+    results_dir = tmp_path / "results"
+    (results_dir / "results").mkdir(parents=True)
+    for nc in (REFERENCE / "results").glob("*.nc"):
+        (results_dir / "results" / nc.name).write_bytes(nc.read_bytes())
+    (results_dir / "environment.json").write_bytes((REFERENCE / "environment.json").read_bytes())
+    out = tmp_path / "reports" / "reproduction"
+    done = subprocess.run([sys.executable, "-m", "twelveways", "reproduce", "--reference", str(REFERENCE),
+                           "--results", str(results_dir), "--claims", str(ROOT / "config" / "claims.yaml"),
+                           "--output", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") for c in record["claims"])
+    assert {c["reference"] for c in record["claims"]} == {c["new"] for c in record["claims"]}
+    text = out.with_suffix(".md").read_text()
+    assert "Noise floor:" in text and "## Claims" in text and "## Headline numbers" in text
+    assert "<h1>Reproduction report</h1>" in out.with_suffix(".html").read_text()
+
+
+# --- a real A/A: three invocations of the same C kernels ------------------------------------------
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("kernels")
+    prk_build.build_kernels(out)
+    return out
+
+
+def _aa_config() -> dict:
+    return config_module.validate({
+        "seed": 11,
+        "measurement": {"confidence": 0.95, "ci_target": 0.02, "min_samples": 20, "max_samples": 30, "max_seconds": 2},
+        "prk": {"kernels": ["nstream", "stencil", "transpose", "dgemm"], "implementations": ["c-serial"],
+                "threads": [1], "ranks": [1],
+                "sizes": {"nstream": [200000], "transpose": [256], "stencil": [200], "p2p": [30], "dgemm": [96],
+                          "sparse": [3]},
+                "iterations": {k: 10 for k in run.KERNELS}, "min_invocations": 2, "max_seconds": 2},
+    })
+
+
+@pytest.mark.slow
+def test_real_aa_runs_call_nothing_different_beyond_the_measured_floor(tmp_path, kernels):
+    cfg = _aa_config()
+    env = tmp_path / "environment.json"
+    env.write_text(json.dumps({"hash": "0123456789abcdef"}))
+    paths = [sweep.sweep(cfg, kernels_dir=kernels, output=tmp_path / name / "prk.nc", environment=env, progress=False)
+             for name in ("a", "placebo", "c")]
+    floor_record = noise.measure(sides.load([str(paths[0])], "a"), sides.load([str(paths[1])], "placebo"))
+    assert floor_record["configurations"] == 4 and floor_record["floor"] is not None
+    (tmp_path / "c" / "noise_floor.json").write_text(sides.dumps(floor_record))
+    record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
+    assert record["noise_floor"]["measured"]
+    called = [(r["configuration"], r["ratio"], r["reason"]) for r in record["rows"] if r["verdict"] not in
+              ("same", "inconclusive")]
+    assert called == [], (called, floor_record["floor"])
