@@ -342,6 +342,18 @@ def _max_over_ranks(src, rows, keys):
     return pd.concat([reduced, whole]) if len(whole) else reduced
 
 
+def stability_lines(data: AuditData) -> list[str]:
+    """R5's stability findings in words, per raw file (``twelveways compare`` shows them per side)."""
+    lines = []
+    for src in data.raw_sources:
+        rows, _ = _r5_rows(src)
+        if not len(rows):
+            continue
+        status, evidence = stability.judge(src, rows, data.measurement(src, "ci_target", 0.05), reduce=_max_over_ranks)
+        lines += [f"{src.path}: {item.what}" for item in evidence if not item.what.startswith("how stability")]
+    return lines
+
+
 @check("R5", "deterministic or CIs")
 def r5_confidence_intervals(data: AuditData):
     """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""

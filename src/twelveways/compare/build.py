@@ -7,6 +7,7 @@ environment differences that could explain it, then what only one side has (neve
 
 from __future__ import annotations
 
+from ..checklist import rules
 from . import explain, noise, sides, table, verdicts
 
 FORMAT = "twelveways-comparison/1"
@@ -42,6 +43,7 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_
                    f"two-sided, Benjamini-Hochberg over {len(rows)} configurations (false discovery rate "
                    f"{1 - confidence:.0%}); A12 effect size; 80% power for the smallest detectable ratio"),
         "counts": verdicts.counts(rows), "rows": shown,
+        "stability": {side.label: rules.stability_lines(side.data) for side in (base, new)},
         "only_base": sorted(table.label(k, shown) for k in set(a) - set(b)),
         "only_new": sorted(table.label(k, shown) for k in set(b) - set(a)),
     }

@@ -81,6 +81,9 @@ def markdown(record: dict, title: str = "Comparison") -> str:
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     tested, few = _split(record["rows"])
     out += ["| " + " | ".join(escape.markdown_text(c) for c in _cells(r)) + " |" for r in tested]
+    out += ["", "## Stability within runs (change points)", ""]
+    out += [f"- {escape.markdown_text(side)}: {escape.markdown_text(line)}"
+            for side, lines in record["stability"].items() for line in lines] or ["No per-iteration series."]
     if few:
         out += ["", f"## Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)", ""]
         out += [f"- {escape.markdown_text(_brief(r))}" for r in few]
@@ -108,6 +111,9 @@ def html_page(record: dict, title: str = "Comparison") -> str:
                    for side, key in (("base", "only_base"), ("new", "only_new")) if record[key])
     counts = ", ".join(f"{n} {v}" for v, n in record["counts"].items()) or "no shared configuration"
     tested, few = _split(record["rows"])
+    stable = "".join(f"<li>{html.escape(side)}: {html.escape(line)}</li>"
+                     for side, lines in record["stability"].items() for line in lines)
+    only = f"<h2>Stability within runs (change points)</h2><ul>{stable or '<li>No per-iteration series.</li>'}</ul>" + only
     if few:
         only = (f"<h2>Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)</h2><ul>"
                 + "".join(f"<li>{html.escape(_brief(r))}</li>" for r in few) + "</ul>" + only)
