@@ -9,11 +9,11 @@ STAMP := $(VENV)/.twelveways-installed
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: report reproduce test bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report reproduce test lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
-	@echo "make test           run the test suite (bootstraps .venv)"
+	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
@@ -44,8 +44,13 @@ reproduce: report
 	$(BIN)/twelveways reproduce --reference data/reference --results results --output reports/reproduction
 	@echo "Reproduction report: $(CURDIR)/reports/reproduction.html"
 
-test: $(STAMP) browser-deps
+test: $(STAMP) browser-deps lint
 	$(BIN)/python -m pytest
+
+# Style gates (pyproject.toml [tool.ruff], [tool.snakefmt]); part of make test, so CI runs them.
+lint: $(STAMP)
+	$(BIN)/ruff check src bench tests kernels/python notebooks
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 
 bench: $(STAMP) bench-deps
 	$(BIN)/python bench/run.py --output reports/bench.json
