@@ -34,7 +34,7 @@ def test_manifest_hashes_match_files_and_splits_are_disjoint(prepared):
     assert set(manifest["datasets"]) == {"digits", "digits32", "synthetic"}
     on_disk = json.loads((out / "manifest.json").read_text())
     assert on_disk == manifest
-    for name, entry in manifest["datasets"].items():
+    for entry in manifest["datasets"].values():
         assert data.sha256_file(out / entry["file"]) == entry["sha256"]
         arrays = data.load_npz(out / entry["file"])
         sizes = [len(arrays[f"y_{s}"]) for s in data.SPLITS]

@@ -87,9 +87,9 @@ def test_the_ruleset_rejects_a_log_that_breaks_the_timing_rules(study, tmp_path)
     log = next(p for p in sorted(study["logs"].glob("*.log")) if "/io/" in mllog_io.run_summary(p)["config_id"])
     lines = log.read_text().splitlines()
     # the io variant read its data before run_start: the timed region would hide the I/O (F10)
-    read = next(i for i, l in enumerate(lines) if '"tw_data_read"' in l)
-    start = next(i for i, l in enumerate(lines) if '"run_start"' in l)
-    moved = lines[:start] + [lines[read]] + [l for i, l in enumerate(lines[start:], start) if i != read]
+    read = next(i for i, line in enumerate(lines) if '"tw_data_read"' in line)
+    start = next(i for i, line in enumerate(lines) if '"run_start"' in line)
+    moved = lines[:start] + [lines[read]] + [line for i, line in enumerate(lines[start:], start) if i != read]
     bad = tmp_path / "bad.log"
     bad.write_text("\n".join(moved) + "\n")
     ok, messages = mllog_io.check(bad)
@@ -97,8 +97,8 @@ def test_the_ruleset_rejects_a_log_that_breaks_the_timing_rules(study, tmp_path)
     proc = subprocess.run(mllog_io.checker_command(bad, tmp_path / "c.log"), capture_output=True, text=True)
     assert proc.returncode == 1
     # an eval after the target was reached (the run did not stop at the first one) fails too
-    evals = [l for l in lines if '"eval_accuracy"' in l]
-    stop = next(i for i, l in enumerate(lines) if '"run_stop"' in l)
+    evals = [line for line in lines if '"eval_accuracy"' in line]
+    stop = next(i for i, line in enumerate(lines) if '"run_stop"' in line)
     if '"success"' in lines[stop]:
         late = lines[:stop] + [evals[-1]] + lines[stop:]
         bad.write_text("\n".join(late) + "\n")
@@ -202,6 +202,7 @@ def test_analysis_tables_for_the_notebook(study):
     sparse = speed[speed["sparsification"] != "none"].iloc[0]
     assert sparse["comm_reduction"] == pytest.approx(1 / 0.05 / 2, rel=0.02)  # 4 B dense vs 8 B per sent entry
     trials, totals = ta.tuning(attrs)
-    assert list(trials["lr"]) == TINY["lr_search"]["lrs"] and totals["total_tuning_cost_s"] == pytest.approx(trials["cost_s"].sum())
+    assert list(trials["lr"]) == TINY["lr_search"]["lrs"]
+    assert totals["total_tuning_cost_s"] == pytest.approx(trials["cost_s"].sum())
     ops = ta.ops_by_dtype(samples)
     assert (ops["ops_per_step"] > 0).all() and set(ops["op_kind"]) == {"matmul_conv", "elementwise"}

@@ -211,7 +211,7 @@ def test_momentum_sgd_matches_torch_sgd():
     theirs.load_state_dict(ours.state_dict())
     opt_ours = MomentumSGD(ours.parameters(), lr=0.1, momentum=0.9)
     opt_theirs = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
-    for step in range(4):
+    for _step in range(4):
         x, y = torch.rand(8, 1, 8, 8), torch.randint(0, 10, (8,))
         for model, opt in ((ours, opt_ours), (theirs, opt_theirs)):
             opt.zero_grad()

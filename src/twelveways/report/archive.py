@@ -8,7 +8,6 @@ download; the tarball's own checksum is written beside it.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import os

@@ -307,7 +307,7 @@ def run_mpi(specs: list[dict], ranks: int, settings: TrainConfig, workdir: Path)
     except subprocess.TimeoutExpired as exc:
         raise KernelError(f"MPI training launch with {ranks} ranks ran past {settings.parallel.timeout_s:g} s") from exc
     if proc.returncode != 0 or not out_path.is_file():
-        lines = [l for l in (proc.stderr or "").splitlines() if l.startswith("error:")]
+        lines = [line for line in (proc.stderr or "").splitlines() if line.startswith("error:")]
         detail = lines[0][len("error:"):].strip() if lines else (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise KernelError(f"MPI training launch with {ranks} ranks failed (exit {proc.returncode}): {detail}")
     return json.loads(out_path.read_text())
