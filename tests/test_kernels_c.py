@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -115,6 +116,29 @@ def test_shared_memory_kernels_validate(kernels_dir, kernel, variant, threads):
     args = SMALL[kernel]
     done = run_kernel(kernels_dir, kernel, variant, args, threads=threads)
     check_valid_run(done, parse(done), kernel, variant, 1, threads, args[0])
+
+
+#: dgemm orders that leave partial tiles, k-panels and row blocks everywhere: 1, primes, and 263 (two
+#: k-panels, several row blocks per thread, a multiple of no tile or block size).
+DGEMM_AWKWARD_ORDERS = [1, 7, 13, 97, 263]
+
+
+@pytest.mark.parametrize("order", DGEMM_AWKWARD_ORDERS)
+@pytest.mark.parametrize("variant,threads", [("serial", 1), ("openmp", 2)])
+def test_dgemm_validates_at_awkward_orders(kernels_dir, order, variant, threads):
+    done = run_kernel(kernels_dir, "dgemm", variant, [2, order], threads=threads)
+    doc = parse(done)
+    assert done.returncode == 0, done.stderr
+    check_contract(doc, "dgemm", variant, 1, threads, 2)
+    assert doc["valid"] is True and doc["parameters"]["order"] == order
+    details = doc["validation"]["details"]
+    assert details["checksum"] == pytest.approx(details["reference_checksum"], rel=1e-12, abs=0.0)
+    blocking = re.fullmatch(r"MRxNR (\d+)x(\d+) \((\d+)-double vectors\), KC (\d+), MC (\d+), NC (\d+)",
+                            details["blocking"])
+    assert blocking, details["blocking"]
+    mr, nr, vl, kc, mc, nc = map(int, blocking.groups())
+    assert nr % vl == 0 and mc % mr == 0 and nc % nr == 0
+    assert 1 <= kc <= order
 
 
 @pytest.mark.slow

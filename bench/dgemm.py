@@ -1,0 +1,188 @@
+"""`make bench` topic "dgemm vs OpenBLAS": our C dgemm against the machine's OpenBLAS, same run.
+
+Why this exists: issue 20 asks the C dgemm (kernels/c/dgemm.c) for at least 0.85x of OpenBLAS
+dgemm at orders 1000 and 2000 with 1 and 2 threads. Another machine's BLAS rate says little about
+this one on this day, so OpenBLAS is timed here, interleaved with our kernel in a seeded random
+order per repetition (drift must not look like an effect), and each figure is the median over
+repetitions; the ratio is the ratio of the medians (ratios are never averaged).
+
+The OpenBLAS side is a small C driver (bench/openblas_dgemm.c) linked against the OpenBLAS that
+NumPy ships (numpy.libs/libscipy_openblas64_*.so): the same computation (C += A*B, row-major,
+PRK's initialisation), the same timing (iteration 0 a warm-up; the rate is 2 n^3 over the mean of
+iterations 1..N) and the same process structure as our kernel, so no interpreter or NumPy
+dispatch is in either number. Threads: OMP_NUM_THREADS for ours, OPENBLAS_NUM_THREADS for it.
+
+``run(quick)`` returns a dict; ``python bench/dgemm.py [--quick] [--output FILE]`` prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from twelveways import measure  # noqa: E402
+from twelveways.prk import build  # noqa: E402
+
+SEED = 20240620
+TARGET = 0.85
+ORDERS = {1000: 10, 2000: 3}  # order -> timed iterations (about a second of work each)
+#: (implementation, threads): ours serial and OpenMP, OpenBLAS with its own threads
+OURS = [("c-serial", 1), ("c-openmp", 1), ("c-openmp", 2)]
+OPENBLAS = [("openblas", 1), ("openblas", 2)]
+DRIVER = Path(__file__).resolve().parent / "openblas_dgemm.c"
+BUILD_DIR = ROOT / "build" / "bench"
+
+
+def _openblas_library() -> Path:
+    """NumPy's bundled OpenBLAS (64-bit integer interface, scipy_ symbol prefix)."""
+    import numpy
+
+    found = sorted((Path(numpy.__file__).resolve().parent.parent / "numpy.libs").glob("libscipy_openblas64_*.so"))
+    if not found:
+        raise RuntimeError("NumPy's OpenBLAS (numpy.libs/libscipy_openblas64_*.so) not found: "
+                           "this NumPy was not built with scipy-openblas")
+    return found[0]
+
+
+def build_driver(cc: str = "gcc") -> dict:
+    """Compile the OpenBLAS driver into build/bench; the command line is reported (R9)."""
+    library = _openblas_library()
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    binary = BUILD_DIR / "openblas_dgemm"
+    argv = [cc, "-O2", "-o", str(binary), str(DRIVER), str(library), f"-Wl,-rpath,{library.parent}"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"building the OpenBLAS driver failed: {done.stderr.strip().splitlines()[:1]}")
+    return {"binary": str(binary), "library": str(library), "command": shlex.join(argv)}
+
+
+def _one_run(argv: list[str], env: dict) -> dict:
+    """One program run: its JSON line as a dict, or {"error": ...}."""
+    env.pop("TW_PRK_PERTURB", None)
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or len(lines) != 1:
+        return {"error": (done.stderr.strip().splitlines() or [f"exit {done.returncode}, no output"])[-1]}
+    doc = json.loads(lines[0])
+    if doc.get("valid") is not True:
+        return {"error": "validation failed"}
+    return doc
+
+
+def run_config(kernels_dir: Path, driver: str, impl: str, threads: int, order: int) -> dict:
+    """One measurement: {"rate": MFlop/s, ...} or {"error": ...}."""
+    iterations = str(ORDERS[order])
+    if impl == "openblas":
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads))
+        doc = _one_run([driver, iterations, str(order)], env)
+        return doc if "error" in doc else {"rate": doc["rate"], "corename": doc["corename"], "config": doc["config"]}
+    program = kernels_dir / f"dgemm-{impl.removeprefix('c-')}"
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    doc = _one_run([str(program), iterations, str(order)], env)
+    if "error" in doc:
+        return doc
+    return {"rate": doc["rate"], "blocking": doc["validation"]["details"]["blocking"]}
+
+
+def _summary(values: list[float]) -> dict:
+    if not values:
+        return {"median": None, "min": None, "max": None, "n": 0}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def measure_all(kernels_dir: Path, driver: str, repetitions: int) -> tuple[dict, dict]:
+    """Every configuration once per repetition, in a seeded random order: samples and errors."""
+    configs = [(impl, threads, order) for order in ORDERS for impl, threads in OURS + OPENBLAS]
+    samples: dict = {config: [] for config in configs}
+    errors: dict = {}
+    for rep in range(repetitions):
+        for config in measure.seeded_order(configs, SEED + rep):
+            result = run_config(kernels_dir, driver, *config)
+            if "error" in result:
+                errors.setdefault(" ".join(map(str, config)), []).append(result["error"])
+            else:
+                samples[config].append(result)
+    return samples, errors
+
+
+def compare(samples: dict) -> list[dict]:
+    """One row per (ours, order): our median rate, OpenBLAS's at the same threads, their ratio."""
+    rows = []
+    for order in ORDERS:
+        for impl, threads in OURS:
+            ours = samples[(impl, threads, order)]
+            blas = samples[("openblas", threads, order)]
+            row = {"order": order, "implementation": impl, "threads": threads, "unit": "MFlop/s",
+                   "ours": _summary([s["rate"] for s in ours]), "openblas": _summary([s["rate"] for s in blas]),
+                   "blocking": ours[0]["blocking"] if ours else None,
+                   "openblas_core": blas[0]["corename"] if blas else None, "target_ratio": TARGET}
+            if row["ours"]["median"] and row["openblas"]["median"]:
+                row["ratio"] = round(row["ours"]["median"] / row["openblas"]["median"], 3)
+                row["meets_target"] = row["ratio"] >= TARGET
+            rows.append(row)
+    return rows
+
+
+def run(quick: bool = False) -> dict:
+    """Build ours and the OpenBLAS driver, measure interleaved, and compare medians."""
+    repetitions = 5 if quick else 9
+    started, load_at_start = time.time(), os.getloadavg()
+    kernels_dir = ROOT / "build" / "kernels"
+    manifest = build.build_kernels(kernels_dir, kernels=["dgemm"], variants=["serial", "openmp"])
+    driver = build_driver()
+    samples, errors = measure_all(kernels_dir, driver["binary"], repetitions)
+    rows = compare(samples)
+    headline = [r for r in rows if (r["implementation"], r["threads"]) in (("c-serial", 1), ("c-openmp", 2))]
+    config = next((s[0]["config"] for k, s in samples.items() if k[0] == "openblas" and s), None)
+    return {
+        "topic": "dgemm",
+        "title": "dgemm vs OpenBLAS",
+        "quick": quick,
+        "repetitions": repetitions,
+        "order": f"configurations interleaved in a seeded random order per repetition (seed {SEED}+rep)",
+        "statistic": "median and range over repetitions of each run's rate (2 n^3 / mean of iterations 1..N, "
+                     "warm-up excluded); ratio = our median / OpenBLAS median at the same order and threads",
+        "reference": "OpenBLAS cblas_dgemm via bench/openblas_dgemm.c, linked against NumPy's bundled OpenBLAS "
+                     "(not numpy.dot): same matrices, C += A*B, same timing as the PRK kernel",
+        "openblas": {**driver, "config": config},
+        "build": {"compiler": manifest["compiler"].get("version"), "cflags": manifest["cflags"]},
+        "iterations": ORDERS,
+        "figures": rows,
+        "errors": errors,
+        "summary": {
+            "target": f"ours >= {TARGET}x OpenBLAS (c-serial vs 1 OpenBLAS thread, c-openmp 2 threads vs 2)",
+            "ratios": {f"{r['order']} t{r['threads']}": r.get("ratio") for r in headline},
+            "targets_met": sum(1 for r in headline if r.get("meets_target")),
+            "targets_checked": len(headline),
+            "load_average_at_start": load_at_start,
+            "load_average_at_end": os.getloadavg(),
+            "seconds": round(time.time() - started, 1),
+        },
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5 repetitions instead of 9")
+    parser.add_argument("--output", help="write the JSON here instead of stdout")
+    args = parser.parse_args()
+    text = json.dumps(run(quick=args.quick), indent=2)
+    if args.output:
+        Path(args.output).write_text(text + "\n")
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
