@@ -5,7 +5,6 @@
 
 from twelveways.config import for_workflow
 
-
 for_workflow(config, workflow.overwrite_configfiles, overrides=workflow.config_settings.overwrite_config)
 
 
@@ -17,11 +16,12 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/infer.smk"
 include: "workflow/rules/checklist.smk"
 include: "workflow/rules/analysis.smk"
-include: "workflow/rules/report.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         "reports/report.html",
         "reports/artifact-description.md",
@@ -29,4 +29,3 @@ rule all:
         "reports/checklist.md",
         "reports/artifact-appendix.md",
         noise_floor_files(),
-    default_target: True

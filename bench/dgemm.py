@@ -1,6 +1,6 @@
 """`make bench` topic "dgemm vs OpenBLAS": our C dgemm against the machine's OpenBLAS, same run.
 
-Why this exists: issue 20 asks the C dgemm (kernels/c/dgemm.c) for at least 0.85x of OpenBLAS
+Why this exists: the project asks the C dgemm (kernels/c/dgemm.c) for at least 0.85x of OpenBLAS
 dgemm at orders 1000 and 2000 with 1 and 2 threads. Another machine's BLAS rate says little about
 this one on this day, so OpenBLAS is timed here, interleaved with our kernel in a seeded random
 order per repetition (drift must not look like an effect), and each figure is the median over

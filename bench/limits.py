@@ -1,6 +1,6 @@
 """This machine's physical limits, measured in the same run as the kernels they bound.
 
-Why this exists: issue 3's reference rates come from another 2-core machine on another day, and
+Why this exists: The PRK reference table's rates come from another 2-core machine on another day, and
 virtual machines "like this one" differ by up to a factor of two in memory bandwidth and flop rate
 from one day to the next.  The issue quotes that machine's limits (`likwid-bench -t stream`,
 NumPy `np.dot` at 2000^2); measuring the same limits here lets each target also be stated scaled
@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 
-#: the reference machine's limits quoted in issue 3 (1 and 2 threads)
+#: the reference machine's limits quoted with the PRK reference table (1 and 2 threads)
 REFERENCE = {
     "stream": {"1": 24651, "2": 30694},  # likwid-bench -t stream -w S0:1GB:N, MB/s
     "flops": {"1": 52700, "2": 103700},  # NumPy np.dot 2000^2 float64, MFlop/s

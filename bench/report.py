@@ -1,4 +1,4 @@
-"""Reader's rebuild: notebooks and report from data/reference, against the 2-minute target (issue 4).
+"""Reader's rebuild: notebooks and report from data/reference, against the 2-minute target.
 
 Times ``python -m twelveways.report rebuild --from data/reference`` into a temporary folder (no
 benchmark runs inside it), as a fresh process each time so kernel start-up and imports count.

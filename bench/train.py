@@ -1,4 +1,4 @@
-"""Speed target of issue 5: the quick profile's training stage in at most 4 minutes on 2 cores.
+"""Speed target: the quick profile's training stage in at most 4 minutes on 2 cores.
 
 Runs the stage exactly as the workflow does (``python -m twelveways.train.data`` then
 ``python -m twelveways.train.sweeps``) on the quick profile (``config/config.yaml``), in a

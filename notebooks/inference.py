@@ -64,9 +64,9 @@ below = bool(frame.loc[frame["role"].isin(analysis.PERFORMANCE_ROLES), "below_st
 label = attrs.get("statistical_minimum_label", "below the MLPerf statistical minimum")
 minimum = attrs.get("statistical_minimum", {}) or {}
 if below:
+    counts = "; ".join(f"{k} {v:,}" for k, v in (minimum.get("query_counts") or {}).items()) or "not stated"
     tables.note(f"These results are {label}: the runs are shorter than {minimum.get('min_duration_s', 60):g} s "
-                f"and/or issue fewer queries than MLPerf's counts "
-                f"({'; '.join(f'{k} {v:,}' for k, v in (minimum.get('query_counts') or {}).items()) or 'not stated'}). LoadGen's verdicts "
+                f"and/or issue fewer queries than MLPerf's counts ({counts}). LoadGen's verdicts "
                 "still apply to the runs as made, but their tail percentiles carry less statistical confidence.",
                 kind="warning")
 tables.note(f"LoadGen {attrs.get('loadgen_version')}; per-query latencies: {attrs.get('per_query_latency_source')}")
@@ -175,6 +175,7 @@ if variants:
     plt.show()
 tables.show(pd.DataFrame(fits), "quantile regression of log10 latency on target QPS (statsmodels QuantReg)")
 tables.show(analysis.server_probes(frame), "every Server run: offered load, LoadGen's verdict, p99")
+tables.note(analysis.search_note(attrs))
 
 # %% [markdown]
 # ## What the latency bound costs: Server against Offline throughput

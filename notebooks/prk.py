@@ -41,7 +41,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from twelveways import plots
-from twelveways.report import prkanalysis as pa
+from twelveways.prk import analysis as pa
 from twelveways.report import tables
 from twelveways.report.notebooks import inputs, percent, resolve, settings
 
@@ -84,13 +84,15 @@ overview = (times.groupby("workload")
             .agg(configurations=("config", "nunique"), sizes=("size", "nunique"), runs=("run_id", "nunique"),
                  timed_iterations=("time_s", "size"))
             .reset_index())
-overview["invalid runs (excluded)"] = overview["workload"].map(runs[~runs["valid"]].groupby("workload").size()).fillna(0).astype(int)
+invalid_runs = runs[~runs["valid"]].groupby("workload").size()
+overview["invalid runs (excluded)"] = overview["workload"].map(invalid_runs).fillna(0).astype(int)
 if "flags" in samples.columns:  # timer checks of the measurement core (interval vs resolution, overhead)
     flagged = samples[(samples["metric"] == "time") & (samples["iteration"] > 0) & (samples["flags"].astype(str) != "")]
     overview["timer-flagged iterations"] = overview["workload"].map(flagged.groupby("workload").size()).fillna(0).astype(int)
 tables.show(overview, "kernels, configurations and samples")
+dirty = " (uncommitted changes)" if str(attrs.get("git_dirty")) == "1" else ""
 tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {str(attrs.get('environment_hash'))[:12]}, "
-            f"project commit {str(attrs.get('git_commit'))[:12]}{' (uncommitted changes)' if str(attrs.get('git_dirty')) == '1' else ''}.")
+            f"project commit {str(attrs.get('git_commit'))[:12]}{dirty}.")
 
 # %% [markdown]
 # ## Every timed iteration

@@ -1,4 +1,4 @@
-"""The artifact-evaluation appendix, the archive, LICENSE and CITATION.cff (issue 16 item 6)."""
+"""The artifact-evaluation appendix, the archive, LICENSE and CITATION.cff ."""
 
 from __future__ import annotations
 

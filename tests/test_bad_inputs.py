@@ -1,6 +1,6 @@
 """Bad inputs, generated here, each refused with one line and a non-zero exit; nothing is corrupted.
 
-Kinds (issue 18): results values and attributes, infeasible or inconsistent configs, output
+Kinds: results values and attributes, infeasible or inconsistent configs, output
 paths (directory, missing folder, full disk, README without markers) and NumPy kernels out of
 memory.  A few cases run the real command line in a subprocess; the rest call ``cli.main`` in
 this process (the same code path, without paying the start-up of a new interpreter each time).

@@ -48,7 +48,7 @@ def test_report_renders_every_figure_without_errors(binary):
     _first_screen_leads_with_the_numbers(page, kind)
 
 
-#: The reference report was 49,578 px tall before issue 16 put the headline first and folded the detail.
+#: The reference report was 49,578 px tall before the report put the headline first and folded the detail.
 HEIGHT_BEFORE_ISSUE_16 = 49_578
 
 

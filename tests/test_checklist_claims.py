@@ -49,7 +49,7 @@ def test_speedup_supported_with_numbers():
     low, high = result.numbers["interval"]
     assert low <= result.numbers["estimate"] <= high and low >= 2.0
     assert result.numbers["test"]["p_value"] < 1e-6
-    assert result.numbers["test"]["effect_size"]["rank_biserial"] == pytest.approx(-1.0)  # every c-mpi time is smaller
+    assert result.numbers["test"]["effect_size"]["cliffs_delta"] == pytest.approx(-1.0)  # every c-mpi time is smaller
 
 
 def test_speedup_of_a_rate_uses_a_over_b():

@@ -156,6 +156,15 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     text = out.with_suffix(".md").read_text()
     assert "Noise floor:" in text and "## Claims" in text and "## Headline numbers" in text
     assert "<h1>Reproduction report</h1>" in out.with_suffix(".html").read_text()
+    from twelveways.report import render as report_render
+
+    page = report_render.render([], tmp_path / "report.html", reproduction_json=out.with_suffix(".json"),
+                                config_json=None).read_text()
+    section = page[page.index("id='section-reproduction'"):]
+    assert "Reproduction against the reference" in page and "<h3>Claims</h3>" in section
+    assert "Noise floor:" in section and "Reproduced" in section
+    section = section.split("</section>")[0]
+    assert "{'" not in section and '{"' not in section and "nan" not in section.lower().split()  # no reprs or JSON
 
 
 # --- a real A/A: three invocations of the same C kernels ------------------------------------------

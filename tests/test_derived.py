@@ -21,7 +21,7 @@ from browser import reportdata  # noqa: E402
 from twelveways import derived, plots, results  # noqa: E402
 from twelveways.checklist import Status, audit, evidence  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
-from twelveways.report import prkanalysis as pa  # noqa: E402
+from twelveways.prk import analysis as pa  # noqa: E402
 
 
 def _rate_rows(rows: list[dict]) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Environment capture (issue 2, item 5; issue 8: scheduler per job).
+"""Environment capture (hardware, software, scheduler per job).
 
 One real capture through the CLI (``python -m twelveways.env --json``) and one in-process capture
 are shared by the tests; everything else works on sections or on copies, so the file stays fast.
@@ -203,7 +203,8 @@ def test_missing_tools_are_explained(monkeypatch):
 
 def test_nvidia_smi_rows_are_parsed():
     fields = ["index", "name", "driver_version", "memory.total", "pci.bus_id", "compute_cap"]
-    text = "0, NVIDIA H100 80GB HBM3, 550.54.15, 81559, 00000000:19:00.0, 9.0\n1, NVIDIA H100 80GB HBM3, 550.54.15, 81559, 00000000:3B:00.0, 9.0\n"
+    text = ("0, NVIDIA H100 80GB HBM3, 550.54.15, 81559, 00000000:19:00.0, 9.0\n"
+            "1, NVIDIA H100 80GB HBM3, 550.54.15, 81559, 00000000:3B:00.0, 9.0\n")
     rows = env.parse_nvidia_smi(text, fields)
     assert [r["index"] for r in rows] == [0, 1]
     assert rows[0]["name"] == "NVIDIA H100 80GB HBM3" and rows[0]["memory.total"] == 81559
@@ -289,7 +290,7 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
 
 
 def test_env_package_functions_stay_short(root):
-    """Issue 19: the capture is split into small modules; no function in it may grow past 60 lines."""
+    """The capture is split into small modules; no function in it may grow past 60 lines."""
     long_ones = []
     for path in sorted((root / "src" / "twelveways" / "env").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

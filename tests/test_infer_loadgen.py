@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -145,6 +146,31 @@ def test_invalid_server_run_is_kept_invalid(checkpoint, tmp_path):
     parsed = runs.performance_run(prep, "Server", cfg, 1, tmp_path / "server", target_qps=500.0)
     assert parsed["summary"]["result"] == "INVALID" and not parsed["valid"]
     assert parsed["summary"]["criteria"]["latency_bound_satisfied"] is False
+
+
+def test_a_capped_probe_the_model_cannot_keep_up_with_is_invalid_and_stops(checkpoint, tmp_path):
+    """A target far beyond a slow model: LoadGen stops issuing at the cap's 85%, the rest is answered
+    without the model after the cap, and the probe counts as INVALID (as LoadGen also says)."""
+    cfg = _config(min_duration_s=0.5)["infer"]
+    loaded = model.load(checkpoint)
+    from twelveways.infer import data
+
+    split = data.load_split(DATA, loaded.input_shape)
+    variant = variants.make(loaded.module, "fp32")
+    slow = variants.NullRunner()
+
+    def runner(indices):
+        time.sleep(0.002 * len(indices))
+        return slow(indices)
+
+    prep = runs.prepare(loaded, variant, runner, len(split), split.labels, cfg)
+    parsed = runs.performance_run(prep, "Server", cfg, 1, tmp_path / "capped", target_qps=5000.0, cap_s=1.0)
+    assert parsed["skipped_samples"] > 0 and not parsed["valid"]
+    assert parsed["detail"]["values"]["effective_max_duration_ms"] <= 850
+    result = runs.server_search(prep, dict(cfg, server_search={"max_runs": 2, "rel_tolerance": 0.1, "probe_cap_s": 1.0}),
+                                1, tmp_path / "search", start=5000.0, ceiling=20000.0)
+    assert all(p.target_qps >= result.floor_qps for p in result.probes)
+    assert result.floor_qps == pytest.approx(cfg["min_queries"]["server"] / 0.7)
 
 
 def test_each_run_gets_a_fresh_directory_so_audit_config_cannot_leak(checkpoint, tmp_path):

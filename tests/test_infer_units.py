@@ -70,6 +70,53 @@ def test_server_search_keeps_highest_valid_even_if_noise_inverts():
     assert result.best_qps == 168.2
 
 
+def test_server_search_stays_within_floor_and_ceiling_and_closes_on_the_ceiling():
+    capacity, seen = 900.0, []
+
+    def run_at(qps):
+        seen.append(qps)
+        return qps <= capacity
+
+    result = server_search.search(run_at, 50.0, max_runs=12, rel_tolerance=0.15, floor_qps=200.0, ceiling_qps=1000.0)
+    assert min(seen) >= 200.0 and max(seen) <= 1000.0
+    assert result.best_qps <= capacity and result.bracket[1] <= 1000.0
+    always = server_search.search(lambda q: True, 300.0, max_runs=12, rel_tolerance=0.5, ceiling_qps=800.0)
+    assert always.stop_reason == "ceiling_bracket" and always.bracket == (600.0, 800.0)  # 800/600 within 50%
+    assert [p.target_qps for p in always.probes] == [300.0, 600.0]
+    empty = server_search.search(run_at, 50.0, max_runs=5, floor_qps=2000.0, ceiling_qps=1000.0)
+    assert empty.probes == [] and empty.best_qps is None and empty.stop_reason == "floor_reached"
+
+
+def test_probe_cap_bounds_the_loadgen_settings_and_its_floor():
+    from twelveways.infer import scenarios
+
+    cfg = config.validate({"infer": {"min_duration_s": 10.0}})["infer"]
+    server = scenarios.get("Server")
+    calibration = {"latency_single_s": 1e-3, "latency_multi_s": 1e-3, "throughput_sps": 1e4}
+    capped = scenarios.settings(server, "PerformanceOnly", cfg, calibration, 1, target_qps=50.0, cap_s=6.0)
+    assert capped.max_duration_ms <= 6000 * scenarios.PROBE_ISSUE_SHARE
+    assert capped.min_duration_ms <= 6000 * scenarios.PROBE_SCHEDULE_SHARE
+    free = scenarios.settings(server, "PerformanceOnly", cfg, calibration, 1, target_qps=50.0)
+    assert free.min_duration_ms == 10_000 and free.max_duration_ms > 6000
+    floor = scenarios.probe_floor_qps(cfg, 6.0)
+    assert floor * 6.0 * scenarios.PROBE_SCHEDULE_SHARE == pytest.approx(scenarios.min_queries(server, cfg))
+    with pytest.raises(ConfigError, match="probe_cap_s"):
+        scenarios.probe_floor_qps(dict(cfg, server_latency_bound_ms=1000.0), 6.0)
+
+
+def test_work_units_put_each_server_search_after_its_offline_run():
+    from twelveways.infer.run import work_units
+
+    cfg = config.validate({"infer": {"variants": ["fp32", "bf16", "int8"]}})["infer"]
+    units = work_units(cfg, 2, seed=11)
+    kinds = list(cfg["scenarios"]) + ["accuracy"]
+    assert sorted(units) == sorted((i, v, k) for i in range(2) for v in cfg["variants"] for k in kinds)
+    for i in range(2):
+        for v in cfg["variants"]:
+            assert units.index((i, v, "Server")) > units.index((i, v, "Offline"))
+    assert work_units(cfg, 2, seed=11) == units and work_units(cfg, 2, seed=12) != units
+
+
 # ---------------------------------------------------------------- accuracy definitions (F12)
 
 def test_relative_accuracy_three_forms_disagree_as_they_should():
@@ -208,7 +255,7 @@ def test_checkpoint_roundtrip_and_mismatch(tmp_path):
 
 
 def test_training_stage_checkpoint_contract(tmp_path):
-    """The training stage's save_checkpoint output loads here (the interface between issues 5 and 6)."""
+    """The training stage's save_checkpoint output loads here (the interface between training and inference)."""
     train_models = pytest.importorskip("twelveways.train.models")
     net = train_models.build("mlp-small", (1, 8, 8), 10)
     info = {"architecture": train_models.architecture("mlp-small", (1, 8, 8), 10)}

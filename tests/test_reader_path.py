@@ -1,4 +1,4 @@
-"""The reader's path (issue 16 items 4 and 5): notebook parameters are honoured, a fresh clone's
+"""The reader's path : notebook parameters are honoured, a fresh clone's
 notebooks read data/reference and say so, `make lab` answers on localhost, the reference set is current."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
 import reportdata  # noqa: E402
 
 from twelveways import results  # noqa: E402
-from twelveways.report import commands, notebooks, prkanalysis  # noqa: E402
+from twelveways.prk import analysis as prkanalysis  # noqa: E402
+from twelveways.report import commands, notebooks  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "data" / "reference"

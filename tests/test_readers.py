@@ -1,4 +1,4 @@
-"""Published result formats read by `twelveways audit` / `twelveways import` (issue 15, docs/formats.md).
+"""Published result formats read by `twelveways audit` / `twelveways import` (docs/formats.md).
 
 Each test writes a small file in the format, from the format's documentation, reads it through
 the CLI (in process), and checks rows, units, stated summaries and a verdict; a damaged file

@@ -24,7 +24,8 @@ from bs4 import BeautifulSoup  # noqa: E402
 from browser import reportdata  # noqa: E402
 from twelveways import derived as derived_module  # noqa: E402
 from twelveways import plots, results, stats  # noqa: E402
-from twelveways.report import checklistview, commands, notebooks, prkanalysis, render, tables  # noqa: E402
+from twelveways.prk import analysis as prkanalysis  # noqa: E402
+from twelveways.report import checklistview, commands, notebooks, render, tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "data" / "reference"
@@ -142,13 +143,17 @@ def test_render_without_checklist_says_so(tmp_path):
     assert "No checklist was produced" in page and "<title>T &lt;x&gt;</title>" in page
 
 
-def test_checklist_summary_escapes_and_lists_each_check():
-    data = {"verdict": "INVALID", "checks": [
-        {"id": "R1", "title": "<b>t</b>", "status": "fail", "satisfied": "No"},
-        {"id": "F1", "title": "x", "status": "<script>"}]}
-    fragment = checklistview.summary_html(data)
-    assert fragment.count("<li>") == 2 and "<b>t</b>" not in fragment and "&lt;b&gt;t&lt;/b&gt;" in fragment
-    assert "tw-status-fail" in fragment and "tw-status-other" in fragment and "<script>" not in fragment
+def test_checklist_summary_is_the_checklists_own_lines_escaped(tmp_path):
+    data = json.loads(json.dumps(reportdata.CHECKLIST))
+    data["checks"][0]["title"] = "<b>t</b> <script>alert(1)</script>"
+    path = tmp_path / "checklist.json"
+    path.write_text(json.dumps(data))
+    fragment = render.checklist_summary(path)
+    assert "<b>t</b>" not in fragment and "&lt;b&gt;t&lt;/b&gt;" in fragment and "<script>" not in fragment
+    assert all(c["id"] in fragment for c in data["checks"])
+    path.write_text(json.dumps({"verdict": "VALID", "checks": "not a list"}))
+    with pytest.raises(render.RenderError, match="not a twelveways checklist"):
+        render.checklist_summary(path)
 
 
 def test_checklist_evidence_items_become_readable_text():
@@ -278,9 +283,12 @@ def test_summary_uses_the_exact_median_ci_and_prk_rate():
 
 def test_strong_scaling_uses_the_best_serial_base_case_and_ratios_of_medians():
     summary = pd.DataFrame([
-        dict(workload="k", implementation="slow", size=1, pe=1, median_s=4.0, ci_low_s=3.9, ci_high_s=4.1, rate=1.0, rate_unit="MB/s"),
-        dict(workload="k", implementation="fast", size=1, pe=1, median_s=2.0, ci_low_s=1.9, ci_high_s=2.1, rate=2.0, rate_unit="MB/s"),
-        dict(workload="k", implementation="fast", size=1, pe=2, median_s=1.25, ci_low_s=1.2, ci_high_s=1.3, rate=3.2, rate_unit="MB/s"),
+        dict(workload="k", implementation="slow", size=1, pe=1, median_s=4.0, ci_low_s=3.9, ci_high_s=4.1,
+             rate=1.0, rate_unit="MB/s"),
+        dict(workload="k", implementation="fast", size=1, pe=1, median_s=2.0, ci_low_s=1.9, ci_high_s=2.1,
+             rate=2.0, rate_unit="MB/s"),
+        dict(workload="k", implementation="fast", size=1, pe=2, median_s=1.25, ci_low_s=1.2, ci_high_s=1.3,
+             rate=3.2, rate_unit="MB/s"),
     ])
     table, bases = prkanalysis.scaling_table(summary, "strong")
     assert bases[("k", 1)].startswith("base case: best serial = fast") and "median 2 s" in bases[("k", 1)]

@@ -1,4 +1,4 @@
-"""The report as a reader meets it (issue 16): headline first, checks in words, figures that do not lie.
+"""The report as a reader meets it: headline first, checks in words, figures that do not lie.
 
 The built report (the synthetic set of tests/browser/reportdata.py, built once per session and
 shared with tests/test_report.py) must hold no raw JSON, no Python reprs and no default alt text,
@@ -24,7 +24,7 @@ import pytest  # noqa: E402
 from bs4 import BeautifulSoup  # noqa: E402
 
 from browser import reportdata  # noqa: E402
-from twelveways import derived, plots, results  # noqa: E402
+from twelveways import derived, plots  # noqa: E402
 from twelveways.checklist import render as checklist_render  # noqa: E402
 from twelveways.report import checklistview, headline, render  # noqa: E402
 

@@ -15,8 +15,10 @@ from .errors import TwelveWaysError
 #: subcommand -> (module, function taking argv and returning an exit code, one-line help)
 DELEGATED = {
     "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
-    "audit": ("twelveways.checklist.audit", "audit_main", "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
-    "import-csv": ("twelveways.checklist.importcsv", "import_csv_main", "convert a CSV of samples plus metadata YAML to the results schema"),
+    "audit": ("twelveways.checklist.audit", "audit_main",
+              "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
+    "import-csv": ("twelveways.checklist.importcsv", "import_csv_main",
+                   "convert a CSV of samples plus metadata YAML to the results schema"),
     "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
             "(nested keys as measurement.max_samples=10)"),
@@ -54,7 +56,8 @@ def _results_info(argv: list[str]) -> int:
               f"{len(frame)} samples ({invalid} invalid), environment {str(ds.attrs['environment_hash'])[:12]}, "
               f"commit {str(ds.attrs['git_commit'])[:12]}{' (dirty)' if int(ds.attrs['git_dirty']) else ''}")
         for (bench, workload, impl), group in frame.groupby(["benchmark", "workload", "implementation"], sort=True):
-            print(f"  {bench:8s} {workload:16s} {impl:12s} {len(group):7d} samples, metrics: {', '.join(sorted(group['metric'].unique()))}")
+            metrics = ", ".join(sorted(group["metric"].unique()))
+            print(f"  {bench:8s} {workload:16s} {impl:12s} {len(group):7d} samples, metrics: {metrics}")
     return 0
 
 

@@ -43,7 +43,24 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
             return [inline(item, base) for item in node]
         return node
 
-    return inline(_read_yaml(path), path.parent)
+    return _with_family_switches(inline(_read_yaml(path), path.parent))
+
+
+def _with_family_switches(schema: dict) -> dict:
+    """``stages.<key>`` (on by default, like the others) and ``subset_reasons.<key>`` for a declared
+    family the schema file does not list, so a family registered in :mod:`twelveways.families` runs
+    without a schema edit."""
+    from . import families
+
+    properties = schema.get("properties", {})
+    switches = properties.get("stages", {}).get("properties")
+    reasons = properties.get("subset_reasons", {}).get("properties")
+    if isinstance(switches, dict) and isinstance(reasons, dict):
+        for family in families.staged():
+            switches.setdefault(family.stage, {"type": "boolean", "default": True,
+                                               "description": f"The {family.name} family (twelveways.families)."})
+            reasons.setdefault(family.stage, {"type": "string", "description": f"Why the {family.name} stage is off."})
+    return schema
 
 
 def _with_defaults(validator_class):

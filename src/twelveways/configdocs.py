@@ -90,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
+    parser = argparse.ArgumentParser(prog="twelveways config-docs",
+                                     description="Print every config key as Markdown, from the schema.")
     parser.add_argument("--output", help="write to this file instead of stdout")
     parser.add_argument("--readme", help="also refresh the generated key table inside this README")
     args = parser.parse_args(argv)

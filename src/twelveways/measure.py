@@ -60,7 +60,8 @@ def interval_flags(seconds: float, resolution_ns: float, overhead_ns: float) -> 
     if ns < MIN_RESOLUTIONS * resolution_ns:
         flags.append(f"interval {ns:.0f} ns is shorter than {MIN_RESOLUTIONS}x the timer resolution ({resolution_ns:.0f} ns)")
     if ns > 0 and overhead_ns / ns > MAX_OVERHEAD_FRACTION:
-        flags.append(f"timer overhead {overhead_ns:.0f} ns is {overhead_ns / ns:.1%} of the interval (> {MAX_OVERHEAD_FRACTION:.0%})")
+        flags.append(f"timer overhead {overhead_ns:.0f} ns is {overhead_ns / ns:.1%} of the interval "
+                     f"(> {MAX_OVERHEAD_FRACTION:.0%})")
     if ns <= 0:
         flags.append("interval is not positive")
     return flags
@@ -88,10 +89,13 @@ class Repetition:
     def relative_half_width(self) -> float | None:
         if self.ci is None or not self.median:
             return None
-        return max(self.median - self.ci[0], self.ci[1] - self.median) / abs(self.median)
+        from . import stats  # imported here: scipy costs seconds, and timer_properties() needs none of it
+
+        return stats.relative_half_width(self.median, *self.ci)
 
 
-def ci_within_target(samples: Sequence[float], target: float, confidence: float) -> tuple[bool, tuple[float, float] | None, float | None]:
+def ci_within_target(samples: Sequence[float], target: float,
+                     confidence: float) -> tuple[bool, tuple[float, float] | None, float | None]:
     """Whether the CI of the median lies within ±target·median (False while n is too small)."""
     values = np.asarray(samples, dtype=float)
     if values.size == 0:

@@ -1,7 +1,7 @@
 """The results store: every sample as one row, in NetCDF4, with provenance, validated on load.
 
-The format is documented in ``results/SCHEMA.md`` (shipped as ``docs/results-schema.md``) so that
-other people can write it and audit their own results.  Format history:
+The format is documented in README.md ("Results format", from :data:`COLUMNS` and :data:`ATTRS`) so
+that other people can write it and audit their own results.  Format history:
 
 * ``1.0`` (2026-11): first version.
 * ``1.1`` (2026-11): string columns stored as int32 codes with their categories in the
@@ -41,6 +41,7 @@ import xarray as xr
 
 from . import atomic
 from .errors import EnvironmentMismatchError, ResultsError
+from .jsonvalue import plain
 
 SCHEMA_VERSION = "1.1"
 SUPPORTED_VERSIONS = ("1.0", "1.1")
@@ -107,7 +108,7 @@ def git_state(root: str | os.PathLike | None = None) -> tuple[str, bool]:
 
 
 def job_context() -> dict:
-    """Scheduler facts of the job writing a file (issue 8: recorded per job), as attributes."""
+    """Scheduler facts of the job writing a file (recorded per job), as attributes."""
     if os.environ.get("SLURM_JOB_ID"):
         return {
             "scheduler": "slurm",
@@ -218,7 +219,7 @@ def _attr_value(value):
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, (Mapping, list, tuple)):
-        return json.dumps(value, sort_keys=True, default=str)
+        return json.dumps(plain(value, finite=False), sort_keys=True, default=str)
     if value is None:
         return ""
     return value
@@ -282,7 +283,8 @@ def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
     if not version:
         raise ResultsError(f"{source}: no schema_version attribute (not a twelveways results file?)")
     if version not in SUPPORTED_VERSIONS:
-        raise ResultsError(f"{source}: schema_version {version!r} is not supported (this twelveways reads {', '.join(SUPPORTED_VERSIONS)})")
+        raise ResultsError(f"{source}: schema_version {version!r} is not supported "
+                           f"(this twelveways reads {', '.join(SUPPORTED_VERSIONS)})")
     for key in ATTRS:
         if key not in ds.attrs:
             raise ResultsError(f"{source}: missing attribute {key!r} ({ATTRS[key]})")

@@ -33,7 +33,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-dev-shm-usage", "--disable-extensions", "--disable-default-apps",
          "--no-default-browser-check", "--metrics-recording-only", "--mute-audio", "--hide-scrollbars",
          "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication"]
-#: The first screen a reader sees (issue 16: 1,400 × 1,000 px).
+#: The first screen a reader sees (1,400 × 1,000 px).
 WIDTH, HEIGHT = 1400, 1000
 
 

@@ -14,19 +14,18 @@ rule checklist:
         environment=ENV_JSON,
         config=CONFIG_FILE,
         claims=checklist_claims(),
-        code=["src/twelveways/checklist/rules.py", "src/twelveways/checklist/fallacies.py",
-              "src/twelveways/checklist/claims.py", "src/twelveways/checklist/evidence.py"],
+        code=code_files("twelveways.checklist.__main__"),
     output:
         json=report("reports/checklist.json", caption="../report/checklist.rst", category="Checklist"),
         md=report("reports/checklist.md", caption="../report/checklist.rst", category="Checklist"),
-    params:
-        claims=lambda wildcards, input: input.claims[0] if input.claims else "",
-    benchmark:
-        "logs/bench/checklist.tsv"
     log:
         "logs/checklist.log",
+    benchmark:
+        "logs/bench/checklist.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    params:
+        claims=lambda wildcards, input: input.claims[0] if input.claims else "",
     shell:
         "python -m twelveways.checklist audit {input.results:q} {input.derived:q} --environment {input.environment:q} "
         "--config {input.config:q} --claims {params.claims:q} --output {output.json:q} --output {output.md:q} "

@@ -4,11 +4,6 @@
 # src/twelveways/prk/sweep.py (--placebo) and src/twelveways/compare; these rules only call it.
 
 
-def noise_floor_files():
-    """results/noise_floor.json when the PRK stage runs and measurement.placebo is on."""
-    return ["results/noise_floor.json"] if stage_on("prk") and config["measurement"]["placebo"] else []
-
-
 rule prk_placebo:
     """The A/A run: the same binaries and config, a second invocation after the sweep."""
     input:
@@ -19,19 +14,19 @@ rule prk_placebo:
         first="results/prk.nc",
     output:
         "results/placebo/prk.nc",
-    params:
-        launcher=mpi_launcher,
-        count=config["measurement"]["placebo_configurations"],
-    threads: workflow.cores
-    benchmark:
-        "logs/bench/prk_placebo.tsv"
     log:
         "logs/prk/placebo.log",
+    benchmark:
+        "logs/bench/prk_placebo.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    threads: workflow.cores
+    params:
+        launcher=mpi_launcher,
+        configurations=config["measurement"]["placebo_configurations"],
     shell:
         "python -m twelveways.prk.sweep --config {input.config:q} --kernels-dir build/kernels "
-        "--environment {input.environment:q} --mpi-launcher={params.launcher:q} --placebo {params.count} "
+        "--environment {input.environment:q} --mpi-launcher={params.launcher:q} --placebo {params.configurations} "
         "--no-progress --output {output:q} > {log:q} 2>&1"
 
 
@@ -42,12 +37,36 @@ rule noise_floor:
         second="results/placebo/prk.nc",
     output:
         "results/noise_floor.json",
-    params:
-        confidence=config["measurement"]["confidence"],
     log:
         "logs/noise_floor.log",
     conda:
         "../../envs/twelveways.yaml"
+    params:
+        confidence=config["measurement"]["confidence"],
     shell:
         "python -m twelveways noise-floor {input.first:q} {input.second:q} --confidence {params.confidence} "
         "--output {output:q} > {log:q} 2>&1"
+
+
+rule reproduction:
+    """This run against report.reference: Reproduced / Not reproduced / Inconclusive per claim and headline."""
+    input:
+        results=checklist_results(),
+        derived=derived_results(),
+        noise=noise_floor_files(),
+        claims=checklist_claims(),
+        code=code_files("twelveways.compare.cli"),
+    output:
+        json="reports/reproduction.json",
+        md="reports/reproduction.md",
+        html="reports/reproduction.html",
+    log:
+        "logs/reproduction.log",
+    conda:
+        "../../envs/twelveways.yaml"
+    params:
+        reference=config["report"]["reference"],
+        confidence=config["measurement"]["confidence"],
+    shell:
+        "python -m twelveways reproduce --reference {params.reference:q} --results results --claims '{input.claims}' "
+        "--confidence {params.confidence} --output reports/reproduction > {log:q} 2>&1"

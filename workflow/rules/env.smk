@@ -13,10 +13,10 @@ rule environment:
             caption="../report/environment.rst",
             category="Environment",
         ),
-    benchmark:
-        "logs/bench/environment.tsv"
     log:
         "logs/environment.log",
+    benchmark:
+        "logs/bench/environment.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -33,10 +33,10 @@ rule environment_end:
         results=lambda wildcards: results_files(),
     output:
         "results/environment-end.json",
-    benchmark:
-        "logs/bench/environment_end.tsv"
     log:
         "logs/environment_end.log",
+    benchmark:
+        "logs/bench/environment_end.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:

@@ -1,4 +1,4 @@
-# Inference stage (issue 6): the trained model(s) on MLPerf LoadGen, every scenario and variant.
+# Inference stage: the trained model(s) on MLPerf LoadGen, every scenario and variant.
 # Logic lives in src/twelveways/infer; this rule only calls its entry point.
 # The checkpoints are the training stage's outputs (rule train_sweeps writes results/models/<name>.pt
 # and .json), so a missing checkpoint makes Snakemake train it first.
@@ -6,7 +6,6 @@
 
 INFER = config["infer"]
 INFER_MODELS = expand("results/models/{name}{ext}", name=INFER["models"], ext=[".pt", ".json"])
-INFER_ANALYSIS_INPUTS = []
 
 
 rule infer:
@@ -19,15 +18,15 @@ rule infer:
     output:
         results="results/inference.nc",
         logs=directory("results/inference"),
-    params:
-        checkpoints=[f"results/models/{name}.pt" for name in INFER["models"]],
-    threads: workflow.cores
-    benchmark:
-        "logs/bench/infer.tsv"
     log:
         "logs/infer/infer.log",
+    benchmark:
+        "logs/bench/infer.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    threads: workflow.cores
+    params:
+        checkpoints=[f"results/models/{name}.pt" for name in INFER["models"]],
     shell:
         "python -m twelveways.infer.run --config {input.config:q} --model {params.checkpoints:q} "
         "--output {output.results:q} --environment {input.environment:q} --logs {output.logs:q} "

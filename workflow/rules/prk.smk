@@ -4,12 +4,12 @@
 
 from glob import glob as _prk_glob
 
-PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
-PRK_MPI_KERNELS = ["nstream", "transpose", "stencil", "p2p"]
-PRK_BINARIES = (
-    [f"build/kernels/{k}-{v}" for k in PRK_KERNELS for v in ("serial", "openmp")]
-    + [f"build/kernels/{k}-mpi" for k in PRK_MPI_KERNELS]
-)
+#: The kernels the PRK family declares (twelveways.families.prk), and those with an MPI program.
+PRK_KERNELS = list(families.FAMILIES["prk"].workloads)
+PRK_MPI_KERNELS = [k for k in PRK_KERNELS if k in families.prk.MPI_KERNELS]
+PRK_BINARIES = [f"build/kernels/{k}-{v}" for k in PRK_KERNELS for v in ("serial", "openmp")] + [
+    f"build/kernels/{k}-mpi" for k in PRK_MPI_KERNELS
+]
 PRK_C_SOURCES = sorted(_prk_glob("kernels/c/*.c") + _prk_glob("kernels/c/*.h"))
 PRK_PY_KERNELS = sorted(_prk_glob("kernels/python/*.py"))
 
@@ -18,19 +18,19 @@ rule prk_build:
     """Compile the C kernels; compiler and flags are params, so changing them rebuilds."""
     input:
         sources=PRK_C_SOURCES,
-        builder="src/twelveways/prk/build.py",
+        code=benchmark_code("twelveways.prk.build"),
     output:
         PRK_BINARIES,
+    log:
+        "logs/prk/build.log",
+    benchmark:
+        "logs/bench/prk_build.tsv"
+    conda:
+        "../../envs/twelveways.yaml"
     params:
         cc=config["prk"]["build"]["cc"],
         cflags=config["prk"]["build"]["cflags"],
         openmp_flag=config["prk"]["build"]["openmp_flag"],
-    benchmark:
-        "logs/bench/prk_build.tsv"
-    log:
-        "logs/prk/build.log",
-    conda:
-        "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.prk.build --cc {params.cc:q} --cflags {params.cflags:q} "
         "--openmp-flag {params.openmp_flag:q} --out build/kernels > {log:q} 2>&1"
@@ -42,17 +42,17 @@ rule prk_bounds:
         binaries=["build/kernels/nstream-serial", "build/kernels/nstream-openmp"],
         config=CONFIG_FILE,
         environment=ENV_JSON,
-        code="src/twelveways/prk/bounds.py",
+        code=benchmark_code("twelveways.prk.bounds"),
     output:
         nc="results/bounds.nc",
         json=report("results/bounds.json", caption="../report/prk_bounds.rst", category="PRK"),
-    threads: workflow.cores
-    benchmark:
-        "logs/bench/prk_bounds.tsv"
     log:
         "logs/prk/bounds.log",
+    benchmark:
+        "logs/bench/prk_bounds.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    threads: workflow.cores
     shell:
         "python -m twelveways.prk.bounds --config {input.config:q} --kernels-dir build/kernels "
         "--environment {input.environment:q} --output {output.nc:q} --json {output.json:q} > {log:q} 2>&1"
@@ -65,19 +65,19 @@ rule prk_run:
         python_kernels=PRK_PY_KERNELS,
         config=CONFIG_FILE,
         environment=ENV_JSON,
-        code=["src/twelveways/prk/sweep.py", "src/twelveways/prk/run.py", "src/twelveways/prk/records.py"],
+        code=benchmark_code("twelveways.prk.sweep"),
     output:
         report("results/prk.nc", caption="../report/prk_run.rst", category="PRK"),
+    log:
+        "logs/prk/run.log",
+    benchmark:
+        "logs/bench/prk_run.tsv"
+    conda:
+        "../../envs/twelveways.yaml"
+    threads: workflow.cores
     params:
         # the MPI launcher a scheduler profile sets (profiles/slurm: resources.mpi), else the venv's mpiexec
         launcher=mpi_launcher,
-    threads: workflow.cores
-    benchmark:
-        "logs/bench/prk_run.tsv"
-    log:
-        "logs/prk/run.log",
-    conda:
-        "../../envs/twelveways.yaml"
     shell:
         "python -m twelveways.prk.sweep --config {input.config:q} --kernels-dir build/kernels "
         "--environment {input.environment:q} --mpi-launcher={params.launcher:q} "

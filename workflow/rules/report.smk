@@ -9,7 +9,8 @@ rule report:
         checklist="reports/checklist.json",
         environment=ENV_JSON,
         config=CONFIG_FILE,
-        code=["src/twelveways/report/render.py", "src/twelveways/report/checklistview.py"],
+        reproduction=reproduction_files(),
+        code=code_files("twelveways.report.__main__"),
     output:
         report("reports/report.html", caption="../report/report.rst", category="Report"),
     log:
@@ -18,9 +19,12 @@ rule report:
         "logs/bench/report.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    params:
+        reproduction=lambda wildcards, input: f"--reproduction {input.reproduction}" if input.reproduction else "",
     shell:
         "python -m twelveways.report render --output {output:q} --checklist {input.checklist:q} "
-        "--environment {input.environment:q} --config {input.config:q} {input.notebooks:q} > {log:q} 2>&1"
+        "--environment {input.environment:q} --config {input.config:q} {params.reproduction} {input.notebooks:q} "
+        "> {log:q} 2>&1"
 
 
 rule appendix:
@@ -33,7 +37,7 @@ rule appendix:
         environment=ENV_JSON,
         config=CONFIG_FILE,
         claims=checklist_claims(),
-        code=["src/twelveways/report/appendix.py"],
+        code=code_files("twelveways.report.__main__"),
     output:
         report("reports/artifact-appendix.md", caption="../report/report.rst", category="Report"),
     log:

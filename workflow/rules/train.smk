@@ -1,4 +1,4 @@
-# Training benchmark (issue 5): data reformatting (untimed), then every training study in one job.
+# Training benchmark: data reformatting (untimed), then every training study in one job.
 # Logic lives in src/twelveways/train; these rules only call its entry points.
 
 from twelveways.train.settings import TrainConfig
@@ -9,8 +9,6 @@ TRAIN_DATASETS = list(TRAIN.datasets_to_prepare())
 #: Checkpoints for the inference benchmark: the reference model, and one per family/size when the
 #: families study runs (the inference stage's size variants).
 TRAIN_MODELS = ["reference"] + (list(TRAIN.models) if "families" in TRAIN.studies else [])
-# the notebook's table code (a change reruns notebooks/train.py; see analysis.smk)
-TRAIN_ANALYSIS_INPUTS = ["src/twelveways/train/analysis.py"]
 
 
 rule train_data:
@@ -20,10 +18,10 @@ rule train_data:
     output:
         manifest=f"{TRAIN_DATA}/manifest.json",
         data=expand(f"{TRAIN_DATA}/{{name}}.npz", name=TRAIN_DATASETS),
-    benchmark:
-        "logs/bench/train_data.tsv"
     log:
         "logs/train/data.log",
+    benchmark:
+        "logs/bench/train_data.tsv"
     conda:
         "../../envs/twelveways.yaml"
     shell:
@@ -41,15 +39,15 @@ rule train_sweeps:
         results="results/train.nc",
         logs=directory("results/train/mllog"),
         models=expand("results/models/{name}{ext}", name=TRAIN_MODELS, ext=[".pt", ".json"]),
-    benchmark:
-        "logs/bench/train_sweeps.tsv"
     log:
         "logs/train/sweeps.log",
-    params:
-        launcher=mpi_launcher,  # a scheduler profile's resources.mpi (profiles/slurm), else ''
-    threads: max(max(TRAIN.parallel.ranks) * TRAIN.threads, TRAIN.threads)
+    benchmark:
+        "logs/bench/train_sweeps.tsv"
     conda:
         "../../envs/twelveways.yaml"
+    threads: max(max(TRAIN.parallel.ranks) * TRAIN.threads, TRAIN.threads)
+    params:
+        launcher=mpi_launcher,  # a scheduler profile's resources.mpi (profiles/slurm), else ''
     shell:
         "python -m twelveways.train.sweeps --config {input.config:q} --output {output.results:q} "
         "--environment {input.environment:q} --logs {output.logs:q} --models results/models "

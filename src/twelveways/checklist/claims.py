@@ -61,8 +61,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 
 from .. import inputs, stats
 from ..errors import ClaimError
@@ -210,8 +208,6 @@ OUTCOME_COLUMNS = {"stop_reason", "reached_target", "converged", "status", "load
 ALWAYS_FACTORS = (set(CONFIG_COLUMNS) - {"metric", "rank"}) | {"lr", "learning_rate"}
 #: p must undercut alpha by more than this relative margin to count as below it (float noise).
 P_TOLERANCE = Fraction(1, 10**9)
-#: Up to this many distinct permutations, a tied Mann–Whitney test enumerates them all (exact p).
-PERMUTATIONS = 9999
 #: Levels named per factor in a one-line message (the JSON keeps them all).
 MAX_LEVELS_SHOWN = 6
 
@@ -397,23 +393,6 @@ def _scaled(name: str, a: np.ndarray, b: np.ndarray, t: float) -> tuple[np.ndarr
     return {"b/a": (b, t * a), "a/b": (a, t * b), "points": (a - t / 100.0, b), "errors": (1.0 - b, t * (1.0 - a))}[name]
 
 
-def _mann_whitney(x: np.ndarray, y: np.ndarray, alternative: str) -> tuple[float, float]:
-    """Mann–Whitney U; with ties in small samples the exact permutation distribution (scipy's
-    asymptotic p under ties is far too small there: 3 equal vs 3 equal gives 0.023, exactly 1/20)."""
-    tied = np.unique(np.concatenate([x, y])).size < x.size + y.size
-    small = math.comb(x.size + y.size, x.size) <= PERMUTATIONS
-    method = sps.PermutationMethod(n_resamples=PERMUTATIONS) if tied and small else "auto"
-    result = sps.mannwhitneyu(x, y, alternative=alternative, method=method)
-    return float(result.statistic), float(result.pvalue)
-
-
-def _signed_rank(d: np.ndarray, alternative: str) -> tuple[float, float]:
-    if not np.any(d != 0):
-        return 0.0, 1.0  # every difference is zero: nothing favours the claim
-    result = sps.wilcoxon(d, alternative=alternative)
-    return float(result.statistic), float(result.pvalue)
-
-
 def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndarray) -> dict:
     """One-sided test with the claim as the alternative; both bounds: the larger p (intersection-union)."""
     parts = []
@@ -423,10 +402,10 @@ def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndar
             continue
         if design == "independent":
             x, y = _scaled(name, a, b, t)
-            statistic, p = _mann_whitney(x, y, alternative)
+            statistic, p = stats.mann_whitney(x, y, alternative)
         else:
             d = (a - t) if design == "one sample" else (_formula(name, a, b) - t)
-            statistic, p = _signed_rank(d, alternative)
+            statistic, p = stats.signed_rank(d, alternative)
         parts.append({"hypothesis": f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
                       "statistic": statistic, "p_value": p})
     alpha = 1 - Fraction(repr(claim.confidence))
@@ -437,14 +416,8 @@ def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndar
     out = {"name": test, "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts,
            "p_value": p, "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
     if design == "independent":
-        out["effect_size"] = _rank_biserial(a, b)
+        out["effect_size"] = stats.effect_size(a, b)
     return out
-
-
-def _rank_biserial(a: np.ndarray, b: np.ndarray) -> dict:
-    """P(a > b) (ties half) and the rank-biserial correlation 2·P − 1 of the raw samples."""
-    prob = float(sps.mannwhitneyu(a, b).statistic) / (a.size * b.size)
-    return {"prob_a_greater": prob, "rank_biserial": 2.0 * prob - 1.0}
 
 
 # --------------------------------------------------------------------------- designs
@@ -617,7 +590,7 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
 def apply_holm(results: list[ClaimResult]) -> None:
     """Holm over the tested claims' p-values; supported per claim but not after Holm -> inconclusive."""
     tested = [r for r in results if (r.numbers.get("test") or {}).get("p_value") is not None]
-    adjusted = multipletests([r.numbers["test"]["p_value"] for r in tested], method="holm")[1] if tested else []
+    adjusted = stats.holm_adjust([r.numbers["test"]["p_value"] for r in tested])[1]
     for r, p_adjusted in zip(tested, adjusted):
         significant = below(float(p_adjusted), Fraction(r.numbers["test"]["alpha_exact"]))
         r.numbers["holm"] = {"family_size": len(tested), "p_adjusted": float(p_adjusted), "significant": significant}

@@ -39,7 +39,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import results
-from ..errors import AuditInputError, ResultsError
+from ..errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
               "min": 60.0, "h": 3600.0}

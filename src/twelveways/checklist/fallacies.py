@@ -259,7 +259,8 @@ def f3_generalization(data: AuditData):
     train = _training(data)
     with_train = train[train["metric"].isin(["train_loss", "train_accuracy"])]
     if with_train.empty:
-        return NA, [ev("rows metric=train_loss/train_accuracy", 0, "", "rows metric=train_loss", "rows metric=train_accuracy")], ""
+        return NA, [ev("rows metric=train_loss/train_accuracy", 0, "", "rows metric=train_loss",
+                       "rows metric=train_accuracy")], ""
     runs = set(zip(with_train["source_file"], with_train["run_id"]))
     tested = train[train["metric"] == "test_accuracy"]
     covered = runs & set(zip(tested["source_file"], tested["run_id"]))

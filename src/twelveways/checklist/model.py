@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 
 from ..errors import TwelveWaysError
+from ..jsonvalue import plain
 
 
 class Status(str, Enum):
@@ -57,7 +58,7 @@ class Evidence:
     source: dict = field(default_factory=dict)  # {"file": path, "fields": [attr or column names]}
 
     def to_dict(self) -> dict:
-        return {"what": self.what, "value": _plain(self.value), "source": _plain(self.source)}
+        return {"what": self.what, "value": plain(self.value), "source": plain(self.source)}
 
 
 def ev(what: str, value: Any, file: str | None = None, *fields: str) -> Evidence:
@@ -93,7 +94,7 @@ class ClaimResult:
 
     def to_dict(self) -> dict:
         return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
-                "numbers": _plain(self.numbers), "message": self.message, "origin": self.origin}
+                "numbers": plain(self.numbers), "message": self.message, "origin": self.origin}
 
 
 @dataclass
@@ -199,22 +200,3 @@ def _guard_empty_evidence(status: Status, evidence: list[Evidence]) -> tuple[Sta
         return status, evidence
     what = "; ".join(empty[:5]) if empty else "no evidence at all"
     return Status.WARN, evidence + [ev("evidence with no value (a pass needs every number)", what, "", "evidence")]
-
-
-def _plain(value):
-    """JSON-safe copy (numpy scalars, tuples, enums, NaN -> None)."""
-    import math
-
-    import numpy as np
-
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -143,7 +143,8 @@ def to_markdown(report: dict) -> str:
     for c in report["checks"]:
         rows = evidence_rows(c)
         if rows:
-            out += [f"### {c['id']} evidence", "", "| " + " | ".join(EVIDENCE_COLUMNS) + " |", "|" + "---|" * len(EVIDENCE_COLUMNS)]
+            out += [f"### {c['id']} evidence", "", "| " + " | ".join(EVIDENCE_COLUMNS) + " |",
+                    "|" + "---|" * len(EVIDENCE_COLUMNS)]
             out += ["| " + " | ".join(_md(row[col]) for col in EVIDENCE_COLUMNS) + " |" for row in rows]
             out.append("")
     return "\n".join(out)

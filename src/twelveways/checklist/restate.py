@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from .. import stats
 from ..errors import StatisticsError
@@ -63,7 +62,6 @@ def summary_rows(data: AuditData, src: ResultSource, summary: Mapping) -> pd.Dat
 
 def statistic_of(values: np.ndarray, statistic: str) -> list[float]:
     """Candidate values of ``statistic`` on ``values`` (several for a percentile's definitions)."""
-    n = values.size
     if statistic == "arithmetic_mean":
         return [float(np.mean(values))]
     if statistic == "median":
@@ -71,9 +69,9 @@ def statistic_of(values: np.ndarray, statistic: str) -> list[float]:
     if statistic in ("min", "max"):
         return [float(np.min(values) if statistic == "min" else np.max(values))]
     if statistic == "harmonic_mean" and np.all(values > 0):
-        return [float(sps.hmean(values))]
+        return [stats.harmonic_mean(values)]
     if statistic == "geometric_mean" and np.all(values > 0):
-        return [float(sps.gmean(values))]
+        return [stats.geometric_mean(values)]
     if is_percentile(statistic):
         q = _percentile_q(statistic)
         if q is not None:
@@ -153,7 +151,7 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
     rtol = EXACT_RTOL
     ci = summary.get("ci")
     if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS and stated:
-        rtol = max(EXACT_RTOL, max(abs(stated - ci[0]), abs(ci[1] - stated)) / abs(stated))
+        rtol = max(EXACT_RTOL, stats.relative_half_width(stated, min(ci), max(ci)))
     match = _close(stated, candidates, rtol)
     if match is not None:
         return Recomputed("agrees", stated, match, int(values.size))

@@ -14,16 +14,14 @@ import re
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
-from .. import stats
+from .. import families, stats
 from ..errors import StatisticsError
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from . import restate, stability
 from .model import Status, check, ev, worst
 
-PRK_KERNELS = ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
 COST_STATISTICS = {"arithmetic_mean", "median", "olympic_mean", "trimmed_mean", "min", "max"}
 RATE_STATISTICS = {"harmonic_mean", "median", "min", "max"}
 PARAMETRIC_CI = {"t", "student_t", "normal", "z", "parametric", "mean_t", "sem", "t_interval"}
@@ -130,6 +128,17 @@ def _reasons(data: AuditData, src) -> tuple[dict, str]:
     return merged, general
 
 
+def _suite_levels(frame: pd.DataFrame) -> tuple[dict, str]:
+    """For a file that states no levels: the workloads of a published suite its rows belong to
+    (a family declared with ``suite``, twelveways.families), else ({}, "")."""
+    for stage in sorted({str(b) for b in frame["benchmark"].tolist()}):
+        family = families.by_stage(stage)
+        if family is not None and family.suite and family.workloads:
+            return ({"workload": list(family.workloads)},
+                    f"declared workloads of the {family.name} suite ({len(family.workloads)}, twelveways.families)")
+    return {}, ""
+
+
 @check("R2", "reasons for any subset of benchmarks or resources")
 def r2_subset_reasons(data: AuditData):
     """Levels declared available but not run (attr levels_available) need a stated reason."""
@@ -147,12 +156,11 @@ def r2_subset_reasons(data: AuditData):
         if not isinstance(available, dict) and (src.frame["benchmark"] == "bounds").all():
             continue  # machine bounds (R11) are not a benchmark selection
         if not isinstance(available, dict):
-            prk = src.frame[src.frame["benchmark"] == "prk"]
-            if prk.empty:
+            available, field = _suite_levels(src.frame)
+            if not available:
                 statuses.append(Status.NEEDS_HUMAN)
                 evidence.append(ev("levels available", "not declared", src.path, "attr levels_available"))
                 continue
-            available, field = {"workload": PRK_KERNELS}, "built-in list of the six PRK kernels"
         reasons, general = _reasons(data, src)
         rows = src.frame
         for factor, levels in available.items():
@@ -183,8 +191,8 @@ def _recompute(src, summary) -> dict | None:
     values = finite(rows["value"])
     if values.size < 2 or np.any(values <= 0):
         return None
-    return {"n": int(values.size), "arithmetic_mean": float(np.mean(values)), "harmonic_mean": float(sps.hmean(values)),
-            "geometric_mean": float(sps.gmean(values)), "median": float(np.median(values))}
+    return {"n": int(values.size), "arithmetic_mean": float(np.mean(values)), "harmonic_mean": stats.harmonic_mean(values),
+            "geometric_mean": stats.geometric_mean(values), "median": float(np.median(values))}
 
 
 def _identify(stored, recomputed) -> str | None:
@@ -297,7 +305,8 @@ def r4_ratios(data: AuditData):
             evidence.append(ev(f"{label}: averaged with", statistic or "not stated", *where))
             again = _recompute(src, s)
             if again:
-                evidence.append(ev(f"{label}: mean of {again['n']} ratio rows", again["arithmetic_mean"], src.path, "column value"))
+                evidence.append(ev(f"{label}: mean of {again['n']} ratio rows", again["arithmetic_mean"], src.path,
+                                   "column value"))
         if ratio_rows.any() and not statuses:
             evidence.append(ev("ratio rows kept per configuration, none averaged", int(ratio_rows.sum()), src.path,
                                "rows of kind ratio"))
@@ -432,7 +441,7 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
             counts["too_few_noted" if note else "too_few_unnoted"] += 1
             cases.append((math.inf, label, values.size, None, note))
             continue
-        width = max(median - low, high - median) / abs(median) if median else math.inf
+        width = stats.relative_half_width(median, low, high) if median else math.inf
         if width <= target:
             counts["within_target"] += 1
             continue
@@ -454,7 +463,7 @@ def _r5_stated(src, target: float, counts: dict) -> list:
         ci, value = s.get("ci"), s.get("value")
         if not (isinstance(ci, list) and len(ci) == 2 and _finite(value) and float(value)):
             continue
-        width = max(float(value) - float(ci[0]), float(ci[1]) - float(value)) / abs(float(value))
+        width = stats.relative_half_width(value, ci[0], ci[1])
         counts["configurations"] += 1
         if width <= float(s.get("ci_target", target)):
             counts["within_target"] += 1
@@ -523,12 +532,13 @@ def r6_normality(data: AuditData):
             values = finite(restate.summary_rows(data, src, s)["value"])
             if values.size >= 3 and np.ptp(values) > 0:
                 p = float(stats.normality(values).p)
-                evidence.append(ev(f"{label}: Shapiro-Wilk on {values.size} rows", {"p_value": p, "skewness": float(sps.skew(values)),
-                                   "normality_checked": checked}, *where, "column value"))
+                shape = {"p_value": p, "skewness": stats.skewness(values), "normality_checked": checked}
+                evidence.append(ev(f"{label}: Shapiro-Wilk on {values.size} rows", shape, *where, "column value"))
                 statuses.append(Status.FAIL if p < ALPHA else Status.PASS if checked else Status.WARN)
             else:
                 statuses.append(Status.PASS if checked else Status.WARN)
-                evidence.append(ev(f"{label}: parametric, rows not available to recompute", {"normality_checked": checked}, *where))
+                evidence.append(ev(f"{label}: parametric, rows not available to recompute",
+                                   {"normality_checked": checked}, *where))
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("stored confidence intervals", 0, "", "attr summaries[].ci")], ""
     return worst(statuses), evidence, ("Check normality (Shapiro-Wilk, Q-Q plot) before a parametric CI; otherwise use the "
@@ -570,7 +580,7 @@ def r7_comparisons(data: AuditData):
                 found.append(Status.WARN)
                 evidence.append(ev(f"{label}: effect size", "not stated", *where))
             if a.size and b.size:
-                p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+                p = stats.mann_whitney(a, b)[1]
                 evidence.append(ev(f"{label}: Mann-Whitney recomputed", {"p_value": p, "n_a": int(a.size), "n_b": int(b.size)},
                                    src.path, "column value"))
                 if truthy(c.get("significant")) and p >= ALPHA:
@@ -620,7 +630,8 @@ def _recomputed_tails(src, metric: str) -> tuple[int, list]:
         if len(examples) < 3:
             p50, p90, p99 = (float(np.percentile(values, q)) for q in (50, 90, 99))
             unit = str(group["unit"].iloc[0])
-            examples.append(ev(f"{metric} of {describe(dict(zip(keys, key)), {'workload', 'scenario', 'variant', 'implementation', 'precision'})}",
+            named = describe(dict(zip(keys, key)), {"workload", "scenario", "variant", "implementation", "precision"})
+            examples.append(ev(f"{metric} of {named}",
                                f"n={values.size}: p50 {p50:.4g} {unit}, p90 {p90:.4g} {unit}, p99 {p99:.4g} {unit}",
                                src.path, f"rows metric={metric}"))
     return count, examples
@@ -766,7 +777,8 @@ def r10_parallel_time(data: AuditData):
                     if len(joined):
                         bad = ~np.isclose(joined["value"], joined["max_over_ranks"], rtol=1e-9, atol=0)
                         statuses.append(Status.FAIL if bad.any() else Status.PASS)
-                        evidence.append(ev("whole-run times that are not the max over ranks", f"{int(bad.sum())} of {len(joined)}",
+                        evidence.append(ev("whole-run times that are not the max over ranks",
+                                           f"{int(bad.sum())} of {len(joined)}",
                                            src.path, "rows rank=-1", "rows rank>=0", "column value"))
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads")], ""
@@ -811,7 +823,8 @@ def r11_bounds(data: AuditData):
         for b in declared if isinstance(declared, list) else []:
             parsed = hardware_unit(b.get("unit", "")) if isinstance(b, dict) else None
             if parsed and _finite(b.get("value")):
-                bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), (float(b["value"]) * parsed[1], f"{src.path}: attr bounds"))
+                stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
+                bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
     statuses, evidence = [], []
     for src in data.sources:
         rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
@@ -832,8 +845,9 @@ def r11_bounds(data: AuditData):
             evidence.append(ev(f"highest {unit} rate as a fraction of the bound", fraction, src.path, "column value", where))
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("rates in bytes/s, flop/s or op/s", 0, "", "column unit")], ""
-    return worst(statuses), evidence, ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show each rate "
-                                       "as a fraction of it; a rate above its bound (e.g. cache-resident) needs a comment (SC15 R11).")
+    return worst(statuses), evidence, ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show "
+                                       "each rate as a fraction of it; a rate above its bound (e.g. cache-resident) "
+                                       "needs a comment (SC15 R11).")
 
 
 # ------------------------------------------------------------------ R12
@@ -861,6 +875,7 @@ def r12_plots(data: AuditData):
                                "attr figures[].shows", "attr figures[].lines", "attr figures[].x_kind"))
     if not statuses:
         return Status.NEEDS_HUMAN, [ev("figure descriptions", "none in the results", "", "attr figures")], \
-            "Look at the plots: they should show every sample or the distribution, and connect points only along a continuous factor."
+            ("Look at the plots: they should show every sample or the distribution, and connect points only along "
+             "a continuous factor.")
     return worst(statuses), evidence, ("Show the samples or their distribution (box/violin), and draw lines only along "
                                        "continuous factors (SC15 R12).")

@@ -16,7 +16,6 @@ import dataclasses
 import math
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from .. import stats
 from .evidence import describe
@@ -93,7 +92,7 @@ def _family(found: list, target: float) -> list[Series]:
         if len(judged) > 1 and results[i].p_value < ALPHA:
             results[i] = stats.stability(found[i][3], alpha=ALPHA, min_shift=target,
                                          permutations=_permutations(len(judged), found[i][3].size))
-    reject = multipletests([results[i].p_value for i in judged], alpha=ALPHA, method="holm")[0] if judged else []
+    reject = stats.holm_adjust([results[i].p_value for i in judged], alpha=ALPHA)[0]
     significant = dict(zip(judged, reject))
     return [Series(label, unit, iterations, results[i], bool(significant.get(i, False)))
             for i, (label, unit, iterations, _) in enumerate(found)]

@@ -167,16 +167,24 @@ def reproduction_markdown(record: dict) -> str:
     return "\n".join(out) + "\n\n" + markdown(record, "Full comparison").replace("\n## ", "\n### ")
 
 
-def reproduction_html(record: dict) -> str:
-    """The reproduction report as a standalone HTML page (same content as the Markdown)."""
+def reproduction_fragment(record: dict, heading: str = "h2") -> str:
+    """Outcomes, noise floor, claims and headline numbers as HTML: the top of the standalone reproduction
+    page, and the report's Reproduction section when ``report.reference`` is configured."""
     outcomes = ", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing to compare"
     claims = _table_html(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]]) if record["claims"] \
         else "<p>No claims.</p>"
     heads = _table_html(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) if record["headline"] \
         else "<p>No headline numbers (no derived results in this run).</p>"
-    body = (f"<h1>Reproduction report</h1><p>Outcomes: {html.escape(outcomes)}.</p>"
-            f"<p>Noise floor: {html.escape(record['noise_floor']['text'])}.</p>"
-            f"<h2>Claims</h2>{claims}<h2>Headline numbers</h2>{heads}")
+    differences = len(record["environment"]["differences"])
+    return (f"<p>Reference: {html.escape(record['base'])}; this run: {html.escape(record['new'])}. "
+            f"Outcomes: {html.escape(outcomes)}.</p><p>Noise floor: {html.escape(record['noise_floor']['text'])}.</p>"
+            f"<p>Environment: {differences} field(s) differ from the reference's capture.</p>"
+            f"<{heading}>Claims</{heading}>{claims}<{heading}>Headline numbers</{heading}>{heads}")
+
+
+def reproduction_html(record: dict) -> str:
+    """The reproduction report as a standalone HTML page (same content as the Markdown)."""
+    body = "<h1>Reproduction report</h1>" + reproduction_fragment(record)
     page = html_page(record, "Full comparison")
     return page.replace("<body>", f"<body>{body}", 1).replace("<title>Full comparison</title>",
                                                               "<title>Reproduction report</title>", 1)

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from .. import stats
+from ..jsonvalue import plain
 from ..errors import StatisticsError
 from . import table as table_mod
 
@@ -63,7 +64,7 @@ class Row:
     reason: str
 
     def to_dict(self) -> dict:
-        return stats.core.jsonable(asdict(self))
+        return plain(asdict(self))
 
     @property
     def differs(self) -> bool:

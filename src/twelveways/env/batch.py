@@ -51,7 +51,7 @@ def _slurm_job(env: Mapping[str, str], launcher: str) -> dict:
 def scheduler(environ: Mapping[str, str] | None = None) -> dict:
     """Scheduler, job ids, node list and launcher of *this* job (cheap: environment only).
 
-    Call it in every job and store it with the job's results (issue 8: per job); outside a
+    Call it in every job and store it with the job's results (per job); outside a
     batch system every field says "none".
     """
     env = os.environ if environ is None else environ

@@ -103,6 +103,22 @@ def server_probes(frame: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["variant", "target_qps"]).reset_index(drop=True)
 
 
+def search_note(attrs: dict) -> str:
+    """One sentence on how the Server search was bounded (probe cap, floor, Offline ceiling, stop reasons)."""
+    searches = attrs.get("server_search") or {}
+    if not searches:
+        return "No Server search ran."
+    reasons = sorted({str(s.get("stop_reason")) for s in searches.values()})
+    cap = next((s.get("probe_cap_s") for s in searches.values() if s.get("probe_cap_s")), None)
+    text = (f"Server search: {len(searches)} variants, stop reasons {', '.join(r.replace('_', ' ') for r in reasons)}; "
+            "no probe above the variant's Offline throughput (a latency bound cannot beat it)")
+    if cap:
+        floors = [s["floor_qps"] for s in searches.values() if s.get("floor_qps")]
+        text += (f"; each probe capped at {cap:g} s, so target QPS below {min(floors):,.0f} (the Server minimum query "
+                 "count in 70% of the cap) were not probed" if floors else f"; each probe capped at {cap:g} s")
+    return text + "."
+
+
 def pareto(table: pd.DataFrame, maximize: list[str], minimize: list[str]) -> pd.Series:
     """True where no other row is at least as good in every objective and better in one."""
     values = np.column_stack([table[c].to_numpy(float) for c in maximize] + [-table[c].to_numpy(float) for c in minimize])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -75,130 +76,198 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     import pandas as pd
 
     from .. import results
-    from ..measure import seeded_order
-    from . import harness, records, runs
+    from . import harness
 
     cfg, seed = config["infer"], int(config["seed"])
     loaded = _prepare_all(cfg, model_paths, root)
-    names = {m.name for m, _ in loaded}
-    if len(names) != len(loaded):
+    if len({m.name for m, _ in loaded}) != len(loaded):
         raise TwelveWaysError("two checkpoints describe models with the same name; names must differ")
-    kinds = list(cfg["scenarios"]) + (["accuracy"] if cfg["accuracy_mode"] else [])
-    units = seeded_order([(i, v, k) for i in range(len(loaded)) for v in cfg["variants"] for k in kinds], seed)
-    logs = Path(logs)
+    units = work_units(cfg, len(loaded), seed)
+    logs = Path(logs).resolve()
     for m, _ in loaded:
         for v in cfg["variants"]:
             harness.fresh_directory(logs / f"{m.name}-{v}")
-    frames: list = []
-    outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
-    pending_pilots: list = []
-
-    def add_run(prep, name, parsed, role, target_qps=math.nan):
-        base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
-                                    role=role, run_id=str(Path(parsed["run_dir"]).relative_to(logs.resolve())),
-                                    threads=cfg["threads"], seed=seed, valid=parsed["valid"],
-                                    below_minimum=parsed["below_minimum"], target_qps=target_qps)
-        frames.append(records.run_rows(base, parsed, int(cfg["max_latency_rows"])))
-
-    variants = _Variants(cfg, seed, logs.resolve(), lambda key, name, parsed: pending_pilots.append((key, name, parsed)))
-
+    stage = _Stage(cfg, seed, logs)
     with _progress(progress, len(units)) as advance:
         for index, variant_name, kind in units:
-            m, split = loaded[index]
-            prep = variants.get(m, split, variant_name)
-            slot = outcome.setdefault((m.name, variant_name), {"prep": prep})
-            while pending_pilots:
-                _, name, parsed = pending_pilots.pop(0)
-                add_run(prep, name, parsed, "pilot")
-            where = logs.resolve() / prep.label
-            advance(f"{prep.label} {kind}")
-            if kind == "accuracy":
-                slot["accuracy_run"] = runs.accuracy_run(prep, cfg, seed, where / "Offline" / "accuracy")
-            elif kind == "Server":
-                result = runs.server_search(prep, cfg, seed, where / "Server",
-                                            on_probe=lambda q, p, prep=prep: add_run(prep, "Server", p, "search", q))
-                slot["server"] = result
-                if result.best_qps:
-                    for fraction in cfg["server_load_fractions"]:
-                        qps = round(result.best_qps * float(fraction), 1)
-                        parsed = runs.performance_run(prep, "Server", cfg, seed, where / "Server" / f"load-{fraction:g}",
-                                                      target_qps=qps)
-                        add_run(prep, "Server", parsed, "load_sweep", qps)
-            else:
-                parsed = runs.performance_run(prep, kind, cfg, seed, where / kind / "performance")
-                add_run(prep, kind, parsed, "performance")
-                if kind == "Offline":
-                    slot["offline"] = parsed
-    frames.extend(_derived_rows(cfg, seed, loaded, outcome, logs.resolve()))
+            stage.run_unit(*loaded[index], variant_name, kind, advance)
+    frames = stage.frames + _derived_rows(cfg, seed, loaded, stage.outcome, logs)
     frame = pd.concat(frames, ignore_index=True)
     ds = results.from_frame(frame, "infer", attrs={**results.provenance(environment, config),
-                                                   **_attributes(cfg, loaded, outcome)})
+                                                   **_attributes(cfg, loaded, stage.outcome),
+                                                   "stage_seconds": stage.seconds_by_model()})
     results.write(ds, output)
     return ds
 
 
+def work_units(cfg: dict, models: int, seed: int) -> list[tuple[int, str, str]]:
+    """(model index, variant, scenario or "accuracy") in an order shuffled with the seed (drift must not
+    look like a difference between variants), except that a variant's Server search comes after
+    its Offline run, whose throughput is the search's upper bracket."""
+    from ..measure import seeded_order
+
+    kinds = list(cfg["scenarios"]) + (["accuracy"] if cfg["accuracy_mode"] else [])
+    shuffled = seeded_order([(i, v, k) for i in range(models) for v in cfg["variants"] for k in kinds], seed)
+    if "Offline" not in kinds:
+        return shuffled
+    ordered, waiting = [], {}
+    for unit in shuffled:
+        key = unit[:2]
+        if unit[2] == "Server" and (*key, "Offline") not in ordered:
+            waiting[key] = unit
+            continue
+        ordered.append(unit)
+        if unit[2] == "Offline" and key in waiting:
+            ordered.append(waiting.pop(key))
+    return ordered
+
+
+class _Stage:
+    """The stage's state while its units run: result frames, outcomes per variant, seconds per model."""
+
+    def __init__(self, cfg: dict, seed: int, logs: Path):
+        self.cfg, self.seed, self.logs = cfg, seed, logs
+        self.frames: list = []
+        self.outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
+        self.seconds: dict = {}  # (model, variant) -> wall seconds of its units, pilots included
+        self.pending_pilots: list = []
+        self.variants = _Variants(cfg, seed, logs, lambda key, name, parsed: self.pending_pilots.append((name, parsed)))
+
+    def add_run(self, prep, name: str, parsed: dict, role: str, target_qps: float = math.nan) -> None:
+        from . import records
+
+        base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
+                                    role=role, run_id=str(Path(parsed["run_dir"]).relative_to(self.logs)),
+                                    threads=self.cfg["threads"], seed=self.seed, valid=parsed["valid"],
+                                    below_minimum=parsed["below_minimum"], target_qps=target_qps)
+        self.frames.append(records.run_rows(base, parsed, int(self.cfg["max_latency_rows"])))
+
+    def run_unit(self, m, split, variant_name: str, kind: str, advance) -> None:
+        started = time.perf_counter()
+        prep = self.variants.get(m, split, variant_name)
+        slot = self.outcome.setdefault((m.name, variant_name), {"prep": prep})
+        while self.pending_pilots:
+            self.add_run(prep, *self.pending_pilots.pop(0), "pilot")
+        advance(f"{prep.label} {kind}")
+        self._run_kind(prep, slot, kind, self.logs / prep.label)
+        key = (m.name, variant_name)
+        self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - started
+
+    def _run_kind(self, prep, slot: dict, kind: str, where: Path) -> None:
+        from . import runs
+
+        cfg, seed = self.cfg, self.seed
+        if kind == "accuracy":
+            slot["accuracy_run"] = runs.accuracy_run(prep, cfg, seed, where / "Offline" / "accuracy")
+        elif kind == "Server":
+            offline = slot.get("offline")
+            ceiling = offline["summary"]["values"].get("Samples per second") if offline and offline["valid"] else None
+            result = runs.server_search(prep, cfg, seed, where / "Server", ceiling=ceiling,
+                                        on_probe=lambda q, p: self.add_run(prep, "Server", p, "search", q))
+            slot["server"] = result
+            for fraction in cfg["server_load_fractions"] if result.best_qps else []:
+                qps = round(result.best_qps * float(fraction), 1)
+                parsed = runs.performance_run(prep, "Server", cfg, seed, where / "Server" / f"load-{fraction:g}",
+                                              target_qps=qps)
+                self.add_run(prep, "Server", parsed, "load_sweep", qps)
+        else:
+            parsed = runs.performance_run(prep, kind, cfg, seed, where / kind / "performance")
+            self.add_run(prep, kind, parsed, "performance")
+            if kind == "Offline":
+                slot["offline"] = parsed
+
+    def seconds_by_model(self) -> dict:
+        """{model: {"total": s, variant: s, ...}}: where the stage's time went (make bench reads it)."""
+        by_model: dict = {}
+        for (model, variant), seconds in self.seconds.items():
+            entry = by_model.setdefault(model, {"total": 0.0})
+            entry[variant] = round(seconds, 2)
+            entry["total"] = round(entry["total"] + seconds, 2)
+        return by_model
+
+
 def _derived_rows(cfg, seed, loaded, outcome, logs):
     """Accuracy comparisons, latency-bounded vs Offline throughput, training beside inference cost."""
-    from . import accuracy, records
+    from . import records
+
     frames = []
-    acc_cfg = cfg["accuracy"]
     for m, _ in loaded:
         reference = outcome.get((m.name, "fp32"), {}).get("accuracy_run")
-        target = (m.description.get("quality") or {}).get("target")
         for v in cfg["variants"]:
             slot = outcome.get((m.name, v))
             if not slot:
                 continue
             prep = slot["prep"]
 
-            def base(scenario, mode, role, valid, run_id, below=False):
+            def base(scenario, mode, role, valid, run_id, below=False, prep=prep):
                 return records.base_factors(model=prep.model, variant=prep.variant, scenario=scenario, mode=mode,
                                             role=role, run_id=run_id, threads=cfg["threads"], seed=seed, valid=valid,
                                             below_minimum=below)
 
-            run = slot.get("accuracy_run")
-            if run:
-                score = run["accuracy"]
-                values = [("accuracy", score["accuracy"], "1"), ("accuracy_samples", score["samples"], "samples"),
-                          ("accuracy_correct", score["correct"], "samples")]
-                if reference:
-                    cmp = accuracy.compare(score["accuracy"], reference["accuracy"]["accuracy"],
-                                           acc_cfg["definition"], float(acc_cfg["tolerance"]))
-                    values += [("accuracy_delta_points", cmp["accuracy_delta_points"], "percentage points"),
-                               ("relative_accuracy", cmp["relative_accuracy"], "1"),
-                               ("relative_errors", cmp["relative_errors"], "1"),
-                               ("accuracy_within_tolerance", float(cmp["within_tolerance"]), "1")]
-                if isinstance(target, (int, float)):
-                    values.append(("quality_target", float(target), "1"))
-                    values.append(("quality_target_met", float(score["accuracy"] >= float(target)), "1"))
-                frames.append(records.value_rows(base("Offline", "AccuracyOnly", "accuracy", True,
-                                                      str(Path(run["run_dir"]).relative_to(logs))), values))
             offline = slot.get("offline")
             sps = offline["summary"]["values"].get("Samples per second") if offline else None
-            server = slot.get("server")
-            if server is not None:
-                best = server.best_qps
-                values = [("latency_bounded_qps", best if best else math.nan, "queries/s"),
-                          ("server_search_runs", len(server.probes), "runs")]
-                if best and isinstance(sps, (int, float)) and sps > 0:
-                    values.append(("offline_samples_per_second", float(sps), "samples/s"))
-                    values.append(("server_throughput_loss", 1.0 - best / float(sps), "1"))
+            if slot.get("accuracy_run"):
+                run = slot["accuracy_run"]
+                frames.append(records.value_rows(base("Offline", "AccuracyOnly", "accuracy", True,
+                                                      str(Path(run["run_dir"]).relative_to(logs))),
+                                                 _accuracy_values(cfg, m, run, reference)))
+            if slot.get("server") is not None:
+                server = slot["server"]
                 frames.append(records.value_rows(
-                    base("Server", "PerformanceOnly", "summary", best is not None, f"{prep.label}/Server",
-                         below=any(p.info["parsed"]["below_minimum"] for p in server.probes)), values))
-            training = m.description.get("training") or {}
-            costs = [(f"training_{k}", float(val), "s" if k.endswith("_s") else "epochs") for k, val in sorted(training.items())
-                     if (k.endswith("_s") or k == "epochs") and isinstance(val, (int, float)) and not isinstance(val, bool)]
-            if isinstance(sps, (int, float)) and sps > 0:
-                costs.append(("inference_time_per_sample", 1.0 / float(sps), "s"))
-                ttq = training.get("time_to_quality_s")
-                if isinstance(ttq, (int, float)):
-                    costs.append(("training_cost_in_inferences", float(ttq) * float(sps), "samples"))
+                    base("Server", "PerformanceOnly", "summary", server.best_qps is not None, f"{prep.label}/Server",
+                         below=any(p.info["parsed"]["below_minimum"] for p in server.probes)),
+                    _server_values(server, sps)))
+            costs = _cost_values(m, sps)
             if costs:
                 frames.append(records.value_rows(
                     base("Offline", "PerformanceOnly", "cost", bool(offline and offline["valid"]), f"{prep.label}/cost",
                          below=bool(offline and offline["below_minimum"])), costs))
     return frames
+
+
+def _accuracy_values(cfg, m, run, reference) -> list[tuple]:
+    """(metric, value, unit) of one AccuracyOnly run, against the fp32 run and the model's quality target."""
+    from . import accuracy
+
+    score, acc_cfg = run["accuracy"], cfg["accuracy"]
+    values = [("accuracy", score["accuracy"], "1"), ("accuracy_samples", score["samples"], "samples"),
+              ("accuracy_correct", score["correct"], "samples")]
+    if reference:
+        cmp = accuracy.compare(score["accuracy"], reference["accuracy"]["accuracy"],
+                               acc_cfg["definition"], float(acc_cfg["tolerance"]))
+        values += [("accuracy_delta_points", cmp["accuracy_delta_points"], "percentage points"),
+                   ("relative_accuracy", cmp["relative_accuracy"], "1"),
+                   ("relative_errors", cmp["relative_errors"], "1"),
+                   ("accuracy_within_tolerance", float(cmp["within_tolerance"]), "1")]
+    target = (m.description.get("quality") or {}).get("target")
+    if isinstance(target, (int, float)):
+        values.append(("quality_target", float(target), "1"))
+        values.append(("quality_target_met", float(score["accuracy"] >= float(target)), "1"))
+    return values
+
+
+def _server_values(server, sps) -> list[tuple]:
+    """The search's answer, and what the latency bound costs against the Offline throughput."""
+    best = server.best_qps
+    values = [("latency_bounded_qps", best if best else math.nan, "queries/s"),
+              ("server_search_runs", len(server.probes), "runs")]
+    if best and isinstance(sps, (int, float)) and sps > 0:
+        values.append(("offline_samples_per_second", float(sps), "samples/s"))
+        values.append(("server_throughput_loss", 1.0 - best / float(sps), "1"))
+    return values
+
+
+def _cost_values(m, sps) -> list[tuple]:
+    """Training cost (from the checkpoint's description) beside the cost of one inference."""
+    training = m.description.get("training") or {}
+    costs = [(f"training_{k}", float(val), "s" if k.endswith("_s") else "epochs") for k, val in sorted(training.items())
+             if (k.endswith("_s") or k == "epochs") and isinstance(val, (int, float)) and not isinstance(val, bool)]
+    if isinstance(sps, (int, float)) and sps > 0:
+        costs.append(("inference_time_per_sample", 1.0 / float(sps), "s"))
+        ttq = training.get("time_to_quality_s")
+        if isinstance(ttq, (int, float)):
+            costs.append(("training_cost_in_inferences", float(ttq) * float(sps), "samples"))
+    return costs
 
 
 def _attributes(cfg, loaded, outcome) -> dict:
@@ -217,8 +286,11 @@ def _attributes(cfg, loaded, outcome) -> dict:
         if "server" in slot:
             r = slot["server"]
             search[label] = {"best_qps": r.best_qps, "bracket": list(r.bracket), "stop_reason": r.stop_reason,
+                             "floor_qps": r.floor_qps, "ceiling_qps": r.ceiling_qps,
+                             "probe_cap_s": float(cfg["server_search"].get("probe_cap_s") or 0) or None,
                              "probes": [[p.target_qps, p.valid] for p in r.probes]}
-    statistical = {name: min_query_count(scenarios.percentile(s, cfg), cfg["confidence"]) for name, s in scenarios.SCENARIOS.items()}
+    statistical = {name: min_query_count(scenarios.percentile(s, cfg), cfg["confidence"])
+                   for name, s in scenarios.SCENARIOS.items()}
     return {
         "statistical_minimum_label": BELOW_MINIMUM_LABEL,
         "statistical_minimum": {"query_counts": statistical, "min_duration_s": MIN_DURATION_S,

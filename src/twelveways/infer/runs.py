@@ -37,9 +37,11 @@ class Prepared:
         return f"{self.model.name}-{self.variant.name}"
 
 
-#: Length of each pilot run, seconds, and the samples of the Offline pilot.
+#: Length of each pilot run, seconds, and the bounds on the samples of the first Offline pilot (sized
+#: from the runner-only throughput, so a slow variant's pilot lasts about PILOT_S, not 16k samples).
 PILOT_S = 0.2
 PILOT_OFFLINE_SAMPLES = 16384
+PILOT_OFFLINE_MIN_SAMPLES = 256
 OFFLINE_PILOT_ATTEMPTS = 3
 
 
@@ -57,9 +59,10 @@ def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0
     if pilot_dir is None:
         return prep
     pilot_cfg = dict(cfg, min_duration_s=PILOT_S, statistical_minimum=False,
-                     min_queries={"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_SAMPLES})
-    # LoadGen issues expected_qps * 1.1 * min_duration samples: ~16k here, not millions
-    prep.calibration["throughput_sps"] = PILOT_OFFLINE_SAMPLES / (scenarios.EXPECTED_QPS_FACTOR * 1.1 * PILOT_S)
+                     min_queries={"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_MIN_SAMPLES})
+    # LoadGen issues expected_qps * 1.1 * min_duration samples: about PILOT_S of the runner's work, at most 16k
+    first = min(PILOT_OFFLINE_SAMPLES, max(PILOT_OFFLINE_MIN_SAMPLES, calib["throughput_sps"] * PILOT_S))
+    prep.calibration["throughput_sps"] = first / (scenarios.EXPECTED_QPS_FACTOR * 1.1 * PILOT_S)
     measured = {"runner_only": calib, "source": "LoadGen pilot runs"}
     for name in ("SingleStream", "MultiStream"):
         parsed = performance_run(prep, name, pilot_cfg, seed, Path(pilot_dir) / name)
@@ -68,7 +71,7 @@ def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0
         median = parsed["summary"]["percentiles"].get(0.5)
         if median:
             measured["latency_single_s" if name == "SingleStream" else "latency_multi_s"] = median / 1e9
-    # Offline: a first pilot of ~16k samples, then one sized from the rate just measured (a third if that
+    # Offline: a first pilot sized above, then one sized from the rate just measured (a third if that
     # one was still too short to time).  The highest rate seen is kept: an underestimate makes the real
     # run end before its minimum duration (INVALID), an overestimate only makes it longer.
     rates = []
@@ -95,22 +98,24 @@ def _max_batch(name: str, cfg: dict) -> int:
 
 
 def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Path,
-                    target_qps: float | None = None, trace: bool | None = None) -> dict:
+                    target_qps: float | None = None, trace: bool | None = None, cap_s: float | None = None) -> dict:
     """Run one PerformanceOnly test and return its parsed logs, per-query latencies included.
 
     Offline has a single query, whose latency is LoadGen's "Max latency"; its trace (one event
     per sample, hundreds of MB) is not written.  Every other scenario's per-query latencies come
-    from the trace and are checked against the summary's percentiles.
+    from the trace and are checked against the summary's percentiles.  ``cap_s`` bounds a Server
+    probe's wall time (:data:`scenarios.PROBE_ISSUE_SHARE`); samples answered after it without the
+    model are counted in ``skipped_samples`` and make the probe INVALID for the search.
     """
     scenario = scenarios.get(name)
-    test_settings = scenarios.settings(scenario, "PerformanceOnly", cfg, prep.calibration, seed, target_qps)
+    test_settings = scenarios.settings(scenario, "PerformanceOnly", cfg, prep.calibration, seed, target_qps, cap_s)
     trace = (name != "Offline") if trace is None else bool(trace)
     meta = {"variant": prep.label, "scenario": name, "mode": "PerformanceOnly", "target_qps": target_qps,
-            "calibration": prep.calibration, "max_batch": _max_batch(name, cfg)}
+            "calibration": prep.calibration, "max_batch": _max_batch(name, cfg), "probe_cap_s": cap_s}
     with SampleLibrary(prep.total, int(cfg["performance_sample_count"])) as qsl, \
-            PythonSUT(prep.runner, queued=scenario.queued, max_batch=_max_batch(name, cfg)) as sut:
+            PythonSUT(prep.runner, queued=scenario.queued, max_batch=_max_batch(name, cfg), deadline_s=cap_s) as sut:
         run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=trace, metadata=meta)
-    parsed = {"summary": parse.summary(run_dir), "detail": parse.detail(run_dir),
+    parsed = {"summary": parse.summary(run_dir), "detail": parse.detail(run_dir), "skipped_samples": sut.skipped,
               "wall_s": json.loads((run_dir / harness.SETTINGS_FILE).read_text())["wall_s"], "run_dir": run_dir}
     if trace and name != "Offline":
         parsed["per_query"] = parse.per_query_latencies(run_dir, name, parsed["summary"])
@@ -152,7 +157,8 @@ def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
 
 def start_qps(prep: Prepared, cfg: dict) -> float:
     """First Server probe: the configured value, or the calibrated single-sample service rate
-    (at most a quarter of the calibrated Offline throughput)."""
+    (at most a quarter of the calibrated Offline throughput).  Half the Offline run's throughput would
+    be a poor start: a small model's Server capacity is bound by the per-query cost, far below it."""
     configured = float(cfg["server_search"]["start_qps"])
     if configured > 0:
         return configured
@@ -167,18 +173,23 @@ def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe
                   start: float | None = None, ceiling: float | None = None) -> SearchResult:
     """Probe Server runs (each in ``base_dir/qps-<value>``) for the highest VALID target QPS.
 
-    ``ceiling`` defaults to the calibrated Offline throughput (no latency bound beats it).
+    ``ceiling`` (the caller passes the Offline run's throughput) defaults to the calibrated Offline
+    throughput: no latency bound beats it.  With ``server_search.probe_cap_s`` each probe is capped
+    and nothing below the lowest target that fits the cap is probed.
     """
+    search_cfg = cfg["server_search"]
+    cap_s = float(search_cfg.get("probe_cap_s") or 0) or None
 
     def run_at(qps: float) -> Probe:
-        parsed = performance_run(prep, "Server", cfg, seed, base_dir / f"qps-{qps:.1f}", target_qps=qps)
+        parsed = performance_run(prep, "Server", cfg, seed, base_dir / f"qps-{qps:.1f}", target_qps=qps, cap_s=cap_s)
         if on_probe is not None:
             on_probe(qps, parsed)
-        return Probe(qps, parsed["valid"], {"parsed": parsed})
+        return Probe(qps, parsed["valid"] and not parsed["skipped_samples"], {"parsed": parsed})
 
-    search_cfg = cfg["server_search"]
+    first = start if start is not None else start_qps(prep, cfg)
     if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
         ceiling = prep.calibration.get("throughput_sps")
-    return search(run_at, start if start is not None else start_qps(prep, cfg),
+    floor = scenarios.probe_floor_qps(cfg, cap_s) if cap_s else 1.0
+    return search(run_at, first,
                   max_runs=int(search_cfg["max_runs"]), rel_tolerance=float(search_cfg["rel_tolerance"]),
-                  ceiling_qps=ceiling)
+                  floor_qps=floor, ceiling_qps=ceiling)

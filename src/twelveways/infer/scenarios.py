@@ -61,6 +61,13 @@ EXPECTED_QPS_FACTOR = 2.0
 #: Percentile that sizes the Offline sample count in the full profile (MLPerf: 24,576 samples).
 OFFLINE_SIZING_PERCENTILE = 0.90
 
+#: A capped Server probe (``infer.server_search.probe_cap_s``, the quick profile) schedules its queries
+#: within this share of the cap, LoadGen stops issuing at PROBE_ISSUE_SHARE of it, and at the cap itself
+#: the SUT answers what is left without the model (:mod:`.sut`): the last share is the grace that makes
+#: every such sample later than the latency bound, so LoadGen's verdict stays right.
+PROBE_SCHEDULE_SHARE = 0.7
+PROBE_ISSUE_SHARE = 0.85
+
 
 def get(name: str) -> Scenario:
     try:
@@ -84,15 +91,36 @@ def min_queries(scenario: Scenario, cfg: dict) -> int:
     return int(cfg["min_queries"][key[scenario.name]])
 
 
+def probe_floor_qps(cfg: dict, cap_s: float) -> float:
+    """Lowest Server target QPS whose minimum query count fits a probe capped at ``cap_s`` seconds."""
+    check_probe_cap(cfg, cap_s)
+    return min_queries(SCENARIOS["Server"], cfg) / (cap_s * PROBE_SCHEDULE_SHARE)
+
+
+def check_probe_cap(cfg: dict, cap_s: float) -> None:
+    """A probe cap must leave a grace longer than the latency bound (see PROBE_ISSUE_SHARE)."""
+    grace_ms = cap_s * (1 - PROBE_ISSUE_SHARE) * 1000
+    if grace_ms <= float(cfg["server_latency_bound_ms"]):
+        raise ConfigError(f"infer.server_search.probe_cap_s = {cap_s:g} s is too short: its last "
+                          f"{1 - PROBE_ISSUE_SHARE:.0%} ({grace_ms:.1f} ms) must exceed server_latency_bound_ms")
+
+
 def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: int,
-             target_qps: float | None = None):
-    """LoadGen TestSettings for one run (``mode``: PerformanceOnly or AccuracyOnly)."""
+             target_qps: float | None = None, cap_s: float | None = None):
+    """LoadGen TestSettings for one run (``mode``: PerformanceOnly or AccuracyOnly).
+
+    ``cap_s`` (Server probes only): the run is scheduled within PROBE_SCHEDULE_SHARE of it and LoadGen
+    stops issuing at PROBE_ISSUE_SHARE of it.
+    """
     import mlperf_loadgen as lg
 
     s = lg.TestSettings()
     s.scenario = getattr(lg.TestScenario, scenario.name)
     s.mode = getattr(lg.TestMode, mode)
     min_duration_ms = int(round(float(cfg["min_duration_s"]) * 1000))
+    if cap_s and scenario.name == "Server":
+        check_probe_cap(cfg, cap_s)
+        min_duration_ms = min(min_duration_ms, int(cap_s * PROBE_SCHEDULE_SHARE * 1000))
     s.min_duration_ms = min_duration_ms
     count = min_queries(scenario, cfg)
     s.qsl_rng_seed = seed
@@ -118,6 +146,8 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
         # scheduled run lasts max(min_duration, min_queries / target_qps); the guard is a multiple of that.
         natural_ms = max(min_duration_ms, 1000.0 * count / float(target_qps))
         s.max_duration_ms = int(natural_ms * float(cfg["server_max_duration_factor"]))
+        if cap_s:
+            s.max_duration_ms = min(s.max_duration_ms, int(cap_s * PROBE_ISSUE_SHARE * 1000))
     elif scenario.name == "Offline":
         expected = calibration["throughput_sps"] * EXPECTED_QPS_FACTOR
         floor = count / (1.1 * max(float(cfg["min_duration_s"]), 1e-3))  # LoadGen issues expected*duration*1.1 samples

@@ -11,7 +11,13 @@ Two issue paths, chosen per scenario (see :mod:`.scenarios`):
 * queued (Server, Offline): samples go to a queue that one worker thread drains in batches of at
   most ``max_batch`` (dynamic batching across queries), so the issue thread never waits for the model.
 
-Each response carries the predicted class id (4 bytes, int32) so accuracy mode can check it.  If
+Each response carries the predicted class id (4 bytes, int32) so accuracy mode can check it.
+
+A ``deadline_s`` (the Server probe time cap, :mod:`.runs`) bounds a run's wall time: samples still
+unanswered that long after the SUT was built are completed without running the model (counted in
+``skipped``).  LoadGen has stopped issuing before then (its ``max_duration``), so each such sample
+has already waited past the latency bound and LoadGen counts it over the bound either way: its
+verdict stays right, only the latencies above the bound are lower bounds.  If
 the model raises, the samples are still completed (LoadGen would otherwise wait forever) and the
 error is re-raised by :meth:`PythonSUT.check` after the run.
 """
@@ -19,6 +25,7 @@ error is re-raised by :meth:`PythonSUT.check` after the run.
 from __future__ import annotations
 
 import threading
+import time
 from queue import SimpleQueue
 from itertools import repeat
 
@@ -34,12 +41,14 @@ _set_id = lg.QuerySampleResponse.id.__set__
 class PythonSUT:
     """LoadGen SUT handle around ``runner(indices) -> int32 predictions``."""
 
-    def __init__(self, runner, *, queued: bool, max_batch: int = 1):
+    def __init__(self, runner, *, queued: bool, max_batch: int = 1, deadline_s: float | None = None):
         self.runner = runner
         self.queued = bool(queued)
         self.max_batch = max(1, int(max_batch))
         self.batches = 0
         self.samples = 0
+        self.skipped = 0  # samples answered without the model after the deadline
+        self._deadline = time.perf_counter() + float(deadline_s) if deadline_s else None
         self.error: BaseException | None = None
         self._queue: SimpleQueue = SimpleQueue()  # (ids, indices) per issued query; None stops
         self._worker = None
@@ -117,7 +126,11 @@ class PythonSUT:
     def _complete(self, ids, indices) -> None:
         n = len(ids)
         try:
-            predictions = self.runner(indices)
+            if self._deadline is not None and time.perf_counter() > self._deadline:
+                self.skipped += n
+                predictions = np.zeros(n, dtype=np.int32)
+            else:
+                predictions = self.runner(indices)
             if len(predictions) != n:
                 raise MeasurementError(f"the model returned {len(predictions)} predictions for {n} samples")
             responses = self._slots(n)

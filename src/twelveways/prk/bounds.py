@@ -116,7 +116,8 @@ def _summary(values: Sequence[float]) -> dict:
     return {"median": float(np.median(arr)), "max": float(arr.max()), "min": float(arr.min()), "n": int(arr.size)}
 
 
-def measure_bandwidth(prk: Mapping, *, length: int, kernels_dir, seed: int, implementations: Sequence[str] = ("c-serial", "c-openmp"),
+def measure_bandwidth(prk: Mapping, *, length: int, kernels_dir, seed: int,
+                      implementations: Sequence[str] = ("c-serial", "c-openmp"),
                       extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], dict]:
     """nstream bandwidth samples (rows) and their summary per implementation and thread count."""
     bcfg = prk["bounds"]

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 from .. import measure
 from ..errors import KernelError
+from ..families.prk import IMPLEMENTATIONS
 
 #: Keys every kernel's JSON object must hold, with the Python type each must have.
 REQUIRED: dict[str, type | tuple[type, ...]] = {
@@ -33,7 +34,6 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "validation": dict, "valid": bool, "rate": (int, float, type(None)), "rate_unit": str,
     "avg_time_s": (int, float, type(None)),
 }
-IMPLEMENTATIONS = ("c-serial", "c-openmp", "c-mpi", "numpy", "mpi4py")
 RATE_UNITS = ("MB/s", "MFlop/s")
 SCALINGS = ("single", "strong", "weak")
 

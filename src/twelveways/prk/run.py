@@ -24,12 +24,9 @@ from pathlib import Path
 
 from ..config import PROJECT_ROOT
 from ..errors import KernelError
+from ..families.prk import IMPLEMENTATIONS, KERNELS, MPI_KERNELS
 from . import records
 
-KERNELS = ("nstream", "transpose", "stencil", "p2p", "dgemm", "sparse")
-#: Kernels with MPI implementations (c-mpi, mpi4py).
-MPI_KERNELS = ("nstream", "transpose", "stencil", "p2p")
-IMPLEMENTATIONS = records.IMPLEMENTATIONS
 MPI_IMPLEMENTATIONS = ("c-mpi", "mpi4py")
 PYTHON_IMPLEMENTATIONS = ("numpy", "mpi4py")
 PYTHON_KERNELS_DIR = PROJECT_ROOT / "kernels" / "python"

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .. import config as config_module
 from .. import measure, results
+from ..families.prk import FAMILY
 from ..errors import KernelError, TwelveWaysError
 from . import records, run
 
@@ -140,7 +141,8 @@ def expand(config: Mapping) -> tuple[list[Point], list[str]]:
 def invocation(point: Point, config: Mapping) -> run.Invocation:
     prk = config["prk"]
     tile = prk["tile"]["python"] if point.implementation in run.PYTHON_IMPLEMENTATIONS else prk["tile"]["c"]
-    args = run.kernel_args(point.kernel, int(prk["iterations"][point.kernel]), point.size, radius=int(prk["radius"]), tile=int(tile))
+    args = run.kernel_args(point.kernel, int(prk["iterations"][point.kernel]), point.size,
+                           radius=int(prk["radius"]), tile=int(tile))
     return run.Invocation(point.kernel, point.implementation, args, ranks=point.ranks, threads=point.threads)
 
 
@@ -227,7 +229,7 @@ def checklist_attrs(config: Mapping) -> dict:
                          "(prk_work_per_iteration: PRK's own count, kept beside)",
         "derived_metrics": ["rate"],
         "metric_kinds": {"time": "cost", "rate": "rate"},
-        "levels_available": {"workload": list(run.KERNELS), "implementation": list(records.IMPLEMENTATIONS)},
+        "levels_available": {factor: list(levels) for factor, levels in FAMILY.levels.items()},
         "subset_reasons": reasons,
     }
     if reasons:

@@ -1,4 +1,4 @@
-"""Read results as people publish them, into the results schema (issue 15; docs/formats.md).
+"""Read results as people publish them, into the results schema (docs/formats.md).
 
 :func:`read_paths` takes files and directory trees, recognizes each file by its content
 (:mod:`.detect`) and hands it to its reader: twelveways NetCDF (:func:`twelveways.results.open`),

@@ -1,16 +1,15 @@
-"""A reader for ``reports/checklist.json`` and a plain summary fragment for the report.
+"""The checklist notebook's reader of ``reports/checklist.json``, as tables.
 
 The checklist engine (``twelveways.checklist``) owns the format (``twelveways-checklist/2``:
 ``verdict`` VALID/INVALID, ``checks`` with ``id``, ``title``, ``status``, ``satisfied``,
 ``evidence`` as ``{what, value, source: {file, fields}}`` items and ``recommendation``;
-``claims``) and its own HTML fragment (``twelveways.checklist.render.html_fragment``), which
-the report uses when it exists.  This module is the fallback and the checklist notebook's
-reader; it also accepts a few obvious synonyms, and escapes every string it shows.
+``claims``) and renders its summary (``twelveways.checklist.render``, the report's summary
+lines and checklist.md).  This module turns it into the notebook's tables; it also accepts a
+few obvious synonyms, and escapes every string it shows.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping
 
@@ -80,21 +79,6 @@ def status_class(status: str) -> str:
 def status_label(status: str) -> str:
     """``not_applicable`` -> ``not applicable`` for display."""
     return str(status).replace("_", " ")
-
-
-def summary_html(data: Mapping) -> str:
-    """Overall verdict, then one line per check (LoadGen style); every string escaped."""
-    verdict, checks = normalize(data)
-    lines = [f"<p class='tw-verdict {status_class(verdict)}'>Result is: <strong>{html.escape(verdict.upper())}</strong></p>",
-             "<ul class='tw-checks'>"]
-    for _, row in checks.iterrows():
-        lines.append(f"<li><span class='tw-badge {status_class(row['status'])}'>{html.escape(status_label(row['status']) or '?')}"
-                     f"</span> <strong>{html.escape(row['id'])}</strong> {html.escape(row['title'])}"
-                     f"<span class='tw-why'> — {html.escape(row['why'])}</span></li>")
-    lines.append("</ul>")
-    if checks.empty:
-        lines.insert(1, "<p>The checklist holds no checks.</p>")
-    return "\n".join(lines)
 
 
 def claims_frame(data: Mapping) -> pd.DataFrame:

@@ -23,13 +23,16 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import families
 from ..errors import ResultsError
 from . import appendix, archive
 from . import notebooks as nb
 from . import render as rd
 
-#: Results file that makes a stage's notebook worth running.
-STAGE_FILES = {"prk": "prk.nc", "train": "train.nc", "inference": "inference.nc"}
+
+def stage_file(name: str) -> str:
+    """The results file that makes a benchmark family's notebook worth running (its family's main file)."""
+    return families.by_notebook(name).results_file
 
 
 def default_parameters(name: str) -> dict[str, str]:
@@ -73,7 +76,7 @@ def _render(args) -> int:
         name, sep, path = item.partition("=")
         pairs.append((name, path) if sep else (Path(item).stem, item))
     out = rd.render(pairs, args.output, checklist_json=args.checklist_json, config_json=args.config_json,
-                    environment_json=args.environment_json, title=args.title)
+                    environment_json=args.environment_json, title=args.title, reproduction_json=args.reproduction)
     print(out)
     return 0
 
@@ -115,8 +118,8 @@ def plan(source: Path) -> tuple[dict[str, Path | None], list[str], list[str]]:
             if stages.get(stage, True) is False:
                 notes.append(f"{name}: stage '{stage}' was off in that run")
                 continue
-            if not (layout["results_dir"] / STAGE_FILES[name]).is_file():
-                notes.append(f"{name}: no {STAGE_FILES[name]} in {layout['results_dir']}")
+            if not (layout["results_dir"] / stage_file(name)).is_file():
+                notes.append(f"{name}: no {stage_file(name)} in {layout['results_dir']}")
                 continue
         if not nb.notebook_source(name).is_file():
             notes.append(f"{name}: notebooks/{filename} does not exist yet")
@@ -192,7 +195,7 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
     return report
 
 
-#: The committed reference set must stay small (issue 4).
+#: The committed reference set must stay small.
 SNAPSHOT_LIMIT_BYTES = 4 * 2**20  # small enough to commit, large enough for every family
 
 
@@ -351,6 +354,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("notebooks", nargs="*", metavar="[NAME=]PATH",
                    help="executed notebooks in report order (NAME defaults to the file's stem)")
     p.add_argument("--title", help="report title (default: config report.title)")
+    p.add_argument("--reproduction", help="twelveways reproduce's JSON: adds the Reproduction section")
     _path_options(p)
     p.set_defaults(func=_render)
     return top

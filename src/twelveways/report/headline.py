@@ -138,7 +138,7 @@ def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.Da
     """PRK: the configuration's harmonic-mean rate over the bound measured at the same processing elements."""
     if bound_table is None or bound_table.empty:
         return "—"
-    from . import prkanalysis
+    from ..prk import analysis as prkanalysis
 
     filters = summary.get("filters", {})
     rate = next((r for r in rates if r.get("filters") == filters and r.get("metric") == "rate"), None)
@@ -190,7 +190,7 @@ def touching_checks(family: str, checks: Sequence[Mapping]) -> str:
 
 
 def _bounds(results_dir: Path | None) -> pd.DataFrame | None:
-    from . import prkanalysis
+    from ..prk import analysis as prkanalysis
 
     if results_dir is None or not (results_dir / "bounds.nc").is_file():
         return None

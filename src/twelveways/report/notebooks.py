@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import families
 from ..errors import TwelveWaysError
 
 KERNEL_NAME = "twelveways"
@@ -22,14 +23,36 @@ KERNEL_DISPLAY_NAME = "Python (twelveways)"
 KERNEL_FIX = (f'python -m ipykernel install --sys-prefix --name {KERNEL_NAME} '
               f'--display-name "{KERNEL_DISPLAY_NAME}"')
 
-#: Report order of the notebooks: name -> (jupytext source under notebooks/, stage that enables it or None).
-NOTEBOOKS: dict[str, tuple[str, str | None]] = {
-    "environment": ("environment.py", None),
-    "prk": ("prk.py", "prk"),
-    "train": ("train.py", "train"),
-    "inference": ("inference.py", "infer"),
-    "checklist": ("checklist.py", None),
-}
+#: The notebook after the families': every check and claim in detail (reads reports/checklist.json).
+CHECKLIST_NOTEBOOK = "checklist"
+
+
+class _NotebookIndex(Mapping):
+    """name -> (jupytext source under notebooks/, stage that enables it or None), in report order.
+
+    Read from the family declarations (:mod:`twelveways.families`) at each use, so a family
+    registered there is in the report's index without an edit here; the checklist's notebook comes last.
+    """
+
+    def _items(self) -> dict[str, tuple[str, str | None]]:
+        index = {family.notebook: (family.source, family.stage) for family in families.FAMILIES.values()}
+        index[CHECKLIST_NOTEBOOK] = (f"{CHECKLIST_NOTEBOOK}.py", None)
+        return index
+
+    def __getitem__(self, name: str) -> tuple[str, str | None]:
+        return self._items()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+    def __repr__(self) -> str:
+        return f"NOTEBOOKS({self._items()!r})"
+
+
+NOTEBOOKS: Mapping[str, tuple[str, str | None]] = _NotebookIndex()
 
 #: The parameters every notebook's ``parameters`` cell declares (paths, relative to the root or absolute);
 #: ``derived_path`` only in the notebooks of a benchmark family (where their derived results go).
@@ -38,10 +61,18 @@ PARAMETERS = ("results_dir", "figures_dir", "environment_json", "config_json", "
 SETTINGS = ("confidence", "ci_target")
 #: The stored result set a fresh clone's notebooks read when results/ holds nothing (data/reference/README.md).
 REFERENCE = "data/reference"
-#: The file a notebook cannot do without, relative to its results folder (None: the path parameter named).
-NEEDS = {"environment": ("environment_json", None), "prk": ("results_dir", "prk.nc"),
-         "train": ("results_dir", "train.nc"), "inference": ("results_dir", "inference.nc"),
-         "checklist": ("checklist_json", None)}
+
+
+def needs(name: str) -> tuple[str, str | None]:
+    """The file a notebook cannot do without: (path parameter, file in that folder or None: the path itself).
+
+    A benchmark family's notebook needs its main results file; the environment's and the
+    checklist's notebooks their JSON input.
+    """
+    family = families.by_notebook(name)
+    if family is not None and family.stage:
+        return "results_dir", family.results_file
+    return ("checklist_json", None) if name == CHECKLIST_NOTEBOOK else ("environment_json", None)
 
 
 class NotebookError(TwelveWaysError):
@@ -139,8 +170,8 @@ def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Ma
 
 def derived_file(name: str) -> str | None:
     """``derived/<family>.nc`` written by a family's notebook (family = its stage); None for the others."""
-    stage = NOTEBOOKS.get(name, (None, None))[1]
-    return f"derived/{stage}.nc" if stage else None
+    family = families.by_notebook(name)
+    return family.derived_file if family is not None else None
 
 
 def notebook_source(name: str, root: str | os.PathLike | None = None) -> Path:
@@ -189,7 +220,7 @@ class Inputs:
 
 
 def _needed_file(name: str, params: Mapping[str, str], root) -> Path:
-    key, filename = NEEDS.get(name, ("environment_json", None))
+    key, filename = needs(name)
     path = resolve(params[key], root)
     return path / filename if filename else path
 

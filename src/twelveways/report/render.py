@@ -23,7 +23,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import TwelveWaysError
-from . import checklistview
 from .headline import headline_html
 
 SECTION_TITLES = {"environment": "Environment", "prk": "Parallel Research Kernels", "train": "Training",
@@ -295,7 +294,7 @@ def external_references(document: str) -> list[str]:
 
 
 def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
-    """The checklist summary fragment: the engine's own renderer when present, else a plain one."""
+    """The checklist summary fragment, drawn by the checklist's own renderer (the one that writes checklist.md)."""
     path = Path(checklist_json) if checklist_json else None
     if path is None or not path.is_file():
         return ("<p class='tw-note'>No checklist was produced for this report "
@@ -306,14 +305,13 @@ def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
         raise RenderError(f"checklist is not valid JSON: {path}", cause=exc) from exc
     if not isinstance(data, Mapping):
         raise RenderError(f"checklist must hold a JSON object: {path}")
-    try:
-        from twelveways.checklist.render import html_fragment
-    except ImportError:
-        return checklistview.summary_html(data)
+    from ..checklist.render import html_fragment
+
     try:
         return sanitize(html_fragment(data))
-    except (KeyError, TypeError, AttributeError):  # a checklist.json of another shape: the plain summary
-        return checklistview.summary_html(data)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise RenderError(f"{path} is not a twelveways checklist (format twelveways-checklist/2): "
+                          f"{type(exc).__name__} {exc}", cause=exc) from exc
 
 
 def _read_optional_json(path) -> dict:
@@ -349,7 +347,8 @@ def header_facts(config: Mapping, environment: Mapping) -> list[str]:
         on = [name for name, enabled in stages.items() if enabled] if isinstance(stages, Mapping) else []
         facts.append(f"profile: {config.get('profile', '?')}, seed {config.get('seed', '?')}, stages: {', '.join(on) or 'none'}")
     if commit:
-        facts.append(f"project commit: {str(commit)[:12]}" + (" (uncommitted changes)" if dirty in (True, 1, "1", "true") else ""))
+        dirty_note = " (uncommitted changes)" if dirty in (True, 1, "1", "true") else ""
+        facts.append(f"project commit: {str(commit)[:12]}{dirty_note}")
     return facts
 
 
@@ -401,7 +400,8 @@ def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) ->
     ]
     for name, label, body in sections:
         # a notebook brings its own title (its first heading); the first two sections get one here
-        heading = "" if name not in ("summary", "headline") else f"<h2 class='tw-section-title'>{html.escape(label)}</h2>"
+        titled = name in ("summary", "headline", "reproduction")
+        heading = f"<h2 class='tw-section-title'>{html.escape(label)}</h2>" if titled else ""
         parts += [f"<section class='tw-section' id='section-{html.escape(name)}'>", heading, body, "</section>"]
     parts += ["</main>",
               "<footer>Twelve Ways: SC15 rules R1–R12 and the twelve data-science benchmarking fallacies "
@@ -410,10 +410,25 @@ def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) ->
     return "\n".join(parts)
 
 
+def reproduction_section(reproduction_json: str | os.PathLike | None) -> list[tuple[str, str, str]]:
+    """The comparison with the configured reference (``report.reference``; reports/reproduction.json), or nothing."""
+    if not reproduction_json:
+        return []
+    from ..compare import render as compare_render
+
+    record = _read_optional_json(reproduction_json)
+    if not record:
+        raise RenderError(f"{reproduction_json}: no reproduction record (run `twelveways reproduce` first)")
+    body = compare_render.reproduction_fragment(record, heading="h3")
+    body += ("<p>Every shared configuration, the environment differences and the stability of each side: "
+             "reports/reproduction.html.</p>")
+    return [("reproduction", "Reproduction against the reference", body)]
+
+
 def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.PathLike, *,
            checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
            environment_json: str | os.PathLike | None = None, title: str | None = None,
-           note: str | None = None) -> Path:
+           note: str | None = None, reproduction_json: str | os.PathLike | None = None) -> Path:
     """Write the report: header, headline, one line per check, one section per executed notebook.
 
     ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
@@ -437,7 +452,8 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
     headline = headline_html(config, checklist, derived_dir=places["derived"], results_dir=places["results"],
                              bench_dir=places["bench"], figures=figures)
     sections = [("headline", "Headline", headline),
-                ("summary", "Checklist: one line per check", checklist_summary(checklist_json)), *bodies]
+                ("summary", "Checklist: one line per check", checklist_summary(checklist_json)),
+                *reproduction_section(reproduction_json), *bodies]
     facts = header_facts(config, environment) + ([note] if note else [])
     document = _page(str(title), facts, sections)
     remote = external_references(document)

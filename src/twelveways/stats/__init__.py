@@ -17,10 +17,11 @@ small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence)
 from __future__ import annotations
 
 from .changepoint import Stability, min_series_length, stability
-from .compare import (Comparison, Kruskal, a12_magnitude, compare, detectable_ratio, fdr_adjust, kruskal,
-                      ranks_poolable)
-from .core import (KINDS, STATISTICS, Normality, as_values, mean_ci, median_ci, median_ci_ranks,
-                         min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks)
+from .compare import (Comparison, Kruskal, a12_magnitude, compare, detectable_ratio, effect_size, fdr_adjust,
+                      holm_adjust, kruskal, mann_whitney, ranks_poolable, signed_rank)
+from .core import (KINDS, STATISTICS, Normality, as_values, geometric_mean, harmonic_mean, mean_ci, median_ci,
+                   median_ci_ranks, min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks,
+                   relative_half_width, skewness)
 from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
                             ideal_scaling, speedup)
 from .summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
@@ -32,9 +33,10 @@ __all__ = [
     "KINDS", "STATISTICS", "Summary", "Ratio", "summarize", "ratio_of_summaries", "geometric_mean_fallback",
     # normality and CIs (R5, R6)
     "Normality", "normality", "mean_ci", "ci", "median_ci", "median_ci_ranks", "percentile_ci",
-    "percentile_ci_ranks", "min_samples_for_ci", "SampleSize", "samples_needed", "as_values",
+    "percentile_ci_ranks", "min_samples_for_ci", "SampleSize", "samples_needed", "as_values", "relative_half_width",
     # comparisons (R7)
     "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
+    "mann_whitney", "signed_rank", "effect_size", "holm_adjust", "harmonic_mean", "geometric_mean", "skewness",
     # tails and outliers (R8, R12)
     "percentiles", "QuantileFit", "quantile_regression", "Outliers", "tukey_outliers",
     # scaling (R1, R11)

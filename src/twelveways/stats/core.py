@@ -13,6 +13,8 @@ import warnings
 from functools import lru_cache
 
 import numpy as np
+
+from ..jsonvalue import plain
 from scipy import stats as sps
 
 from ..errors import StatisticsError
@@ -30,24 +32,31 @@ class Record:
     """Mixin: ``to_dict()`` gives plain JSON-ready values, so results can go straight into evidence."""
 
     def to_dict(self) -> dict:
-        return jsonable(dataclasses.asdict(self))  # type: ignore[call-overload]
+        return plain(dataclasses.asdict(self))  # type: ignore[call-overload]
 
 
-def jsonable(obj):
-    """Numpy scalars/arrays and tuples to plain Python, recursively (for checklist evidence / JSON)."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        return None if not math.isfinite(float(obj)) else float(obj)
-    return obj
+def harmonic_mean(values) -> float:
+    """The harmonic mean (the mean of rates over equal work; scipy)."""
+    return float(sps.hmean(np.asarray(values, dtype=float)))
+
+
+def geometric_mean(values) -> float:
+    """The geometric mean (of ratios; scipy)."""
+    return float(sps.gmean(np.asarray(values, dtype=float)))
+
+
+def skewness(values) -> float:
+    """Sample skewness (scipy, biased estimator): the shape beside a normality test."""
+    return float(sps.skew(np.asarray(values, dtype=float)))
+
+
+def relative_half_width(value, low, high):
+    """The farthest CI bound's distance from ``value``, relative to it: the x of "within ±x" (measure's
+    CI target, R5's widths, the restated-number tolerance).  Arrays give arrays; a zero value gives inf."""
+    value, low, high = (np.asarray(v, dtype=float) for v in (value, low, high))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        width = np.maximum(value - low, high - value) / np.abs(value)
+    return float(width) if width.ndim == 0 else width
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import StatisticsError
-from .core import (STATISTICS, Record, as_values, check_confidence, check_kind, check_sign, median_ci,
+from .core import (STATISTICS, Record, relative_half_width, as_values, check_confidence, check_kind, check_sign, median_ci,
                          median_ci_ranks, min_samples_for_ci, normality, t_interval)
 
 # ---------------------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ class Summary(Record):
         """max distance from value to a CI bound, relative to the value (the ±target of measure)."""
         if self.ci is None or self.value == 0:
             return None
-        return max(self.value - self.ci[0], self.ci[1] - self.value) / abs(self.value)
+        return relative_half_width(self.value, *self.ci)
 
 
 def _median_summary(x, kind, confidence, unit, prefix=""):
@@ -232,7 +232,7 @@ def samples_needed(pilot, target: float = 0.05, confidence: float = 0.95, statis
             j = sps.binom.ppf(tail, ns, 0.5)
             k = sps.binom.isf(tail, ns, 0.5) + 1
             low, high = np.quantile(x, j / (ns + 1)), np.quantile(x, k / (ns + 1))
-            half = np.maximum(med - low, high - med) / abs(med)
+            half = relative_half_width(med, low, high)
             ok = np.nonzero(half <= target)[0]
             if ok.size:
                 i = int(ok[0])

@@ -1,4 +1,4 @@
-"""The training benchmark: time to a quality target under MLPerf timing rules (issue 5).
+"""The training benchmark: time to a quality target under MLPerf timing rules.
 
 Modules, one concern each:
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import KernelError, TwelveWaysError
+from ..families.train import FAMILY
 from ..measure import seeded_order
 from . import data as data_mod
 from . import models
@@ -33,7 +34,7 @@ from .planning import Plan, RunConfig, plan, run_seeds
 from .records import (DEFINITIONS, count_ops, make_spec, op_rows, per_sample_flops, run_rows,
                       tuning_cost_row)
 from .score import olympic_mean
-from .settings import UPSAMPLED_DIGITS, TrainConfig, load_config
+from .settings import TrainConfig, load_config
 
 
 class PlannedRun(NamedTuple):
@@ -444,13 +445,8 @@ def study_attrs(config: dict, environment, study: Study, launched: Launched, sco
     return attrs
 
 
-#: The levels this benchmark can run (R2 compares them with the rows; a level left out needs a reason).
-LEVELS_AVAILABLE = {
-    "workload": list(models.MODELS),
-    "dataset": [name for name in data_mod.DATASETS if name != UPSAMPLED_DIGITS],  # digits at input size 32
-    "precision": ["fp32", "mixed:bf16+fp32"],
-    "input_size": [8, 32],
-}
+#: The levels this benchmark can run, as its family declares them (R2: a level left out needs a reason).
+LEVELS_AVAILABLE = {factor: list(levels) for factor, levels in FAMILY.levels.items()}
 
 
 def levels_attrs(config: dict) -> dict:

@@ -108,7 +108,7 @@ def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
             row["ci_low_s"], row["ci_high_s"] = stats.median_ci(t, confidence)
         except StatisticsError:
             row["ci_low_s"] = row["ci_high_s"] = np.nan
-        row["ci_halfwidth_pct"] = 100 * max(row["median_s"] - row["ci_low_s"], row["ci_high_s"] - row["median_s"]) / row["median_s"]
+        row["ci_halfwidth_pct"] = 100 * stats.relative_half_width(row["median_s"], row["ci_low_s"], row["ci_high_s"])
         row["shapiro_p"] = stats.normality(t).p if t.size >= 3 else np.nan
         basis = RATE_BASIS.get(str(row["workload"]), "bytes")
         work = group["flops_per_iteration" if basis == "flops" else "bytes_per_iteration"].iloc[0]

@@ -1,0 +1,20 @@
+"""The inference family: LoadGen scenarios and precision variants, results, notebook.
+
+The names repeat ``twelveways.infer.scenarios.SCENARIOS`` and ``infer.variants.VARIANTS``
+(modules that import LoadGen and torch); tests/test_families.py holds them equal.
+"""
+
+from .model import Family, Figures
+
+SCENARIOS = ("SingleStream", "MultiStream", "Server", "Offline")
+VARIANTS = ("fp32", "bf16", "int8")
+
+FAMILY = Family(
+    name="infer",
+    stage="infer",
+    notebook="inference",
+    results=("inference.nc",),
+    levels={"scenario": SCENARIOS, "precision": VARIANTS},
+    analysis="twelveways.infer.analysis",
+    figures=Figures("../report/inference.rst", "Inference"),
+)

@@ -1,0 +1,34 @@
+"""Plain JSON values from what the package computes: the one sanitiser for evidence, records and attributes.
+
+Why: numpy scalars and arrays, tuples, sets and enums are not JSON, and NaN is not valid JSON; every
+writer of JSON (checklist evidence, comparison records, statistics' ``to_dict``, results attributes)
+goes through :func:`plain` so they agree on what a missing number looks like.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+
+import numpy as np
+
+
+def plain(value, *, finite: bool = True):
+    """``value`` as dicts, lists, str, int, float, bool and None, recursively.
+
+    ``finite`` (the default): NaN and infinities become None; ``finite=False`` keeps them (results
+    attributes, which Python's json writes and reads back as NaN).
+    """
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): plain(v, finite=finite) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v, finite=finite) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist(), finite=finite)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and finite and not math.isfinite(value):
+        return None
+    return value
