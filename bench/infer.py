@@ -1,6 +1,6 @@
 """`make bench` topic: the ceiling of LoadGen plus our Python SUT, and what limits the real model.
 
-Why this exists: issue 6 asks that the harness (LoadGen + the Python SUT) be cheap enough that
+Why this exists: the project asks that the harness (LoadGen + the Python SUT) be cheap enough that
 the model, not the harness, limits throughput, and that we say which one does, with numbers.
 So the same LoadGen runs are made with a model that does nothing (``NullRunner``: class 0 for
 every sample, no tensor work) and with each real model the training stage wrote (the stage's
@@ -77,59 +77,74 @@ def _verdict(share):
     return "harness (LoadGen + Python SUT)" if share > 0.5 else "model"
 
 
-def run(quick: bool = True) -> dict:
-    import torch
-
+def _prepare(served, cfg: dict, work: Path) -> tuple[dict, dict]:
+    """Prepare the do-nothing model (the harness ceiling) and every served model (fp32) for the same LoadGen runs."""
     from twelveways.infer import runs, variants
 
-    torch.set_num_threads(1)
-    duration = 0.5 if quick else 2.0
-    repetitions = 3 if quick else 7
-    cfg = twconfig.validate({"seed": SEED, "infer": {
-        "min_duration_s": duration, "server_search": {"max_runs": 6 if quick else 9, "rel_tolerance": 0.1 if quick else 0.03},
-        "server_load_fractions": [], "max_latency_rows": 1}})["infer"]
-    with tempfile.TemporaryDirectory(prefix="twelveways-bench-infer-") as tmp:
-        work = Path(tmp)
-        served = _models(work)
-        split0 = served[0][1]
-        null_variant = SimpleNamespace(name="null", precision="none")
-        null_model = SimpleNamespace(name="do-nothing", parameters=0)
-        preps = {"do-nothing": runs.prepare(null_model, null_variant, variants.NullRunner(), len(split0), split0.labels,
-                                            cfg, SEED, pilot_dir=work / "null" / "pilot")}
-        models = {}
-        for loaded, split, source in served:
-            fp32 = variants.make(loaded.module, "fp32")
-            preps[loaded.name] = runs.prepare(loaded, fp32, variants.TorchRunner(fp32, split.features), len(split),
-                                              split.labels, cfg, SEED, pilot_dir=work / loaded.name / "pilot")
-            models[loaded.name] = {"source": source, "parameters": loaded.parameters}
-        offline = {name: [] for name in preps}
-        order = measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED)
-        for name, i in order:
-            parsed = runs.performance_run(preps[name], "Offline", cfg, SEED, work / name / f"offline-{i}")
-            offline[name].append(float(parsed["summary"]["values"]["Samples per second"]))
-        searches = {name: [] for name in preps}
-        for name, i in measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED + 1):
-            start = time.perf_counter()
-            result = runs.server_search(preps[name], cfg, SEED + i, work / name / f"server-{i}")
-            searches[name].append({"highest_valid_qps": result.best_qps, "bracket": list(result.bracket),
-                                   "stop_reason": result.stop_reason,
-                                   "probes": [[round(p.target_qps, 1), p.valid] for p in result.probes],
-                                   "search_s": round(time.perf_counter() - start, 1)})
-        server = {}
-        for name, found in searches.items():
-            best = [f["highest_valid_qps"] for f in found if f["highest_valid_qps"]]
-            server[name] = {"highest_valid_qps": statistics.median(best) if best else None,
-                            "spread": _spread(best) if best else None, "searches": found}
-        singlestream = {}
-        for name, prep in preps.items():
-            row = {}
-            for traced in (False, True):
-                parsed = runs.performance_run(prep, "SingleStream", cfg, SEED, work / name / f"ss-trace-{traced}", trace=traced)
-                row["with_trace" if traced else "without_trace"] = {
-                    "p50_latency_us": parsed["summary"]["percentiles"][0.5] / 1000,
-                    "p90_latency_us": parsed["summary"]["percentiles"][0.9] / 1000}
-            singlestream[name] = row
+    split0 = served[0][1]
+    null_variant = SimpleNamespace(name="null", precision="none")
+    null_model = SimpleNamespace(name="do-nothing", parameters=0)
+    preps = {"do-nothing": runs.prepare(null_model, null_variant, variants.NullRunner(), len(split0), split0.labels,
+                                        cfg, SEED, pilot_dir=work / "null" / "pilot")}
+    models = {}
+    for loaded, split, source in served:
+        fp32 = variants.make(loaded.module, "fp32")
+        preps[loaded.name] = runs.prepare(loaded, fp32, variants.TorchRunner(fp32, split.features), len(split),
+                                          split.labels, cfg, SEED, pilot_dir=work / loaded.name / "pilot")
+        models[loaded.name] = {"source": source, "parameters": loaded.parameters}
+    return preps, models
 
+
+def _offline(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
+    """Offline samples/s of every model, ``repetitions`` runs each, interleaved in a seeded order against drift."""
+    from twelveways.infer import runs
+
+    offline = {name: [] for name in preps}
+    order = measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED)
+    for name, i in order:
+        parsed = runs.performance_run(preps[name], "Offline", cfg, SEED, work / name / f"offline-{i}")
+        offline[name].append(float(parsed["summary"]["values"]["Samples per second"]))
+    return offline
+
+
+def _server(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
+    """The highest VALID Server QPS of every model: ``repetitions`` searches each, interleaved, median and range."""
+    from twelveways.infer import runs
+
+    searches = {name: [] for name in preps}
+    for name, i in measure.seeded_order([(name, i) for name in preps for i in range(repetitions)], SEED + 1):
+        start = time.perf_counter()
+        result = runs.server_search(preps[name], cfg, SEED + i, work / name / f"server-{i}")
+        searches[name].append({"highest_valid_qps": result.best_qps, "bracket": list(result.bracket),
+                               "stop_reason": result.stop_reason,
+                               "probes": [[round(p.target_qps, 1), p.valid] for p in result.probes],
+                               "search_s": round(time.perf_counter() - start, 1)})
+    server = {}
+    for name, found in searches.items():
+        best = [f["highest_valid_qps"] for f in found if f["highest_valid_qps"]]
+        server[name] = {"highest_valid_qps": statistics.median(best) if best else None,
+                        "spread": _spread(best) if best else None, "searches": found}
+    return server
+
+
+def _singlestream(preps: dict, cfg: dict, work: Path) -> dict:
+    """SingleStream latency percentiles with and without LoadGen's trace: what recording every query costs."""
+    from twelveways.infer import runs
+
+    singlestream = {}
+    for name, prep in preps.items():
+        row = {}
+        for traced in (False, True):
+            parsed = runs.performance_run(prep, "SingleStream", cfg, SEED, work / name / f"ss-trace-{traced}", trace=traced)
+            row["with_trace" if traced else "without_trace"] = {
+                "p50_latency_us": parsed["summary"]["percentiles"][0.5] / 1000,
+                "p90_latency_us": parsed["summary"]["percentiles"][0.9] / 1000}
+        singlestream[name] = row
+    return singlestream
+
+
+def _per_model(models: dict, offline: dict, server: dict, singlestream: dict) -> dict:
+    """Answer the question this bench exists for: per model, the harness share, the time split and what limits it."""
     null_sps = statistics.median(offline["do-nothing"])
     null_qps = server["do-nothing"]["highest_valid_qps"]
     null_ss = singlestream["do-nothing"]["with_trace"]["p50_latency_us"]
@@ -149,6 +164,29 @@ def run(quick: bool = True) -> dict:
                            "server_model_us_per_query": round(1e6 / real_qps - 1e6 / null_qps, 2)})
         per_model[name] = {**models[name], "harness_share": shares, "time_split": per_us,
                            "limits_throughput": {k: _verdict(v) for k, v in shares.items()}}
+    return per_model
+
+
+def run(quick: bool = True) -> dict:
+    import torch
+
+    from twelveways.infer import runs, variants  # noqa: F401  (a missing LoadGen fails here, before any training)
+
+    torch.set_num_threads(1)
+    duration = 0.5 if quick else 2.0
+    repetitions = 3 if quick else 7
+    cfg = twconfig.validate({"seed": SEED, "infer": {
+        "min_duration_s": duration, "server_search": {"max_runs": 6 if quick else 9, "rel_tolerance": 0.1 if quick else 0.03},
+        "server_load_fractions": [], "max_latency_rows": 1}})["infer"]
+    with tempfile.TemporaryDirectory(prefix="twelveways-bench-infer-") as tmp:
+        work = Path(tmp)
+        served = _models(work)
+        preps, models = _prepare(served, cfg, work)
+        offline = _offline(preps, cfg, work, repetitions)
+        server = _server(preps, cfg, work, repetitions)
+        singlestream = _singlestream(preps, cfg, work)
+
+    per_model = _per_model(models, offline, server, singlestream)
     return {
         "what": "LoadGen + Python SUT ceiling (do-nothing model) vs each served model, fp32, 1 torch thread",
         "settings": {"min_duration_s": duration, "offline_repetitions": repetitions, "offline_batch": cfg["offline_batch"],

@@ -1,4 +1,4 @@
-"""`make bench` topic: the C PRK kernels at the sizes of issue 3's reference table.
+"""`make bench` topic: the C PRK kernels at the sizes of the PRK reference table.
 
 Why this exists: the issue sets speed targets for the C kernels (at least the reference rates of
 ParRes/Kernels' own C on a machine like this one, dgemm at least twice the blocked reference, and
@@ -43,7 +43,7 @@ from twelveways.prk import build  # noqa: E402
 SEED = 20240611
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
 
-#: issue 3's reference table (ParRes/Kernels C, gcc -O3 -march=native, medians of 5, 2-core machine).
+#: the PRK reference table (ParRes/Kernels C, gcc -O3 -march=native, medians of 5, 2-core machine).
 REFERENCE = {
     "nstream": {"args": [20_000_000], "label": "nstream 20M", "unit": "MB/s",
                 "c-serial": 23199, "c-openmp": 30025, "c-mpi": 33993},
@@ -94,16 +94,8 @@ def _summary(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
-def run(quick: bool = False) -> dict:
-    """Measure the reference table's configurations; figures with medians, ranges, references."""
-    repetitions = 3 if quick else 5
-    started = time.time()
-    load_at_start = os.getloadavg()
-    kernels_dir = ROOT / "build" / "kernels"
-    manifest = build.build_kernels(kernels_dir)
-    likwid = shutil.which("likwid-bench")
-
-    configs = _configs()
+def _measure(kernels_dir: Path, configs: list, repetitions: int, quick: bool) -> tuple[dict, dict]:
+    """Run every configuration and limit probe, interleaved in a seeded order per repetition so drift is not an effect."""
     jobs = [("kernel", c) for c in configs] + [("limit", probe) for probe in machine.jobs()]
     samples: dict = {job: [] for job in jobs}
     errors: dict = {}
@@ -120,69 +112,59 @@ def run(quick: bool = False) -> dict:
                 errors.setdefault(f"{kind} {what}", []).append(result.get("error", "validation failed"))
                 continue
             samples[job].append(result)
+    return samples, errors
 
-    limits = machine.summarize({what: [s["rate"] for s in got] for (kind, what), got in samples.items()
-                                if kind == "limit"})
-    figures = []
-    for config in configs:
-        kernel, impl, ranks, threads = config
-        ref = REFERENCE[kernel]
-        got = samples[("kernel", config)]
-        parallel = max(ranks, threads)
-        reference = ref.get(impl) if impl == "c-serial" or parallel == 2 else None
-        factor = ref.get("target_factor", 1.0) if impl != "c-mpi" else 1.0
-        prk = _summary([s["prk_rate"] for s in got])
-        ours = _summary([s["rate"] for s in got])
-        entry = {
-            "kernel": kernel, "label": ref["label"], "implementation": impl, "ranks": ranks, "threads": threads,
-            "unit": ref["unit"], "rate_prk_counting": prk, "rate_as_reported": ours,
-            "avg_time_s": _summary([s["avg_time_s"] for s in got]),
-            "reference": reference, "target": reference * factor if reference else None,
-        }
-        if reference and prk["median"]:
-            entry["ratio_to_reference"] = round(prk["median"] / reference, 3)
-            entry["meets_target"] = prk["median"] >= reference * factor
-            entry.update(machine.scaled_target(limits, kernel, parallel, reference * factor))
-            if "target_scaled_to_this_machine" in entry:
-                entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
-        figures.append(entry)
 
-    result = {
-        "topic": "prk_c",
-        "quick": quick,
-        "repetitions": repetitions,
-        "order": f"configurations interleaved in a seeded random order per repetition (seed {SEED}+rep)",
-        "statistic": "median and range over repetitions of each run's rate (mean of iterations 1..N, warm-up excluded)",
-        "comparison": "rate_prk_counting = PRK's work count / our mean iteration time, compared with the "
-                      "reference table (issue 3); rate_as_reported uses our bytes/flops as moved/executed",
-        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-                    "load_average_at_start": load_at_start},
-        "build": {"compiler": manifest["compiler"].get("version"), "cflags": manifest["cflags"]},
-        "machine_limits": limits,
-        "figures": figures,
-        "errors": errors,
+def _figure(config: tuple[str, str, int, int], got: list[dict], limits: dict) -> dict:
+    """One configuration's figure: its rates set against the reference, the target and the target scaled to this machine."""
+    kernel, impl, ranks, threads = config
+    ref = REFERENCE[kernel]
+    parallel = max(ranks, threads)
+    reference = ref.get(impl) if impl == "c-serial" or parallel == 2 else None
+    factor = ref.get("target_factor", 1.0) if impl != "c-mpi" else 1.0
+    prk = _summary([s["prk_rate"] for s in got])
+    ours = _summary([s["rate"] for s in got])
+    entry = {
+        "kernel": kernel, "label": ref["label"], "implementation": impl, "ranks": ranks, "threads": threads,
+        "unit": ref["unit"], "rate_prk_counting": prk, "rate_as_reported": ours,
+        "avg_time_s": _summary([s["avg_time_s"] for s in got]),
+        "reference": reference, "target": reference * factor if reference else None,
     }
-    if likwid:
-        stream = {}
-        for threads in (1, 2):
-            lk = limits["stream"]["measured"].get(str(threads), _summary([]))
-            impl_config = ("nstream", "c-serial", 1, 1) if threads == 1 else ("nstream", "c-openmp", 1, 2)
-            ns = _summary([s["rate"] for s in samples[("kernel", impl_config)]])
-            entry = {"likwid_stream_MBps": lk, "nstream_MBps": ns, "nstream_implementation": impl_config[1],
-                     "reference_machine_likwid_MBps": machine.REFERENCE["stream"][str(threads)]}
-            if lk["median"] and ns["median"]:
-                entry["ratio"] = round(ns["median"] / lk["median"], 3)
-                entry["meets_0.9"] = ns["median"] >= 0.9 * lk["median"]
-            stream[str(threads)] = entry
-        result["likwid"] = {"available": True, "command": "likwid-bench -t stream -w S0:1GB:<threads>",
-                            "note": "likwid counts 24 bytes per element (no write-allocate); nstream counts 32 "
-                                    "(A is read and written)", "threads": stream}
-    else:
-        result["likwid"] = {"available": False,
-                            "note": "likwid-bench not installed (Debian package `likwid`); no stream bound measured"}
+    if reference and prk["median"]:
+        entry["ratio_to_reference"] = round(prk["median"] / reference, 3)
+        entry["meets_target"] = prk["median"] >= reference * factor
+        entry.update(machine.scaled_target(limits, kernel, parallel, reference * factor))
+        if "target_scaled_to_this_machine" in entry:
+            entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
+    return entry
+
+
+def _likwid(likwid: str | None, limits: dict, samples: dict) -> dict:
+    """The nstream >= 0.9x `likwid-bench -t stream` check, or why that bound could not be measured."""
+    if not likwid:
+        return {"available": False,
+                "note": "likwid-bench not installed (Debian package `likwid`); no stream bound measured"}
+    stream = {}
+    for threads in (1, 2):
+        lk = limits["stream"]["measured"].get(str(threads), _summary([]))
+        impl_config = ("nstream", "c-serial", 1, 1) if threads == 1 else ("nstream", "c-openmp", 1, 2)
+        ns = _summary([s["rate"] for s in samples[("kernel", impl_config)]])
+        entry = {"likwid_stream_MBps": lk, "nstream_MBps": ns, "nstream_implementation": impl_config[1],
+                 "reference_machine_likwid_MBps": machine.REFERENCE["stream"][str(threads)]}
+        if lk["median"] and ns["median"]:
+            entry["ratio"] = round(ns["median"] / lk["median"], 3)
+            entry["meets_0.9"] = ns["median"] >= 0.9 * lk["median"]
+        stream[str(threads)] = entry
+    return {"available": True, "command": "likwid-bench -t stream -w S0:1GB:<threads>",
+            "note": "likwid counts 24 bytes per element (no write-allocate); nstream counts 32 "
+                    "(A is read and written)", "threads": stream}
+
+
+def _targets_summary(figures: list[dict], limits: dict, started: float) -> dict:
+    """The verdict at a glance: targets met and missed (as stated and scaled to this machine), and the run's cost."""
     met = [f for f in figures if "meets_target" in f]
     scaled = [f for f in met if "meets_scaled_target" in f]
-    result["summary"] = {
+    return {
         "targets_checked": len(met),
         "targets_met": sum(1 for f in met if f["meets_target"]),
         "missed": [f"{f['label']} {f['implementation']} r{f['ranks']}t{f['threads']}: "
@@ -197,6 +179,40 @@ def run(quick: bool = False) -> dict:
         "seconds": round(time.time() - started, 1),
         "load_average_at_end": os.getloadavg(),
     }
+
+
+def run(quick: bool = False) -> dict:
+    """Measure the reference table's configurations; figures with medians, ranges, references."""
+    repetitions = 3 if quick else 5
+    started = time.time()
+    load_at_start = os.getloadavg()
+    kernels_dir = ROOT / "build" / "kernels"
+    manifest = build.build_kernels(kernels_dir)
+    likwid = shutil.which("likwid-bench")
+
+    configs = _configs()
+    samples, errors = _measure(kernels_dir, configs, repetitions, quick)
+    limits = machine.summarize({what: [s["rate"] for s in got] for (kind, what), got in samples.items()
+                                if kind == "limit"})
+    figures = [_figure(config, samples[("kernel", config)], limits) for config in configs]
+
+    result = {
+        "topic": "prk_c",
+        "quick": quick,
+        "repetitions": repetitions,
+        "order": f"configurations interleaved in a seeded random order per repetition (seed {SEED}+rep)",
+        "statistic": "median and range over repetitions of each run's rate (mean of iterations 1..N, warm-up excluded)",
+        "comparison": "rate_prk_counting = PRK's work count / our mean iteration time, compared with the "
+                      "reference table; rate_as_reported uses our bytes/flops as moved/executed",
+        "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+                    "load_average_at_start": load_at_start},
+        "build": {"compiler": manifest["compiler"].get("version"), "cflags": manifest["cflags"]},
+        "machine_limits": limits,
+        "figures": figures,
+        "errors": errors,
+    }
+    result["likwid"] = _likwid(likwid, limits, samples)
+    result["summary"] = _targets_summary(figures, limits, started)
     return result
 
 

@@ -1,4 +1,4 @@
-"""`make bench` topic: the NumPy PRK kernels at the sizes of issue 3's reference table.
+"""`make bench` topic: the NumPy PRK kernels at the sizes of the PRK reference table.
 
 Why this exists: the issue asks the NumPy kernels for at least 1.2x the reference NumPy rates
 (ParRes/Kernels' own NumPy ports re-timed with a wall clock on a 2-core machine like this one)
@@ -76,66 +76,100 @@ def _run_case(kernel: str, args: list[int], iterations: int, threads: int) -> di
             "threads": doc["threads"]}
 
 
+def _baseline_nstream(args: list[int], iterations: int):
+    """The same-run baseline for nstream: A += B + 3C written plainly, temporaries included."""
+    import numpy as np
+
+    n = args[0]
+    a, b, c = np.zeros(n), np.full(n, 2.0), np.full(n, 2.0)
+
+    def step():
+        nonlocal a
+        a += b + 3.0 * c
+
+    return step, 4.0 * 8 * n, iterations
+
+
+def _baseline_transpose(args: list[int], iterations: int):
+    """The same-run baseline for transpose: the untiled B += A.T; A += 1 of the reference NumPy port."""
+    import numpy as np
+
+    n = args[0]
+    a, b = np.arange(n * n, dtype=float).reshape(n, n), np.zeros((n, n))
+
+    def step():
+        nonlocal a, b
+        b += a.T
+        a += 1.0
+
+    return step, 2.0 * 8 * n * n, iterations
+
+
+def _baseline_stencil(args: list[int], iterations: int):
+    """The same-run baseline for stencil: one shifted whole-array product per star point, summed with temporaries."""
+    import numpy as np
+
+    n, r = args
+    a, b = np.add.outer(np.arange(n, dtype=float), np.arange(n, dtype=float)), np.zeros((n, n))
+    points = [(0, 0, 0.0)] + [p for k in range(1, r + 1) for p in
+                              ((0, k, 1 / (2 * k * r)), (0, -k, -1 / (2 * k * r)),
+                               (k, 0, 1 / (2 * k * r)), (-k, 0, -1 / (2 * k * r)))]
+
+    def step():
+        nonlocal a
+        acc = sum(w * a[r + di:n - r + di, r + dj:n - r + dj] for di, dj, w in points)
+        b[r:n - r, r:n - r] += acc
+        a += 1.0
+
+    return step, (2.0 * (4 * r + 1) + 1) * (n - 2 * r) ** 2, iterations
+
+
+def _baseline_p2p(args: list[int], iterations: int):
+    """The same-run baseline for p2p: pure-Python loops, hence a 600x600 grid and a single timed iteration."""
+    import numpy as np
+
+    m = n = 600  # pure-Python loops: ~10 s per iteration at 4000 x 4000
+    a = np.zeros((m, n))
+    a[0, :], a[:, 0] = np.arange(n), np.arange(m)
+
+    def step():
+        for i in range(1, m):
+            for j in range(1, n):
+                a[i, j] = a[i - 1, j] + a[i, j - 1] - a[i - 1, j - 1]
+        a[0, 0] = -a[m - 1, n - 1]
+
+    return step, 2.0 * (m - 1) * (n - 1), 1
+
+
+def _baseline_dgemm(args: list[int], iterations: int):
+    """The same-run baseline for dgemm: C += np.dot(A, B), the BLAS call the reference also timed."""
+    import numpy as np
+
+    n = args[0]
+    a = np.tile(np.arange(n, dtype=float), (n, 1))
+    b, c = a.copy(), np.zeros((n, n))
+
+    def step():
+        nonlocal c
+        c += np.dot(a, b)
+
+    return step, 2.0 * n ** 3, iterations
+
+
+#: kernel -> (args, iterations) -> (step, PRK work per iteration, iterations to time)
+_BASELINES = {"nstream": _baseline_nstream, "transpose": _baseline_transpose, "stencil": _baseline_stencil,
+              "p2p": _baseline_p2p, "dgemm": _baseline_dgemm}
+
+
 def _baseline(kernel: str, args: list[int], iterations: int) -> float:
     """PRK-rate of the straightforward NumPy formulation (whole-array expressions with temporaries,
     pure-Python loops for p2p), timed like the kernels: warm-up excluded, mean of the iterations.
 
     Written here from the PRK definitions so that ours can be compared with it in the same run on
     a noisy machine (the issue's reference numbers come from another machine and moment)."""
-    import numpy as np
-
-    if kernel == "nstream":
-        n = args[0]
-        a, b, c = np.zeros(n), np.full(n, 2.0), np.full(n, 2.0)
-        work = 4.0 * 8 * n
-
-        def step():
-            nonlocal a
-            a += b + 3.0 * c
-    elif kernel == "transpose":
-        n = args[0]
-        a, b = np.arange(n * n, dtype=float).reshape(n, n), np.zeros((n, n))
-        work = 2.0 * 8 * n * n
-
-        def step():
-            nonlocal a, b
-            b += a.T
-            a += 1.0
-    elif kernel == "stencil":
-        n, r = args
-        a, b = np.add.outer(np.arange(n, dtype=float), np.arange(n, dtype=float)), np.zeros((n, n))
-        points = [(0, 0, 0.0)] + [p for k in range(1, r + 1) for p in
-                                  ((0, k, 1 / (2 * k * r)), (0, -k, -1 / (2 * k * r)), (k, 0, 1 / (2 * k * r)), (-k, 0, -1 / (2 * k * r)))]
-        work = (2.0 * (4 * r + 1) + 1) * (n - 2 * r) ** 2
-
-        def step():
-            nonlocal a
-            acc = sum(w * a[r + di:n - r + di, r + dj:n - r + dj] for di, dj, w in points)
-            b[r:n - r, r:n - r] += acc
-            a += 1.0
-    elif kernel == "p2p":
-        m = n = 600  # pure-Python loops: ~10 s per iteration at 4000 x 4000
-        a = np.zeros((m, n))
-        a[0, :], a[:, 0] = np.arange(n), np.arange(m)
-        work = 2.0 * (m - 1) * (n - 1)
-        iterations = 1
-
-        def step():
-            for i in range(1, m):
-                for j in range(1, n):
-                    a[i, j] = a[i - 1, j] + a[i, j - 1] - a[i - 1, j - 1]
-            a[0, 0] = -a[m - 1, n - 1]
-    elif kernel == "dgemm":
-        n = args[0]
-        a = np.tile(np.arange(n, dtype=float), (n, 1))
-        b, c = a.copy(), np.zeros((n, n))
-        work = 2.0 * n ** 3
-
-        def step():
-            nonlocal c
-            c += np.dot(a, b)
-    else:
+    if kernel not in _BASELINES:
         return float("nan")
+    step, work, iterations = _BASELINES[kernel](args, iterations)
     times = []
     for _ in range(iterations + 1):
         start = time.perf_counter_ns()
@@ -150,10 +184,8 @@ def _summary(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
-def run(quick: bool = False) -> dict:
-    """Measure every case; figures with medians, ranges, the reference and the target."""
-    repetitions = 3 if quick else 5
-    started = time.time()
+def _measure(repetitions: int) -> tuple[dict, dict, dict, dict]:
+    """Run ours, the baselines and the limit probes, interleaved in a seeded order per repetition so drift is not an effect."""
     from threadpoolctl import threadpool_limits
 
     samples: dict[str, list[dict]] = {case[0]: [] for case in CASES}
@@ -177,40 +209,52 @@ def run(quick: bool = False) -> dict:
             else:
                 with threadpool_limits(limits=threads, user_api="blas"):
                     baseline[label].append(_baseline(kernel, args, iterations))
+    return samples, baseline, limit_samples, limit_errors
+
+
+def _figure(case: tuple, runs: list[dict], baseline: list[float], limits: dict) -> dict:
+    """One case's figure: its rates set against the reference, the target (also scaled) and the same-run baseline."""
+    label, kernel, args, iterations, threads, reference, factor, unit = case
+    good = [s for s in runs if "error" not in s and s["valid"]]
+    prk = _summary([s["prk_rate"] for s in good])
+    entry = {
+        "kernel": kernel, "implementation": "numpy", "arguments": [iterations, *args], "blas_threads": threads,
+        "unit": unit, "prk_rate": prk, "rate_as_moved_or_executed": _summary([s["rate"] for s in good]),
+        "invalid_or_failed_runs": len(runs) - len(good),
+        "errors": sorted({s["error"] for s in runs if "error" in s}),
+        "reference": reference,
+    }
+    if reference is not None:
+        entry["target_factor"] = factor
+        entry["target"] = reference * factor
+        if prk["median"] is not None:
+            entry["speedup_over_reference_median"] = prk["median"] / reference
+            entry["speedup_over_reference_range"] = [prk["min"] / reference, prk["max"] / reference]
+            entry["meets_target"] = prk["median"] >= reference * factor
+            entry.update(machine.scaled_target(limits, kernel, threads, reference * factor))
+            if "target_scaled_to_this_machine" in entry:
+                entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
+    if baseline:
+        base = _summary(baseline)
+        entry["same_run_baseline_prk_rate"] = base
+        entry["same_run_baseline"] = ("straightforward NumPy (temporaries; pure-Python loops for p2p at 600x600), "
+                                      "timed in-process in the same seeded interleaving")
+        if prk["median"] is not None and base["median"]:
+            entry["speedup_over_same_run_baseline_median"] = prk["median"] / base["median"]
+    if kernel in NOTES:
+        entry["note"] = NOTES[kernel]
+    return entry
+
+
+def run(quick: bool = False) -> dict:
+    """Measure every case; figures with medians, ranges, the reference and the target."""
+    repetitions = 3 if quick else 5
+    started = time.time()
+    samples, baseline, limit_samples, limit_errors = _measure(repetitions)
     limits = machine.summarize(limit_samples)
-    figures = {}
-    for label, kernel, args, iterations, threads, reference, factor, unit in CASES:
-        good = [s for s in samples[label] if "error" not in s and s["valid"]]
-        prk = _summary([s["prk_rate"] for s in good])
-        entry = {
-            "kernel": kernel, "implementation": "numpy", "arguments": [iterations, *args], "blas_threads": threads,
-            "unit": unit, "prk_rate": prk, "rate_as_moved_or_executed": _summary([s["rate"] for s in good]),
-            "invalid_or_failed_runs": len(samples[label]) - len(good),
-            "errors": sorted({s["error"] for s in samples[label] if "error" in s}),
-            "reference": reference,
-        }
-        if reference is not None:
-            entry["target_factor"] = factor
-            entry["target"] = reference * factor
-            if prk["median"] is not None:
-                entry["speedup_over_reference_median"] = prk["median"] / reference
-                entry["speedup_over_reference_range"] = [prk["min"] / reference, prk["max"] / reference]
-                entry["meets_target"] = prk["median"] >= reference * factor
-                entry.update(machine.scaled_target(limits, kernel, threads, reference * factor))
-                if "target_scaled_to_this_machine" in entry:
-                    entry["meets_scaled_target"] = prk["median"] >= entry["target_scaled_to_this_machine"]
-        if baseline[label]:
-            base = _summary(baseline[label])
-            entry["same_run_baseline_prk_rate"] = base
-            entry["same_run_baseline"] = ("straightforward NumPy (temporaries; pure-Python loops for p2p at 600x600), "
-                                          "timed in-process in the same seeded interleaving")
-            if prk["median"] is not None and base["median"]:
-                entry["speedup_over_same_run_baseline_median"] = prk["median"] / base["median"]
-        if kernel in NOTES:
-            entry["note"] = NOTES[kernel]
-        figures[label] = entry
+    figures = {case[0]: _figure(case, samples[case[0]], baseline[case[0]], limits) for case in CASES}
     return {
-        "what": "NumPy PRK kernels at issue 3's sizes vs the reference NumPy column (targets: 1.2x, p2p 50x)",
+        "what": "NumPy PRK kernels at the PRK reference table's sizes vs the reference NumPy column (targets: 1.2x, p2p 50x)",
         "comparison_basis": "PRK's work count over the mean of iterations 1..N (prk_rate); medians and ranges of runs",
         "repetitions": repetitions,
         "order": "seeded random order per repetition (measure.seeded_order)",

@@ -19,14 +19,20 @@ from mpi4py import MPI
 import _prk_common as prk
 
 
-def main(argv: list[str]) -> None:
-    comm = MPI.COMM_WORLD
-    me, size = comm.rank, comm.size
+def parse_arguments(argv: list[str], size: int) -> tuple[int, int, int]:
+    """Iterations, m and n, refused unless every rank gets at least one column."""
     args = prk.parse_ints(argv, "p2p-mpi4py.py <iterations> <m> <n>",
                           [("iterations", 1, None), ("m", 2, None), ("n", 2, None)])
     iterations, m, n = args["iterations"], args["m"], args["n"]
     if n < size:
         raise prk.ArgumentError(f"n {n} is smaller than the number of ranks {size}")
+    return iterations, m, n
+
+
+def main(argv: list[str]) -> None:
+    comm = MPI.COMM_WORLD
+    me, size = comm.rank, comm.size
+    iterations, m, n = parse_arguments(argv, size)
     j0, j1 = prk.block(n, size, me)
     w = j1 - j0
     a = np.zeros((m, w + 1))  # column 0: ghost (global j0-1); columns 1..w: global j0..j1-1

@@ -46,16 +46,22 @@ class Halo:
         self._swap(a[rows, r:2 * r], self.left, a[rows, w + r:w + 2 * r], self.right, self.col_send, self.col_recv)
 
 
-def main(argv: list[str]) -> None:
-    comm = MPI.COMM_WORLD
+def parse_arguments(argv: list[str], ranks: int) -> tuple[int, int, int, list[int]]:
+    """Iterations, n, radius and the 2-D rank grid, refused unless every block is at least radius wide."""
     args = prk.parse_ints(argv, "stencil-mpi4py.py <iterations> <n> [radius]",
                           [("iterations", 1, None), ("n", 1, None), ("radius", 1, 2)])
     iterations, n, r = args["iterations"], args["n"], args["radius"]
     if 2 * r + 1 > n:
         raise prk.ArgumentError(f"radius {r} is too large for grid n={n} (need 2*radius+1 <= n)")
-    dims = MPI.Compute_dims(comm.size, 2)
+    dims = MPI.Compute_dims(ranks, 2)
     if n // dims[0] < r or n // dims[1] < r:
         raise prk.ArgumentError(f"grid n={n} split over {dims[0]}x{dims[1]} ranks gives blocks narrower than radius {r}")
+    return iterations, n, r, dims
+
+
+def main(argv: list[str]) -> None:
+    comm = MPI.COMM_WORLD
+    iterations, n, r, dims = parse_arguments(argv, comm.size)
     serial = prk.load_sibling("stencil-numpy.py")
     cart = comm.Create_cart(dims, periods=[False, False], reorder=False)
     ci, cj = cart.Get_coords(cart.rank)

@@ -31,9 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import KernelError, TwelveWaysError
+from ..families.prk import KERNELS, MPI_KERNELS
 
-KERNELS = ("nstream", "transpose", "stencil", "p2p", "dgemm", "sparse")
-MPI_KERNELS = ("nstream", "transpose", "stencil", "p2p")
 VARIANTS = ("serial", "openmp", "mpi")
 MANIFEST = "build.json"
 MANIFEST_VERSION = 1
@@ -145,6 +144,64 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _toolchain(cc: str, mpicc: str, targets: list[tuple[str, str]], env: dict) -> dict:
+    """The compiler record that build.json names and every target's hash covers; MPI details only when MPI is built."""
+    compiler = {"cc": cc, "version": compiler_version(cc)}
+    if any(v == "mpi" for _, v in targets):
+        if not Path(mpicc).exists() and shutil.which(mpicc) is None:
+            raise KernelError(f"mpicc not found at {mpicc} (install mpich into the environment or pass --mpicc)")
+        compiler.update(_mpi_info(mpicc, env))
+        compiler["mpich_cc"] = cc
+    return compiler
+
+
+def _plan(targets: list[tuple[str, str]], out: Path, source_dir: Path, cc: str, mpicc: str, flags: list[str],
+          omp: list[str], sources_hash: str, compiler: dict, previous: dict, force: bool) -> tuple[dict, list]:
+    """Manifest records of the requested targets, and which of them need compiling (hash changed or binary missing)."""
+    plan = []
+    records = {}
+    for kernel, variant in targets:
+        name = f"{kernel}-{variant}"
+        binary = out / name
+        argv = _command(kernel, variant, binary, source_dir, cc, mpicc, flags, omp)
+        toolchain = compiler if variant == "mpi" else {"cc": cc, "version": compiler["version"]}
+        key = hashlib.sha256(json.dumps([sources_hash, argv, toolchain], sort_keys=True).encode()).hexdigest()
+        record = {"kernel": kernel, "variant": variant, "implementation": f"c-{variant}",
+                  "source": str(Path(argv[-2])), "binary": str(binary), "command": shlex.join(argv),
+                  "env": {"MPICH_CC": cc} if variant == "mpi" else {}, "hash": key}
+        records[name] = record
+        old = previous.get(name, {})
+        if force or old.get("hash") != key or not binary.is_file():
+            plan.append((name, argv, binary))
+    return records, plan
+
+
+def _compile(plan: list, env: dict, jobs: int | None) -> tuple[list, list]:
+    """Compile the plan in parallel; each binary is replaced only on success, so a failed build leaves the old one."""
+
+    def compile_one(item):
+        name, argv, binary = item
+        tmp = binary.with_name(f".{binary.name}.tmp")
+        argv = [str(tmp) if a == str(binary) else a for a in argv]
+        done = _run(argv, env=env, what=name)
+        if done.returncode != 0:
+            tmp.unlink(missing_ok=True)
+            return name, _first_error_line(done.stderr or done.stdout)
+        os.replace(tmp, binary)
+        return name, None
+
+    failures = []
+    built = []
+    if plan:
+        with ThreadPoolExecutor(max_workers=jobs or min(len(plan), os.cpu_count() or 1)) as pool:
+            for name, problem in pool.map(compile_one, plan):
+                if problem:
+                    failures.append((name, problem))
+                else:
+                    built.append(name)
+    return failures, built
+
+
 def build_kernels(out_dir: str | os.PathLike = "build/kernels", cc: str = "gcc", mpicc: str | os.PathLike | None = None,
                   cflags: str = DEFAULT_CFLAGS, openmp_flag: str = "-fopenmp", kernels: Iterable[str] = KERNELS,
                   variants: Iterable[str] = VARIANTS, source_dir: str | os.PathLike | None = None,
@@ -169,51 +226,12 @@ def build_kernels(out_dir: str | os.PathLike = "build/kernels", cc: str = "gcc",
 
     env = dict(os.environ)
     env["MPICH_CC"] = cc  # the MPI programs use the same C compiler as the others
-    compiler = {"cc": cc, "version": compiler_version(cc)}
-    if any(v == "mpi" for _, v in targets):
-        if not Path(mpicc).exists() and shutil.which(mpicc) is None:
-            raise KernelError(f"mpicc not found at {mpicc} (install mpich into the environment or pass --mpicc)")
-        compiler.update(_mpi_info(mpicc, env))
-        compiler["mpich_cc"] = cc
+    compiler = _toolchain(cc, mpicc, targets, env)
 
     manifest_path = out / MANIFEST
     previous = _read_manifest(manifest_path).get("targets", {})
-    plan = []
-    records = {}
-    for kernel, variant in targets:
-        name = f"{kernel}-{variant}"
-        binary = out / name
-        argv = _command(kernel, variant, binary, source_dir, cc, mpicc, flags, omp)
-        toolchain = compiler if variant == "mpi" else {"cc": cc, "version": compiler["version"]}
-        key = hashlib.sha256(json.dumps([sources_hash, argv, toolchain], sort_keys=True).encode()).hexdigest()
-        record = {"kernel": kernel, "variant": variant, "implementation": f"c-{variant}",
-                  "source": str(Path(argv[-2])), "binary": str(binary), "command": shlex.join(argv),
-                  "env": {"MPICH_CC": cc} if variant == "mpi" else {}, "hash": key}
-        records[name] = record
-        old = previous.get(name, {})
-        if force or old.get("hash") != key or not binary.is_file():
-            plan.append((name, argv, binary))
-
-    def compile_one(item):
-        name, argv, binary = item
-        tmp = binary.with_name(f".{binary.name}.tmp")
-        argv = [str(tmp) if a == str(binary) else a for a in argv]
-        done = _run(argv, env=env, what=name)
-        if done.returncode != 0:
-            tmp.unlink(missing_ok=True)
-            return name, _first_error_line(done.stderr or done.stdout)
-        os.replace(tmp, binary)
-        return name, None
-
-    failures = []
-    built = []
-    if plan:
-        with ThreadPoolExecutor(max_workers=jobs or min(len(plan), os.cpu_count() or 1)) as pool:
-            for name, problem in pool.map(compile_one, plan):
-                if problem:
-                    failures.append((name, problem))
-                else:
-                    built.append(name)
+    records, plan = _plan(targets, out, source_dir, cc, mpicc, flags, omp, sources_hash, compiler, previous, force)
+    failures, built = _compile(plan, env, jobs)
 
     # entries of targets not requested now stay; a failed target keeps its previous entry (if any)
     failed = {name for name, _ in failures}
