@@ -36,6 +36,16 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
         print(f"wrote {out}", file=sys.stderr)
 
 
+def _one_line_errors(action) -> int:
+    """Run ``action()``; an unusable input is one ``error:`` line and exit 2, never a traceback."""
+    try:
+        action()
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def compare_main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="twelveways compare", description="Compare two result sets configuration by "
                      "configuration: environment diff first, then ratio, CI, Mann-Whitney with FDR control "
@@ -50,7 +60,8 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
     _common(parser)
-    try:
+
+    def run() -> None:
         args = parser.parse_args(argv)
         base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
         new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
@@ -59,10 +70,8 @@ def compare_main(argv: list[str] | None = None) -> int:
             record["claims"] = reproduce.claim_rows(base, new, args.claims)
         _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
                                           "json": lambda: sides.dumps(record)})
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    return 0
+
+    return _one_line_errors(run)
 
 
 def noise_floor_main(argv: list[str] | None = None) -> int:
@@ -72,16 +81,15 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence of the CIs (default 0.95)")
-    try:
+
+    def run() -> None:
         args = parser.parse_args(argv)
         record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
                                confidence=args.confidence)
         atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
         print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    return 0
+
+    return _one_line_errors(run)
 
 
 def reproduce_main(argv: list[str] | None = None) -> int:
@@ -92,7 +100,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
     parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
     _common(parser)
-    try:
+
+    def run() -> None:
         args = parser.parse_args(argv)
         record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
                                         confidence=args.confidence, floor_given=args.noise_floor)
@@ -102,7 +111,5 @@ def reproduce_main(argv: list[str] | None = None) -> int:
                 "json": lambda: sides.dumps(record)})
         print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
               file=sys.stderr)
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    return 0
+
+    return _one_line_errors(run)
