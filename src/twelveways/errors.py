@@ -55,3 +55,16 @@ class AuditInputError(TwelveWaysError):
 
 class ClaimError(TwelveWaysError):
     """A claims file is malformed, or a claim is ambiguous (e.g. relative accuracy undefined)."""
+
+
+def one_line_errors(action, code: int) -> int:
+    """Run a command's body: an expected problem (a TwelveWaysError) is one ``error:`` line on stderr and exit
+    ``code``, never a traceback; 0 when the body returns."""
+    import sys
+
+    try:
+        action()
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return code
+    return 0

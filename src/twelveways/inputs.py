@@ -102,6 +102,14 @@ def read_json(path: str | Path, what: str, error: type[TwelveWaysError] = Twelve
     return value
 
 
+def read_json_object(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError) -> dict:
+    """A JSON file that must hold one object (a capture, a description, a published result), problems one line."""
+    value = read_json(path, what, error)
+    if not isinstance(value, dict):
+        raise error(f"{path}: {what} must be a JSON object, not {type(value).__name__}")
+    return value
+
+
 def brief(value, limit: int = 40) -> str:
     """A short description of a rejected value for an error line (never a large repr)."""
     if isinstance(value, (dict, list, tuple, set)):

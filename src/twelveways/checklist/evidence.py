@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import results
+from .. import inputs, results
 from ..errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -387,16 +387,7 @@ def open_source(path: str | Path) -> ResultSource:
 
 
 def read_json(path: str | Path, what: str) -> dict:
-    path = Path(path)
-    if not path.is_file():
-        raise AuditInputError(f"{what} not found: {path}")
-    try:
-        value = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise AuditInputError(f"{path}: not readable JSON ({what})", cause=exc) from exc
-    if not isinstance(value, dict):
-        raise AuditInputError(f"{path}: {what} must be a JSON object")
-    return value
+    return inputs.read_json_object(path, what, AuditInputError)
 
 
 def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, config: str | Path | None = None,

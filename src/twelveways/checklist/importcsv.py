@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
-from ..errors import AuditInputError, ResultsError, TwelveWaysError
+from ..errors import AuditInputError, ResultsError, one_line_errors
 
 META_KEYS = {"family", "columns", "attrs", "environment", "config", "description"}
 TRUE = {"1", "true", "yes", "y", "t"}
@@ -221,18 +221,17 @@ def import_csv_main(argv: list[str] | None = None) -> int:
     parser.add_argument("csv", help="CSV of samples, one per row")
     parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
     parser.add_argument("--output", required=True, help="results file to write (.nc)")
-    try:
+
+    def run() -> None:
         args = parser.parse_args(argv)
         ds = read_csv(args.csv, args.metadata)
         try:
             path = results.write(ds, args.output)
         except OSError as exc:
             raise AuditInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
-    return 0
+        print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
+
+    return one_line_errors(run, 2)
 
 
 if __name__ == "__main__":

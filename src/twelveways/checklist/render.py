@@ -268,15 +268,24 @@ def claim_facts(claim: dict) -> list[tuple[str, str]]:
 SIDE_COLUMNS = ("side", "configuration", "n", "median", "interval", "coverage")
 
 
+CLAIM_COLUMNS = ("claim", "verdict", "per claim", "test p", "Holm-adjusted p", "n (a / b)")
+
+
+def claim_cells(claim: dict) -> list[str]:
+    """One claim's summary row (CLAIM_COLUMNS) as plain text, for the Markdown and the HTML table alike."""
+    numbers = claim.get("numbers") or {}
+    ns = " / ".join(str((numbers.get(k) or {}).get("n", "—")) for k in ("a", "b") if k in numbers) or "—"
+    return [str(claim["id"]), _verdict_word(claim["verdict"]),
+            _verdict_word(numbers.get("per_claim_verdict", claim["verdict"])),
+            _num((numbers.get("test") or {}).get("p_value")), _num((numbers.get("holm") or {}).get("p_adjusted")), ns]
+
+
 def _claims_markdown(claims: list[dict]) -> list[str]:
-    out = ["## Claims", "", "| claim | verdict | per claim | test p | Holm-adjusted p | n (a / b) |", "|---|---|---|---|---|---|"]
+    out = ["## Claims", "", "| " + " | ".join(CLAIM_COLUMNS) + " |", "|" + "---|" * len(CLAIM_COLUMNS)]
     for c in claims:
-        numbers = c.get("numbers") or {}
-        ns = " / ".join(str((numbers.get(k) or {}).get("n", "—")) for k in ("a", "b") if k in numbers) or "—"
-        out.append(f"| {_md(c['id'])} | **{_verdict_word(c['verdict'])}** | "
-                   f"{_verdict_word(numbers.get('per_claim_verdict', c['verdict']))} | "
-                   f"{_num((numbers.get('test') or {}).get('p_value'))} | "
-                   f"{_num((numbers.get('holm') or {}).get('p_adjusted'))} | {ns} |")
+        cells = claim_cells(c)
+        cells[1] = f"**{cells[1]}**"
+        out.append("| " + " | ".join(_md(cell) if i != 1 else cell for i, cell in enumerate(cells)) + " |")
     out.append("")
     for c in claims:
         out += [f"### Claim {_md(c['id'])} — {_verdict_word(c['verdict'])}", "", _md(c["statement"]), ""]
@@ -292,15 +301,11 @@ def _claims_markdown(claims: list[dict]) -> list[str]:
 
 def _claims_html(claims: list[dict]) -> list[str]:
     e = html.escape
-    parts = ['<h3>Claims</h3><table class="checklist-claims"><thead><tr><th>claim</th><th>verdict</th>'
-             '<th>per claim</th><th>test p</th><th>Holm-adjusted p</th><th>n (a / b)</th></tr></thead><tbody>']
+    head = "".join(f"<th>{e(column)}</th>" for column in CLAIM_COLUMNS)
+    parts = [f'<h3>Claims</h3><table class="checklist-claims"><thead><tr>{head}</tr></thead><tbody>']
     for c in claims:
-        numbers = c.get("numbers") or {}
-        ns = " / ".join(str((numbers.get(k) or {}).get("n", "—")) for k in ("a", "b") if k in numbers) or "—"
-        parts.append(f'<tr class="verdict-{e(c["verdict"])}"><td>{e(c["id"])}</td><td>{e(_verdict_word(c["verdict"]))}</td>'
-                     f'<td>{e(_verdict_word(numbers.get("per_claim_verdict", c["verdict"])))}</td>'
-                     f'<td>{e(_num((numbers.get("test") or {}).get("p_value")))}</td>'
-                     f'<td>{e(_num((numbers.get("holm") or {}).get("p_adjusted")))}</td><td>{e(ns)}</td></tr>')
+        cells = "".join(f"<td>{e(cell)}</td>" for cell in claim_cells(c))
+        parts.append(f'<tr class="verdict-{e(c["verdict"])}">{cells}</tr>')
     parts.append("</tbody></table>")
     for c in claims:
         parts.append(f'<details class="claim verdict-{e(c["verdict"])}"><summary>Claim {e(c["id"])}: '

@@ -833,7 +833,10 @@ def r11_bounds(data: AuditData):
             parsed = hardware_unit(unit)
             if not parsed:
                 continue
-            best = float(np.nanmax(group["value"])) * parsed[1]
+            top = group.loc[group["value"].idxmax()]
+            best = float(top["value"]) * parsed[1]
+            where_best = describe({k: top[k] for k in ("workload", "implementation", "size", "threads", "ranks")
+                                   if k in group.columns})
             if parsed[0] not in bounds:
                 statuses.append(Status.WARN)
                 evidence.append(ev(f"rates in {unit} without an upper bound", int(len(group)), src.path, "column unit",
@@ -842,7 +845,8 @@ def r11_bounds(data: AuditData):
             bound, where = bounds[parsed[0]]
             fraction = best / bound
             statuses.append(Status.WARN if fraction > 1.1 else Status.PASS)
-            evidence.append(ev(f"highest {unit} rate as a fraction of the bound", fraction, src.path, "column value", where))
+            evidence.append(ev(f"highest {unit} rate ({where_best}: {float(top['value']):.4g} {unit}) as a fraction of "
+                               f"the bound ({bound / parsed[1]:.4g} {unit})", fraction, src.path, "column value", where))
     if not statuses:
         return Status.NOT_APPLICABLE, [ev("rates in bytes/s, flop/s or op/s", 0, "", "column unit")], ""
     return worst(statuses), evidence, ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show "

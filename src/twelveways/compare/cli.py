@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..checklist.audit import _Parser
-from ..errors import TwelveWaysError
+from ..errors import one_line_errors
 from . import build, noise, render, reproduce, sides
 
 FORMATS = ("md", "html", "json")
@@ -34,16 +34,6 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
         chosen = fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md")
         atomic.write_text(out, texts[chosen](), "comparison", make_parents=True)
         print(f"wrote {out}", file=sys.stderr)
-
-
-def _one_line_errors(action) -> int:
-    """Run ``action()``; an unusable input is one ``error:`` line and exit 2, never a traceback."""
-    try:
-        action()
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    return 0
 
 
 def compare_main(argv: list[str] | None = None) -> int:
@@ -71,7 +61,7 @@ def compare_main(argv: list[str] | None = None) -> int:
         _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
                                           "json": lambda: sides.dumps(record)})
 
-    return _one_line_errors(run)
+    return one_line_errors(run, 2)
 
 
 def noise_floor_main(argv: list[str] | None = None) -> int:
@@ -89,7 +79,7 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
         atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
         print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
 
-    return _one_line_errors(run)
+    return one_line_errors(run, 2)
 
 
 def reproduce_main(argv: list[str] | None = None) -> int:
@@ -112,4 +102,4 @@ def reproduce_main(argv: list[str] | None = None) -> int:
         print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
               file=sys.stderr)
 
-    return _one_line_errors(run)
+    return one_line_errors(run, 2)

@@ -6,6 +6,8 @@ unreadable fields with their reason rather than hiding them.
 
 from __future__ import annotations
 
+import functools
+
 import os
 import sys
 from collections.abc import Mapping
@@ -54,6 +56,18 @@ def fmt(value) -> str:
     return str(value)
 
 
+def _probe(path: str):
+    """Decorator for a summary line: the capture's value at ``path``, or why it is unavailable, so each
+    line builder only formats a value that was captured."""
+    def wrap(describe):
+        @functools.wraps(describe)
+        def line(capture) -> str:
+            value = get(capture, path)
+            return fmt(value) if is_unavailable(value) else describe(value)
+        return line
+    return wrap
+
+
 def _bytes(value) -> str:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return fmt(value)
@@ -63,10 +77,8 @@ def _bytes(value) -> str:
     return f"{value} B"
 
 
-def _caches(capture) -> str:
-    caches = get(capture, "hardware.caches")
-    if is_unavailable(caches):
-        return fmt(caches)
+@_probe("hardware.caches")
+def _caches(caches) -> str:
     parts = []
     for name, info in caches.items():
         if is_unavailable(info):
@@ -90,17 +102,13 @@ def _usable(capture) -> str:
     return fmt(usable) if is_unavailable(usable) else f"{len(usable)} ({fmt(usable)})"
 
 
-def _smt(capture) -> str:
-    smt = get(capture, "hardware.cpu.smt")
-    if is_unavailable(smt):
-        return fmt(smt)
+@_probe("hardware.cpu.smt")
+def _smt(smt) -> str:
     return f"{'active' if smt.get('active') else 'inactive'} (control: {fmt(smt.get('control'))})"
 
 
-def _frequency(capture) -> str:
-    freq = get(capture, "hardware.frequency")
-    if is_unavailable(freq):
-        return fmt(freq)
+@_probe("hardware.frequency")
+def _frequency(freq) -> str:
     values = [freq.get(k) for k in ("governor", "scaling_driver", "min_mhz", "max_mhz")]
     if all(is_unavailable(v) for v in values):
         return fmt(values[0])  # one reason is enough when nothing could be read
@@ -108,67 +116,51 @@ def _frequency(capture) -> str:
             f"max {fmt(values[3])} MHz")
 
 
-def _boost(capture) -> str:
-    boost = get(capture, "hardware.boost")
-    if is_unavailable(boost):
-        return fmt(boost)
+@_probe("hardware.boost")
+def _boost(boost) -> str:
     return f"{'enabled' if boost.get('enabled') else 'disabled'} ({boost.get('source')})"
 
 
-def _virt(capture) -> str:
-    virt = get(capture, "hardware.virtualization")
-    if is_unavailable(virt):
-        return fmt(virt)
+@_probe("hardware.virtualization")
+def _virt(virt) -> str:
     return f"VM: {virt.get('vm')}; container: {virt.get('container')}"
 
 
-def _compiler_used(capture) -> str:
-    used = get(capture, "compilers.used")
-    if is_unavailable(used):
-        return fmt(used)
+@_probe("compilers.used")
+def _compiler_used(used) -> str:
     march = used.get("march_native")
     march_text = "" if march == "not used" else f"; -march=native = {fmt(march)}"
     return f"{used.get('cc')} {used.get('cflags')} [{fmt(used.get('version'))}]{march_text}"
 
 
-def _threadpools(capture) -> str:
-    pools = get(capture, "blas_openmp.threadpools")
-    if is_unavailable(pools):
-        return fmt(pools)
+@_probe("blas_openmp.threadpools")
+def _threadpools(pools) -> str:
     return "; ".join(f"{p.get('internal_api')} {p.get('version') or '(version unknown)'} "
                      f"[{p.get('prefix')}] {p.get('num_threads')} threads" for p in pools) or "none loaded"
 
 
-def _torch(capture) -> str:
-    torch = get(capture, "torch")
-    if is_unavailable(torch):
-        return fmt(torch)
+@_probe("torch")
+def _torch(torch) -> str:
     return (f"{torch.get('version')}; {fmt(torch.get('num_threads'))} intra-op threads; "
             f"CPU capability {fmt(torch.get('cpu_capability'))}; CUDA {fmt(torch.get('cuda_version'))}")
 
 
-def _gpus(capture) -> str:
-    gpus = get(capture, "gpus")
-    if is_unavailable(gpus):
-        return fmt(gpus)
+@_probe("gpus")
+def _gpus(gpus) -> str:
     if not gpus.get("devices"):
         return f"none found ({gpus.get('note', '')})"
     return "; ".join(f"{d.get('index')}: {d.get('name')} ({d.get('memory.total')} MiB, driver {d.get('driver_version')})"
                      for d in gpus["devices"])
 
 
-def _scheduler(capture) -> str:
-    sched = get(capture, "scheduler")
-    if is_unavailable(sched):
-        return fmt(sched)
+@_probe("scheduler")
+def _scheduler(sched) -> str:
     return (f"{sched.get('name')}; job {sched.get('job_id')}; nodes {sched.get('node_list')}; "
             f"launcher {sched.get('launcher')}")
 
 
-def _timer(capture) -> str:
-    timer = get(capture, "timer")
-    if is_unavailable(timer):
-        return fmt(timer)
+@_probe("timer")
+def _timer(timer) -> str:
     return (f"{timer.get('timer')} ({timer.get('implementation')}): resolution {timer.get('resolution_ns'):.0f} ns, "
             f"overhead {timer.get('overhead_ns'):.0f} ns per call")
 
@@ -180,10 +172,8 @@ def _git(capture) -> str:
     return f"{commit}{' (uncommitted changes)' if dirty is True else ''}"
 
 
-def _load(capture) -> str:
-    load = get(capture, "load")
-    if is_unavailable(load):
-        return fmt(load)
+@_probe("load")
+def _load(load) -> str:
     parts = []
     for label, snap in load.items():
         avg = snap.get("loadavg")

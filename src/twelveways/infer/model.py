@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .. import atomic
+from .. import atomic, inputs
 from ..errors import ConfigError, MeasurementError
 
 
@@ -134,13 +134,7 @@ def describe(path: Path) -> dict:
     sidecar = path.with_suffix(".json")
     if not sidecar.is_file():
         return {}
-    try:
-        data = json.loads(sidecar.read_text())
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"cannot read model description {sidecar}", cause=exc) from exc
-    if not isinstance(data, dict):
-        raise ModelError(f"{sidecar}: the description must be a JSON object")
-    return data
+    return inputs.read_json_object(sidecar, "model description", ModelError)
 
 
 def load(path: str | Path) -> LoadedModel:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import xarray as xr
 
-from .. import results
+from .. import inputs, results
 from ..errors import AuditInputError, ResultsError
 
 #: Defaults for the required columns a format has no notion of (documented in docs/formats.md).
@@ -35,6 +35,14 @@ class ReaderError(AuditInputError):
 
     def __init__(self, path, problem: str, *, cause: BaseException | None = None):
         super().__init__(f"{path}: {problem}", cause=cause)
+
+
+def json_holding(path: Path, fmt: str, key: str) -> dict:
+    """A published JSON result that must hold a list under ``key`` (its format's main table)."""
+    data = inputs.read_json_object(path, f"{fmt} file", AuditInputError)
+    if not isinstance(data.get(key), list):
+        raise ReaderError(path, f"{fmt}: no '{key}' list")
+    return data
 
 
 @dataclass

@@ -10,10 +10,9 @@ library chose, ``repetition`` = ``repetition_index``).  All repetitions ran in o
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .common import INVOCATION_LEVEL, ReaderError, build, row
+from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, row
 
 FORMAT = "google-benchmark"
 TIME_UNITS = {"ns", "us", "ms", "s"}
@@ -26,13 +25,7 @@ VOLATILE = {"date", "load_avg", "executable"}
 
 
 def _load(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ReaderError(path, f"{FORMAT}: not readable JSON", cause=exc) from exc
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-        raise ReaderError(path, f"{FORMAT}: no 'benchmarks' list")
-    return data
+    return json_holding(path, FORMAT, "benchmarks")
 
 
 def _counter_unit(name: str) -> str:

@@ -11,23 +11,16 @@ hyperfine exports no warm-up times (``--warmup`` runs are discarded by hyperfine
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .common import INVOCATION_LEVEL, ReaderError, build, row
+from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, row
 
 FORMAT = "hyperfine"
 STATISTICS = {"mean": "arithmetic_mean", "median": "median", "stddev": "stddev", "min": "min", "max": "max"}
 
 
 def _load(path: Path) -> list:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ReaderError(path, f"{FORMAT}: not readable JSON", cause=exc) from exc
-    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise ReaderError(path, f"{FORMAT}: no 'results' list")
-    return data["results"]
+    return json_holding(path, FORMAT, "results")["results"]
 
 
 def _command_rows(entry: dict, index: int, path: Path, workload: str) -> list[dict]:

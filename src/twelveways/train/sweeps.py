@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import KernelError, TwelveWaysError
+from ..errors import KernelError, one_line_errors
 from ..families.train import FAMILY
 from ..measure import seeded_order
 from . import data as data_mod
@@ -505,18 +505,17 @@ def main(argv=None) -> int:
     environment = args.environment
     if environment is None and (output.parent / "environment.json").is_file():
         environment = str(output.parent / "environment.json")
-    try:
+
+    def run() -> None:
         config = load_config(args.config)
         if args.mpi_launcher.strip():  # into the config itself, so its hash records the launcher used
             config["train"]["parallel"]["launcher"] = args.mpi_launcher.strip()
         path = execute(config, output, environment,
                        Path(args.logs) if args.logs else output.parent / "train" / "mllog",
                        Path(args.models) if args.models else output.parent / "models")
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 1
-    print(f"wrote {path}", file=sys.stderr)
-    return 0
+        print(f"wrote {path}", file=sys.stderr)
+
+    return one_line_errors(run, 1)
 
 
 if __name__ == "__main__":
