@@ -20,9 +20,9 @@ CONFIG_FILE = "results/config.json"
 BENCHMARK_CODE_EXCLUDE = ["twelveways.stats", "twelveways.checklist", "twelveways.families"]
 
 
-def benchmark_code(module):
-    """The package files a benchmark's entry point imports, less BENCHMARK_CODE_EXCLUDE (its code= input)."""
-    return code_files(module, exclude=BENCHMARK_CODE_EXCLUDE)
+def benchmark_code(*modules):
+    """The package files a benchmark's entry points import, less BENCHMARK_CODE_EXCLUDE (its code= input)."""
+    return code_files(*modules, exclude=BENCHMARK_CODE_EXCLUDE)
 
 
 def stage_on(name):

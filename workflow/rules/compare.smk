@@ -12,6 +12,7 @@ rule prk_placebo:
         config=CONFIG_FILE,
         environment=ENV_JSON,
         first="results/prk.nc",
+        code=benchmark_code("twelveways.prk.sweep"),
     output:
         "results/placebo/prk.nc",
     log:
@@ -35,6 +36,7 @@ rule noise_floor:
     input:
         first="results/prk.nc",
         second="results/placebo/prk.nc",
+        code=code_files("twelveways.compare.cli"),
     output:
         "results/noise_floor.json",
     log:

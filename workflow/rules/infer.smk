@@ -15,6 +15,7 @@ rule infer:
         config=CONFIG_FILE,
         environment=ENV_JSON,
         models=INFER_MODELS,
+        code=benchmark_code("twelveways.infer.run"),
     output:
         results="results/inference.nc",
         logs=directory("results/inference"),

@@ -15,6 +15,7 @@ rule train_data:
     """Untimed reformatting (MLPerf allows it): data sets as .npz with fixed splits, sha256 in manifest.json."""
     input:
         config=CONFIG_FILE,
+        code=benchmark_code("twelveways.train.data"),
     output:
         manifest=f"{TRAIN_DATA}/manifest.json",
         data=expand(f"{TRAIN_DATA}/{{name}}.npz", name=TRAIN_DATASETS),
@@ -35,6 +36,7 @@ rule train_sweeps:
         environment=ENV_JSON,
         manifest=rules.train_data.output.manifest,
         data=rules.train_data.output.data,
+        code=benchmark_code("twelveways.train.sweeps", "twelveways.train.dist"),
     output:
         results="results/train.nc",
         logs=directory("results/train/mllog"),
