@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from twelveways import config as config_module
 from twelveways import results
@@ -67,6 +68,34 @@ def test_a_difference_below_the_noise_floor_is_never_called_faster_or_slower():
     assert row.verdict == "slower"
 
 
+def test_a_ci_reaching_into_the_floor_is_inconclusive_not_slower():
+    """Significant and the ratio beyond the floor, but the CI reaches into it: run-to-run noise could
+    be all of it, so no direction is called."""
+    rng = np.random.default_rng(1)
+    base = {key(0): samples(rng.lognormal(0, 0.05, 40))}
+    new = {key(0): samples(rng.lognormal(0, 0.05, 40) * 1.08)}
+    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))[0]
+    assert row.p_adjusted < 0.05 and row.ratio > 1.05 and row.ci[0] < 1.05
+    assert row.verdict == "inconclusive" and "reaches into the noise floor" in row.reason
+
+
+def test_a_configuration_whose_own_runs_differ_widens_its_floor():
+    """Two runs per side; the new side's runs differ by 40% (e.g. cache conflicts that depend on
+    where pages land): a 20% median shift is within that configuration's own run-to-run spread."""
+    rng = np.random.default_rng(12)
+    first, second = rng.lognormal(0, 0.005, 20), rng.lognormal(0, 0.005, 20)
+    base = {key(0): table.Samples(key(0), "cost", np.concatenate([first, second]), 2,
+                                  (float(np.median(first)), float(np.median(second))))}
+    slow, fast = first * 1.4, second * 1.0
+    new = {key(0): table.Samples(key(0), "cost", np.concatenate([slow, fast, slow[:5]]), 2,
+                                 (float(np.median(slow)), float(np.median(fast))))}
+    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))[0]
+    assert row.verdict in ("same", "inconclusive")
+    assert "own run-to-run spread" in row.reason and "±40" in row.reason
+    steady = {key(0): table.Samples(key(0), "cost", slow, 2, (float(np.median(slow[:10])), float(np.median(slow[10:]))))}
+    assert verdicts.compare_tables(base, steady, verdicts.assumed_floor(0.05, "test"))[0].verdict == "slower"
+
+
 def test_rates_and_too_few_samples():
     rng = np.random.default_rng(5)
     base = {key(0): samples(rng.lognormal(3, 0.01, 20), kind="rate"), key(1): samples([1.0, 1.1])}
@@ -96,7 +125,12 @@ def test_reference_against_a_copy_with_one_kernel_slower(tmp_path):
     record = build.build(base, new, floor_given=0.05)
     tested = [r for r in record["rows"] if r["ratio"] is not None and "cannot reach" not in r["reason"]]
     stencil = [r for r in tested if r["key"]["workload"] == "stencil" and r["key"]["metric"] == "time"]
-    assert stencil and all(r["verdict"] == "slower" for r in stencil)
+    # slower, unless that configuration's own two reference runs already differ by about as much
+    # (c-mpi stencil: 46% between its invocations), when a 1.5x change cannot be told from them
+    slower = [r for r in stencil if r["verdict"] == "slower"]
+    assert len(slower) >= 0.75 * len(stencil)
+    assert all(r["verdict"] == "inconclusive" and "own run-to-run spread" in r["reason"]
+               for r in stencil if r not in slower)
     assert all(r["ci"][0] <= 1.5 + 1e-9 and 1.5 - 1e-9 <= r["ci"][1] for r in stencil if r["ci"])
     assert not [r for r in tested if r["key"]["workload"] != "stencil" and r["verdict"] not in ("same", "inconclusive")]
     assert record["only_base"] == [] and record["only_new"] == []
@@ -189,7 +223,12 @@ def _aa_config() -> dict:
 
 
 @pytest.mark.slow
-def test_real_aa_runs_call_nothing_different_beyond_the_measured_floor(tmp_path, kernels):
+def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate_allows(tmp_path, kernels):
+    """Three real invocations of identical code: the floor from the first two (A/A), then the first
+    against the third. Every configuration is a true null, so each is called different with a
+    probability of at most alpha (the floor is the largest difference identical code showed; a
+    tiny power-of-two transpose can still land in another cache-conflict mode in a third run).
+    The test fails when more are called than Binomial(n, alpha) allows at the 0.1% level."""
     cfg = _aa_config()
     env = tmp_path / "environment.json"
     env.write_text(json.dumps({"hash": "0123456789abcdef"}))
@@ -200,6 +239,9 @@ def test_real_aa_runs_call_nothing_different_beyond_the_measured_floor(tmp_path,
     (tmp_path / "c" / "noise_floor.json").write_text(sides.dumps(floor_record))
     record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
     assert record["noise_floor"]["measured"]
-    called = [(r["configuration"], r["ratio"], r["reason"]) for r in record["rows"] if r["verdict"] not in
+    tested = [r for r in record["rows"] if r["p_adjusted"] is not None]
+    called = [(r["configuration"], r["ratio"], r["reason"]) for r in tested if r["verdict"] not in
               ("same", "inconclusive")]
-    assert called == [], (called, floor_record["floor"])
+    alpha = 1 - cfg["measurement"]["confidence"]
+    allowed = next(k for k in range(len(tested) + 1) if scipy_stats.binom.sf(k, len(tested), alpha) < 1e-3)
+    assert len(tested) == 4 and len(called) <= allowed, (called, allowed, floor_record["floor"])

@@ -11,7 +11,8 @@ beyond the noise floor measured by an A/A run (:mod:`twelveways.compare.noise`) 
 sample is its own run (training seeds), whose spread already holds the run-to-run variation.
 
 Verdicts: ``faster`` / ``slower`` (costs and rates) or ``higher`` / ``lower`` (qualities) —
-adjusted p below alpha, the CI excludes 1 and the ratio lies beyond the noise floor; ``same``
+adjusted p below alpha and the whole CI beyond the noise floor (a CI that reaches into the floor
+could be a run-to-run difference, and with a floor of zero this is "the CI excludes 1"); ``same``
 — the ratio lies within the floor and either the test is significant (a real but negligible
 difference) or the whole CI lies within the floor; otherwise ``inconclusive``, with what would
 decide it.
@@ -39,6 +40,12 @@ class Floor:
     measured: bool
     text: str
     false_positive_rate: float | None = None
+    widened: bool = False  # to the spread between one configuration's own runs (floor_for)
+
+    def band(self) -> str:
+        """The floor as a verdict's reason names it."""
+        own = " (this configuration's own run-to-run spread)" if self.widened else ""
+        return f"±{self.relative:.1%}{own}"
 
 
 @dataclass(frozen=True)
@@ -112,18 +119,23 @@ def judge(kind: str, test: _Test, p_adjusted: float | None, alpha: float, floor:
     significant = p_adjusted is not None and p_adjusted < alpha
     excludes_one = ci is None or ci[0] > 1.0 or ci[1] < 1.0
     within_band = ci is not None and ci[0] >= 1.0 / band and ci[1] <= band
-    if significant and beyond and excludes_one:
-        where = "beyond the noise floor ±" + f"{floor.relative:.1%}" if floor.relative else f"noise floor {floor.text}"
+    ci_beyond = (ci[0] > band or ci[1] < 1.0 / band) if ci else not floor.relative
+    if significant and beyond and excludes_one and ci_beyond:
+        where = f"beyond the noise floor {floor.band()}" if floor.relative else f"noise floor {floor.text}"
         return direction(kind, r), f"ratio {r:.3g}, {ci_text}, adjusted p = {p_adjusted:.2g}, {where}"
+    if significant and beyond and excludes_one:
+        return "inconclusive", (f"ratio {r:.3g} is significant (adjusted p = {p_adjusted:.2g}) but the {ci_text} "
+                                f"reaches into the noise floor {floor.band()}; more invocations per side "
+                                "would decide")
     if not beyond and (significant or within_band):
         why = "a significant but smaller difference" if significant else "the whole CI lies within it"
-        return "same", f"ratio {r:.3g} within the noise floor ±{floor.relative:.1%} ({why})"
+        return "same", f"ratio {r:.3g} within the noise floor {floor.band()} ({why})"
     if beyond and not significant:
         return "inconclusive", (f"ratio {r:.3g} but adjusted p = {p_adjusted:.2g} >= {alpha:g}; "
                                 "more samples per side would decide")
     if beyond:
         return "inconclusive", f"ratio {r:.3g} is significant but the {ci_text} includes 1"
-    return "inconclusive", (f"ratio {r:.3g}, {ci_text} reaches beyond the noise floor ±{floor.relative:.1%}; "
+    return "inconclusive", (f"ratio {r:.3g}, {ci_text} reaches beyond the noise floor {floor.band()}; "
                             "more samples per side would decide")
 
 
@@ -166,10 +178,19 @@ REPLICATES_NEED_NO_FLOOR = Floor(0.0, True, "none needed: every sample is its ow
 
 def floor_for(base: table_mod.Samples, new: table_mod.Samples, floor: Floor) -> Floor:
     """The A/A floor guards samples taken within a run (iterations, queries), whose spread leaves out
-    the run-to-run variation; samples that are each a separate run (seeds, invocations) carry it."""
+    the run-to-run variation; samples that are each a separate run (seeds, invocations) carry it.
+
+    A configuration whose own runs on one side already differ by more than the floor (e.g. a
+    power-of-two transpose whose cache conflicts depend on where its pages land) is noisier from
+    run to run than the A/A set showed: its floor is widened to that spread, each pair of its runs
+    being an A/A observation of its own."""
     if base.runs >= base.values.size and new.runs >= new.values.size:
         return REPLICATES_NEED_NO_FLOOR
-    return floor
+    spread = max(base.run_spread(), new.run_spread())
+    if not floor.relative or spread <= floor.relative:
+        return floor
+    return Floor(spread, True, f"{floor.text}; widened to ±{spread:.1%}, the spread between this configuration's "
+                 "own runs on one side", floor.false_positive_rate, widened=True)
 
 
 def counts(rows: list[Row]) -> dict[str, int]:
