@@ -220,25 +220,16 @@ def deep_update(base: dict, extra: Mapping) -> None:
             base[key] = value
 
 
-def write_json(config: Mapping, path: str | Path) -> Path:
-    """Write the validated configuration as JSON, atomically (what every job reads)."""
+def dump_text(config: Mapping) -> str:
+    """The validated configuration as results/config.json holds it (the config_dump rule writes this
+    text from a shell command: a Python ``run:`` job would re-parse the whole workflow first)."""
     import json
-    import os
-    import tempfile
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(dict(config), handle, indent=2, sort_keys=True)
-        handle.write("\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-    return path
+    return json.dumps(dict(config), indent=2, sort_keys=True) + "\n"
 
 
 def read_json(path: str | Path) -> dict:
-    """Read a config dumped by :func:`write_json` (results/config.json) and re-validate it."""
+    """Read a config dumped as :func:`dump_text` (results/config.json) and re-validate it."""
     return validate(inputs.read_json(path, "configuration dump", ConfigError))
 
 

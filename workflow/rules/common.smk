@@ -5,8 +5,7 @@
 
 from twelveways import families
 from twelveways.codegraph import code_files
-from twelveways.config import use_interpreter_bin
-from twelveways.results import canonical_hash
+from twelveways.config import dump_text, use_interpreter_bin
 
 # Jobs' shell commands must find the interpreter (and mpiexec, papermill) that runs Snakemake,
 # whether or not the user activated .venv.

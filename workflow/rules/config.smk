@@ -10,9 +10,7 @@ rule config_dump:
     conda:
         "../../envs/twelveways.yaml"
     params:
-        # the hash makes the rule rerun whenever any config value changes
-        config_hash=canonical_hash(config),
-    run:
-        from twelveways.config import write_json
-
-        write_json(config, output[0])
+        # the whole text is a param, so the rule reruns whenever any config value changes
+        text=dump_text(config),
+    shell:
+        "printf '%s' {params.text:q} > {output:q}.tmp && mv {output:q}.tmp {output:q} 2> {log:q}"
