@@ -8,6 +8,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.twelveways-installed
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
+# Where PYTHONDONTWRITEBYTECODE is set (containers, CI images), every job of the workflow and every test
+# subprocess would compile scipy, pandas and statsmodels from source again (about 4 s per process):
+# the targets here let Python cache the bytecode of what they import, in .venv and the git-ignored
+# __pycache__ folders, compiled once by the first process that imports it.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: report reproduce test lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
@@ -25,9 +30,7 @@ venv: $(STAMP)
 
 # The lock is installed by uv (pinned below, from PyPI) when it can be had, else by pip: the same
 # exact pins either way. uv reads no pip configuration, so pip's find-links (where a local torch CPU
-# wheel may lie) is passed on to it. Bytecode is compiled at install (pip does it by default, uv with
-# --compile-bytecode, the project's own modules by compileall): where PYTHONDONTWRITEBYTECODE is set,
-# every job would otherwise compile scipy, pandas and statsmodels again (about 4 s per process).
+# wheel may lie) is passed on to it.
 UV_VERSION := 0.13.9
 FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 
@@ -35,14 +38,13 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION) >/dev/null 2>&1 \
 	    && echo "installing $$(grep -vc "^#" envs/requirements.lock) pinned packages with uv $(UV_VERSION)" \
-	    && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
+	    && $(BIN)/uv pip install --quiet --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
 	  echo "installed envs/requirements.lock with uv $(UV_VERSION)"; \
 	else \
 	  echo "uv unavailable: installing envs/requirements.lock with pip"; \
 	  $(BIN)/python -m pip install --quiet --disable-pip-version-check -r envs/requirements.lock; \
 	fi
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	@$(BIN)/python -m compileall -q src >/dev/null
 	$(BIN)/python -m ipykernel install --sys-prefix --name twelveways --display-name "Python (twelveways)" >/dev/null
 	@touch $(STAMP)
 

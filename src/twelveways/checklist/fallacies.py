@@ -34,7 +34,7 @@ SETUP_COLUMNS = ("workload", "implementation", "ranks", "threads", "size", "prec
 
 
 def _files(rows: pd.DataFrame) -> str:
-    return ", ".join(sorted(set(rows["source_file"]))) if len(rows) else ""
+    return ", ".join(sorted(map(str, rows["source_file"].unique()))) if len(rows) else ""
 
 
 def _level(value) -> str:

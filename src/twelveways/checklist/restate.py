@@ -17,6 +17,7 @@ definitions (numpy's linear, nearest, lower, higher, inverted-CDF methods) gives
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -43,11 +44,25 @@ class Recomputed:
     why: str = ""
 
 
+#: (id of the frame, metric, filters, rank reduction) -> (weak reference to the frame, rows): R3 checks a
+#: summary's value and its CI, and each would otherwise select the same rows from the wide frame again.
+_SUMMARY_ROWS: dict[tuple, tuple[weakref.ref, pd.DataFrame]] = {}
+
+
 def summary_rows(data: AuditData, src: ResultSource, summary: Mapping) -> pd.DataFrame:
     """The rows a summary covers (see the module docstring)."""
     metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
     frame = data.frame if src.derived else src.frame
     reduce_ranks = "max over ranks" in str(summary.get("rank_reduction", "")).lower()
+    key = (id(frame), metric, repr(sorted(filters.items(), key=str)), reduce_ranks)
+    cached = _SUMMARY_ROWS.get(key)
+    if cached is None or cached[0]() is not frame:
+        cached = (weakref.ref(frame), _summary_rows(frame, metric, filters, reduce_ranks))
+        _SUMMARY_ROWS[key] = cached
+    return cached[1]
+
+
+def _summary_rows(frame: pd.DataFrame, metric: str, filters: dict, reduce_ranks: bool) -> pd.DataFrame:
     rows = select(frame, metric, filters, collapse_ranks=not reduce_ranks)
     if reduce_ranks and len(rows):
         keys = [c for c in ("source_file", "run_id", "iteration") if c in rows.columns]
