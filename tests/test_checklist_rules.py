@@ -195,3 +195,25 @@ def test_r8_stored_percentile_rows_with_a_centre_only_summary_warn(tmp_path):
     assert check([path], "R8").status is Status.PASS
     no_rows = write(tmp_path, latencies, name="c.nc", summaries=centre)
     assert check([no_rows], "R8").status is Status.FAIL
+
+
+def _bandwidth_files(tmp_path, bytes_per_iteration: float):
+    """A kernel at 60 GB/s moving ``bytes_per_iteration``, a measured bound of 50 GB/s, a 32 MiB cache."""
+    kernel = write(tmp_path, rows([60000.0] * 5, metric="rate", unit="MB/s", bytes_per_iteration=bytes_per_iteration))
+    bound = write(tmp_path, [{**r, "benchmark": "bounds", "workload": "memory_bandwidth"}
+                             for r in rows([50000.0] * 3, metric="bandwidth", unit="MB/s")], name="bounds.nc")
+    env = tmp_path / "environment.json"
+    env.write_text(json.dumps({"hardware": {"caches": {"L2": {"size_bytes": 2 ** 20}, "L3": {"size_bytes": 2 ** 25}}}}))
+    return [kernel, bound], env
+
+
+@pytest.mark.parametrize("bytes_per_iteration, expected", [(16 * 2 ** 20, Status.PASS), (96 * 2 ** 20, Status.WARN)])
+def test_r11_sets_cache_resident_rates_aside_from_the_memory_bound(tmp_path, bytes_per_iteration, expected):
+    """16 MiB per iteration fits the 32 MiB last-level cache: 1.2x the DRAM bound is no violation of it;
+    96 MiB must stream from memory, so 1.2x the bound warns."""
+    paths, env = _bandwidth_files(tmp_path, bytes_per_iteration)
+    r11 = next(c for c in audit.run(evidence.load([str(p) for p in paths], environment=env)).checks if c.id == "R11")
+    assert r11.status is expected
+    assert ("32 MiB last-level cache" in text(r11)) is (expected is Status.PASS)
+    without_cache_size = next(c for c in audit.run(evidence.load([str(p) for p in paths])).checks if c.id == "R11")
+    assert without_cache_size.status is Status.WARN
