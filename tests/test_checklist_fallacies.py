@@ -233,8 +233,9 @@ def test_environments_differing_only_in_compiler_flags_and_kernel_leave_f8_not_a
     assert list(fields.values()) == [{"system": ["os.kernel_release"], "toolchain": ["compilers.used.cflags"]}]
     both = next(e.value for e in f8.evidence if "both values" in e.what)
     assert list(both.values())[0] == [
-        {"field": "os.kernel_release", "class": "system", "a": "6.18.44-fc-v782", "b": "6.1.0-37-amd64"},
-        {"field": "compilers.used.cflags", "class": "toolchain", "a": "-O3 -march=native", "b": "-O2"}]
+        {"field": "os.kernel_release", "class": "system", "a": a["os"]["kernel_release"], "b": "6.1.0-37-amd64"},
+        {"field": "compilers.used.cflags", "class": "toolchain", "a": a["compilers"]["used"]["cflags"],
+         "b": "-O2"}]
 
 
 def test_environments_with_another_cpu_compare_hardware_and_warn_without_facts(tmp_path):

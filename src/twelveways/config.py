@@ -228,6 +228,13 @@ def dump_text(config: Mapping) -> str:
     return json.dumps(dict(config), indent=2, sort_keys=True) + "\n"
 
 
+def write_json(config: Mapping, path: str | Path) -> Path:
+    """Write :func:`dump_text` of the configuration atomically (what the tests and tools hand a stage)."""
+    from . import atomic
+
+    return atomic.write_text(path, dump_text(config), "configuration dump", make_parents=True)
+
+
 def read_json(path: str | Path) -> dict:
     """Read a config dumped as :func:`dump_text` (results/config.json) and re-validate it."""
     return validate(inputs.read_json(path, "configuration dump", ConfigError))
