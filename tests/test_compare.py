@@ -68,15 +68,19 @@ def test_a_difference_below_the_noise_floor_is_never_called_faster_or_slower():
     assert row.verdict == "slower"
 
 
-def test_a_ci_reaching_into_the_floor_is_inconclusive_not_slower():
-    """Significant and the ratio beyond the floor, but the CI reaches into it: run-to-run noise could
-    be all of it, so no direction is called."""
+def test_a_ci_straddling_the_floor_is_inconclusive_not_slower_nor_same():
+    """Significant, but the CI straddles the floor: run-to-run noise could be all of it, or not;
+    neither a direction nor "same" is called."""
     rng = np.random.default_rng(1)
     base = {key(0): samples(rng.lognormal(0, 0.05, 40))}
     new = {key(0): samples(rng.lognormal(0, 0.05, 40) * 1.08)}
     row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))[0]
     assert row.p_adjusted < 0.05 and row.ratio > 1.05 and row.ci[0] < 1.05
     assert row.verdict == "inconclusive" and "reaches into the noise floor" in row.reason
+    # the other side: the ratio lies within a 9% floor, significant, but the CI reaches beyond it
+    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.09, "test"))[0]
+    assert row.ratio < 1.09 < row.ci[1] and row.p_adjusted < 0.05
+    assert row.verdict == "inconclusive" and "reaches beyond the noise floor" in row.reason
 
 
 def test_a_configuration_whose_own_runs_differ_widens_its_floor():

@@ -13,9 +13,9 @@ sample is its own run (training seeds), whose spread already holds the run-to-ru
 Verdicts: ``faster`` / ``slower`` (costs and rates) or ``higher`` / ``lower`` (qualities) —
 adjusted p below alpha and the whole CI beyond the noise floor (a CI that reaches into the floor
 could be a run-to-run difference, and with a floor of zero this is "the CI excludes 1"); ``same``
-— the ratio lies within the floor and either the test is significant (a real but negligible
-difference) or the whole CI lies within the floor; otherwise ``inconclusive``, with what would
-decide it.
+— the whole CI lies within the floor (when the test is significant, a real but negligible
+difference); otherwise ``inconclusive``, with what would decide it.  Both calls ask the whole CI to
+be on one side of the floor: a CI that straddles it has not decided which side the difference is on.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def judge(kind: str, test: _Test, p_adjusted: float | None, alpha: float, floor:
         return "inconclusive", (f"ratio {r:.3g} is significant (adjusted p = {p_adjusted:.2g}) but the {ci_text} "
                                 f"reaches into the noise floor {floor.band()}; more invocations per side "
                                 "would decide")
-    if not beyond and (significant or within_band):
+    if not beyond and within_band:
         why = "a significant but smaller difference" if significant else "the whole CI lies within it"
         return "same", f"ratio {r:.3g} within the noise floor {floor.band()} ({why})"
     if beyond and not significant:
