@@ -13,4 +13,4 @@ rule config_dump:
         # the whole text is a param, so the rule reruns whenever any config value changes
         text=dump_text(config),
     shell:
-        "printf '%s' {params.text:q} > {output:q}.tmp && mv {output:q}.tmp {output:q} 2> {log:q}"
+        "(printf '%s' {params.text:q} > {output:q}.tmp && mv {output:q}.tmp {output:q}) 2> {log:q}"

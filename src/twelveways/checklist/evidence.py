@@ -313,6 +313,8 @@ class AuditData:
     claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
     claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
     claim_results: list = field(default_factory=list)   # model.ClaimResult
+    #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
+    summary_rows_cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def raw_sources(self) -> list[ResultSource]:

@@ -17,7 +17,6 @@ definitions (numpy's linear, nearest, lower, higher, inverted-CDF methods) gives
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -44,22 +43,15 @@ class Recomputed:
     why: str = ""
 
 
-#: (id of the frame, metric, filters, rank reduction) -> (weak reference to the frame, rows): R3 checks a
-#: summary's value and its CI, and each would otherwise select the same rows from the wide frame again.
-_SUMMARY_ROWS: dict[tuple, tuple[weakref.ref, pd.DataFrame]] = {}
-
-
 def summary_rows(data: AuditData, src: ResultSource, summary: Mapping) -> pd.DataFrame:
-    """The rows a summary covers (see the module docstring)."""
+    """The rows a summary covers (see the module docstring), selected once per audit."""
     metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
-    frame = data.frame if src.derived else src.frame
     reduce_ranks = "max over ranks" in str(summary.get("rank_reduction", "")).lower()
-    key = (id(frame), metric, repr(sorted(filters.items(), key=str)), reduce_ranks)
-    cached = _SUMMARY_ROWS.get(key)
-    if cached is None or cached[0]() is not frame:
-        cached = (weakref.ref(frame), _summary_rows(frame, metric, filters, reduce_ranks))
-        _SUMMARY_ROWS[key] = cached
-    return cached[1]
+    key = (src.path, src.derived, metric, repr(sorted(filters.items(), key=str)), reduce_ranks)
+    if key not in data.summary_rows_cache:
+        frame = data.frame if src.derived else src.frame
+        data.summary_rows_cache[key] = _summary_rows(frame, metric, filters, reduce_ranks)
+    return data.summary_rows_cache[key]
 
 
 def _summary_rows(frame: pd.DataFrame, metric: str, filters: dict, reduce_ranks: bool) -> pd.DataFrame:

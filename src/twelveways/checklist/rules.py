@@ -823,9 +823,9 @@ def _memory_bound_rows(group: pd.DataFrame, llc: int | None, unit: str, where: s
     resident = pd.to_numeric(group["bytes_per_iteration"], errors="coerce").le(llc)
     if not resident.any():
         return group, []
-    cached = group[resident]
-    top = cached.loc[cached["value"].idxmax()]
-    named = describe({k: top[k] for k in ("workload", "implementation", "size", "threads", "ranks") if k in cached})
+    in_cache = group[resident]
+    top = in_cache.loc[in_cache["value"].idxmax()]
+    named = describe({k: top[k] for k in ("workload", "implementation", "size", "threads", "ranks") if k in in_cache})
     return group[~resident], [ev(f"{unit} rates of configurations that move at most the {llc / 2 ** 20:.0f} MiB "
                                  "last-level cache per iteration (may be cache-resident: the memory bound is not theirs)",
                                  f"{int(resident.sum())} rows; highest {named}: {float(top['value']):.4g} {unit}",

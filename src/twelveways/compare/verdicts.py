@@ -120,7 +120,7 @@ def judge(kind: str, test: _Test, p_adjusted: float | None, alpha: float, floor:
     excludes_one = ci is None or ci[0] > 1.0 or ci[1] < 1.0
     within_band = ci is not None and ci[0] >= 1.0 / band and ci[1] <= band
     ci_beyond = (ci[0] > band or ci[1] < 1.0 / band) if ci else not floor.relative
-    if significant and beyond and excludes_one and ci_beyond:
+    if significant and beyond and ci_beyond:
         where = f"beyond the noise floor {floor.band()}" if floor.relative else f"noise floor {floor.text}"
         return direction(kind, r), f"ratio {r:.3g}, {ci_text}, adjusted p = {p_adjusted:.2g}, {where}"
     if significant and beyond and excludes_one:
