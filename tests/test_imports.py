@@ -125,3 +125,17 @@ def test_env_submodules_are_not_shadowed_by_reexported_names():
         if info.name != "__main__":
             module = importlib.import_module(f"twelveways.env.{info.name}")
             assert getattr(env, info.name) is module, info.name
+
+
+def test_no_function_grows_past_60_lines():
+    """Functions stay small enough to read at once: none over 60 lines in the package, the bench or the Python
+    kernels (the limit the code review holds every stage to)."""
+    root = SRC.parent
+    folders, long_ones = (PACKAGE, root / "bench", root / "kernels" / "python"), []
+    assert all(folder.is_dir() for folder in folders)
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+                    long_ones.append(f"{path.relative_to(root)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
+    assert not long_ones, long_ones

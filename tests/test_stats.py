@@ -370,18 +370,6 @@ def test_percentiles_table(rng):
     assert rows[0.99]["value"] == np.quantile(x, 0.99)
 
 
-def test_tukey_outliers_counts_and_keeps():
-    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, -50]
-    out = stats.tukey_outliers(values)
-    q1, q3 = np.percentile(values, [25, 75])
-    assert (out.q1, out.q3) == (q1, q3)
-    assert out.high_fence == q3 + 1.5 * (q3 - q1) and out.low_fence == q1 - 1.5 * (q3 - q1)
-    assert (out.n_low, out.n_high, out.n_outliers, out.n) == (1, 1, 2, 12)
-    assert out.high_indices == [10] and out.low_indices == [11]
-    assert "never dropped" in out.to_dict()["note"]
-    assert stats.tukey_outliers(values, k=100).n_outliers == 0
-
-
 # ---------------------------------------------------------------------------------------------
 # scaling (R1, R11)
 

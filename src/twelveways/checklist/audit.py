@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..cliargs import OneLineParser, add_config, add_environment
 from ..errors import AuditInputError, TwelveWaysError
 from . import claims as claims_mod
 from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
@@ -35,16 +36,9 @@ def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> Audi
     return AuditReport([s.path for s in data.sources], checks, data.claim_results)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage problem as one AuditInputError line (exit 2)."""
-
-    def error(self, message):
-        raise AuditInputError(f"{self.prog}: {message}")
-
-
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description="Check results against the SC15 rules (R1-R12) and the "
-                     "data-science fallacies (F1-F12), and check claims against the data.")
+    parser = OneLineParser(prog=prog, error_class=AuditInputError, description="Check results against the SC15 "
+                           "rules (R1-R12) and the data-science fallacies (F1-F12), and check claims against the data.")
     parser.add_argument("results", nargs="+", help="results files or directory trees in any format twelveways reads "
                         "(docs/formats.md): twelveways .nc, MLPerf Training/LoadGen logs, pyperf, Google Benchmark, "
                         "hyperfine JSON, CSV")
@@ -53,8 +47,8 @@ def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
                         "--output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here instead of stdout (repeatable; "
                         "format from the suffix .json/.md/.html)")
-    parser.add_argument("--environment", help="environment capture (results/environment.json) to match")
-    parser.add_argument("--config", help="validated configuration dump (results/config.json)")
+    add_environment(parser, default=None)
+    add_config(parser, default=None)
     parser.add_argument("--metadata", help="metadata YAML for .csv inputs (see import-csv)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when a check fails")
     parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,... "

@@ -186,9 +186,14 @@ class ResultSource:
         return pd.Series([lookup[(m, u)] for m, u in zip(self.frame["metric"], self.frame["unit"])],
                          index=self.frame.index, dtype=object)
 
-    def summaries(self) -> list[dict]:
-        value = self.attr("summaries", [])
+    def records(self, key: str) -> list[dict]:
+        """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
+        hold anything there, and an entry that is not an object says nothing a check can use."""
+        value = self.attr(key, [])
         return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
+
+    def summaries(self) -> list[dict]:
+        return self.records("summaries")
 
     def summary_kind(self, summary: Mapping) -> str:
         if summary.get("kind"):
@@ -353,6 +358,10 @@ class AuditData:
         if not parts:
             return pd.Series([], dtype=object)
         return pd.Series(pd.concat(parts, ignore_index=True).to_numpy(), index=self.frame.index, dtype=object)
+
+    def records(self, key: str) -> list[tuple[ResultSource, dict]]:
+        """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""
+        return [(s, record) for s in self.sources for record in s.records(key)]
 
     def attrs(self, key: str) -> list[tuple[ResultSource, object]]:
         """(source, value) of every file that sets attribute ``key``."""

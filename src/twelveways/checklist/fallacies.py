@@ -26,7 +26,7 @@ from .claims import DEFINITIONS, spanned_factors
 from .evidence import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
                        TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
                        select, truthy)
-from .model import Status, check, ev, worst
+from .model import Status, check, ev, judged, worst
 
 NA = Status.NOT_APPLICABLE
 #: Schema columns that name a configuration apart from the swept factor (F2, F10 group by them).
@@ -173,10 +173,9 @@ def f1_scaling_accuracy(data: AuditData):
                 status, items = _f1_sweep(data, workload, factor, rows)
                 statuses.append(status)
                 evidence.extend(items)
-    if not statuses:
-        return NA, [ev("training sweep of batch_size or ranks", 0, "", "column batch_size", "column ranks")], ""
-    return worst(statuses), evidence, ("Report time to quality (and whether the target was reached) for every batch size "
-                                       "and scale, not only throughput (F1).")
+    return judged(statuses, evidence, ev("training sweep of batch_size or ranks", 0, "", "column batch_size", "column ranks"),
+                  ("Report time to quality (and whether the target was reached) for every batch size "
+                   "and scale, not only throughput (F1)."))
 
 
 # ------------------------------------------------------------------ F2
@@ -244,11 +243,11 @@ def f2_per_iteration(data: AuditData):
     claim_statuses, claim_evidence = _f2_claims(data, train)
     approx_statuses, approx_evidence = _f2_approximations(train)
     statuses = claim_statuses + approx_statuses
-    if not statuses:
-        return NA, [ev("per-iteration claims or approximation factor on training rows", 0, "", "claims",
-                       "column approximation/sparsification/compression")], ""
-    return worst(statuses), claim_evidence + approx_evidence, (
-        "Report an approximation's effect end to end (time to the quality target), beside its per-iteration gain (F2).")
+    looked_for = ev("per-iteration claims or approximation factor on training rows", 0, "", "claims",
+                    "column approximation/sparsification/compression")
+    return judged(statuses, claim_evidence + approx_evidence, looked_for,
+                  "Report an approximation's effect end to end (time to the quality target), beside its "
+                  "per-iteration gain (F2).")
 
 
 # ------------------------------------------------------------------ F3
@@ -347,10 +346,9 @@ def f5_dtype_ops(data: AuditData):
             statuses.append(Status.PASS if broken_down else Status.WARN)
             evidence.append(ev("mixed-precision rates with a per-dtype breakdown", broken_down, src.path, "attr dtype_mix",
                                "rows metric=ops_<dtype>"))
-    if not statuses:
-        return NA, [ev("rate rows", 0, "", "rows of kind rate")], ""
-    return worst(statuses), evidence, ("State the number format of every rate, count only operations actually executed "
-                                       "(attr op_count: executed) and break mixed precision down by dtype (F5).")
+    return judged(statuses, evidence, ev("rate rows", 0, "", "rows of kind rate"),
+                  ("State the number format of every rate, count only operations actually executed "
+                   "(attr op_count: executed) and break mixed precision down by dtype (F5)."))
 
 
 # ------------------------------------------------------------------ F6
@@ -775,7 +773,7 @@ def f12_comparison_points(data: AuditData):
         if dominated:
             evidence.append(ev("dominated variants (poor comparison points)", dominated, _files(_ml(data)),
                                    "rows metric=test_accuracy", "rows of kind rate"))
-    if not statuses:
-        return NA, [ev("relative accuracy or accuracy/performance variants", 0, "", "rows metric=relative_accuracy")], ""
-    return worst(statuses), evidence, ("Say whether relative accuracy means absolute points, relative, or relative to "
-                                       "errors (attr relative_accuracy_definition), and compare on the Pareto front (F12).")
+    return judged(statuses, evidence,
+                  ev("relative accuracy or accuracy/performance variants", 0, "", "rows metric=relative_accuracy"),
+                  ("Say whether relative accuracy means absolute points, relative, or relative to "
+                   "errors (attr relative_accuracy_definition), and compare on the Pareto front (F12)."))

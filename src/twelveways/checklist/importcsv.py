@@ -28,7 +28,8 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
-from ..errors import AuditInputError, ResultsError, one_line_errors
+from ..cliargs import OneLineParser, run_command
+from ..errors import AuditInputError, ResultsError
 
 META_KEYS = {"family", "columns", "attrs", "environment", "config", "description"}
 TRUE = {"1", "true", "yes", "y", "t"}
@@ -210,28 +211,23 @@ def read_mapped(csv: Path, mapping: dict, constants: dict) -> tuple[pd.DataFrame
     return raw, labels, defaults
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise AuditInputError(f"{self.prog}: {message}")
+def _import_csv(args: argparse.Namespace) -> None:
+    ds = read_csv(args.csv, args.metadata)
+    try:
+        path = results.write(ds, args.output)
+    except OSError as exc:
+        raise AuditInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
 
 
 def import_csv_main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="twelveways import-csv", description="Convert a CSV of samples plus a metadata YAML "
-                     "into a twelveways results file (NetCDF4) that `twelveways audit` reads.")
+    parser = OneLineParser(prog="twelveways import-csv", error_class=AuditInputError, description="Convert a CSV "
+                           "of samples plus a metadata YAML into a twelveways results file (NetCDF4) that "
+                           "`twelveways audit` reads.")
     parser.add_argument("csv", help="CSV of samples, one per row")
     parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
     parser.add_argument("--output", required=True, help="results file to write (.nc)")
-
-    def run() -> None:
-        args = parser.parse_args(argv)
-        ds = read_csv(args.csv, args.metadata)
-        try:
-            path = results.write(ds, args.output)
-        except OSError as exc:
-            raise AuditInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
-        print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
-
-    return one_line_errors(run, 2)
+    return run_command(parser, argv, _import_csv, 2)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,15 @@ def ev(what: str, value: Any, file: str | None = None, *fields: str) -> Evidence
     return Evidence(what, value, {"file": file or "", "fields": list(fields)})
 
 
+def judged(statuses: list[Status], evidence: list[Evidence], looked_for: Evidence,
+           advice: str) -> tuple[Status, list[Evidence], str]:
+    """A check's outcome: the worst status found with its evidence and advice, or not applicable, naming what
+    it looked for and found none of, when the data held nothing the check could judge."""
+    if not statuses:
+        return Status.NOT_APPLICABLE, [looked_for], ""
+    return worst(statuses), evidence, advice
+
+
 @dataclass
 class CheckResult:
     id: str

@@ -20,7 +20,7 @@ from ..errors import StatisticsError
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from . import restate, stability
-from .model import Status, check, ev, worst
+from .model import Status, check, ev, judged, worst
 
 COST_STATISTICS = {"arithmetic_mean", "median", "olympic_mean", "trimmed_mean", "min", "max"}
 RATE_STATISTICS = {"harmonic_mean", "median", "min", "max"}
@@ -95,10 +95,9 @@ def r1_speedup_base_case(data: AuditData):
             statuses.append(Status.PASS if ok else Status.FAIL)
             evidence.append(ev(f"speedup summary of {s.get('metric')} states base case and value", ok, src.path,
                                "attr summaries[].base_case", "attr summaries[].base_value"))
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("speedup rows or summaries", 0, "", "rows metric~speedup", "attr summaries")], ""
-    return worst(statuses), evidence, ("State the base case (best serial run, or one parallel process) and its absolute "
-                                       "value: columns base_case + base_value on speedup rows, or attr speedup_base_case.")
+    return judged(statuses, evidence, ev("speedup rows or summaries", 0, "", "rows metric~speedup", "attr summaries"),
+                  ("State the base case (best serial run, or one parallel process) and its absolute "
+                   "value: columns base_case + base_value on speedup rows, or attr speedup_base_case."))
 
 
 def _finite(value) -> bool:
@@ -395,11 +394,10 @@ def r5_confidence_intervals(data: AuditData):
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
         evidence += _r5_worst_cases(src, cases) + stable_evidence
         statuses.append(stable_status)
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("measured costs or rates", 0, "", "rows of kind cost/rate")], ""
-    return worst(statuses), evidence, ("Repeat until the CI of the median is within the target, or record why not "
-                                       "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
-                                       "iterations and interference out of the timed iterations (SC15 R5).")
+    return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
+                  ("Repeat until the CI of the median is within the target, or record why not "
+                   "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
+                   "iterations and interference out of the timed iterations (SC15 R5)."))
 
 
 def _r5_rows(src) -> tuple[pd.DataFrame, int]:
@@ -539,10 +537,9 @@ def r6_normality(data: AuditData):
                 statuses.append(Status.PASS if checked else Status.WARN)
                 evidence.append(ev(f"{label}: parametric, rows not available to recompute",
                                    {"normality_checked": checked}, *where))
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("stored confidence intervals", 0, "", "attr summaries[].ci")], ""
-    return worst(statuses), evidence, ("Check normality (Shapiro-Wilk, Q-Q plot) before a parametric CI; otherwise use the "
-                                       "nonparametric CI of the median (SC15 R6).")
+    return judged(statuses, evidence, ev("stored confidence intervals", 0, "", "attr summaries[].ci"),
+                  ("Check normality (Shapiro-Wilk, Q-Q plot) before a parametric CI; otherwise use the "
+                   "nonparametric CI of the median (SC15 R6)."))
 
 
 # ------------------------------------------------------------------ R7
@@ -551,51 +548,46 @@ def r6_normality(data: AuditData):
 def r7_comparisons(data: AuditData):
     """Stored comparisons use a sound test and an effect size; claims are checked with CIs and Mann–Whitney."""
     statuses, evidence = [], []
-    for src in data.sources:
-        comparisons = src.attr("comparisons", [])
-        for c in comparisons if isinstance(comparisons, list) else []:
-            if not isinstance(c, dict):
-                continue
-            stated_method = str(c.get("method") or "").strip()
-            method = canonical_test(stated_method)
-            label = f"comparison of {c.get('metric')}: {describe(c.get('a') or {})} vs {describe(c.get('b') or {})}"
-            where = (src.path, "attr comparisons[].method", "attr comparisons[].effect_size", "attr comparisons[].significant")
-            a = finite(select(src.frame, str(c.get("metric")), c.get("a") or {})["value"])
-            b = finite(select(src.frame, str(c.get("metric")), c.get("b") or {})["value"])
-            found = []
-            if not method and _token(stated_method) in NO_TEST:
+    for src, c in data.records("comparisons"):
+        stated_method = str(c.get("method") or "").strip()
+        method = canonical_test(stated_method)
+        label = f"comparison of {c.get('metric')}: {describe(c.get('a') or {})} vs {describe(c.get('b') or {})}"
+        where = (src.path, "attr comparisons[].method", "attr comparisons[].effect_size", "attr comparisons[].significant")
+        a = finite(select(src.frame, str(c.get("metric")), c.get("a") or {})["value"])
+        b = finite(select(src.frame, str(c.get("metric")), c.get("b") or {})["value"])
+        found = []
+        if not method and _token(stated_method) in NO_TEST:
+            found.append(Status.FAIL)
+            evidence.append(ev(f"{label}: no statistical test", stated_method or "none stated", *where))
+        elif not method:
+            found.append(Status.WARN)
+            evidence.append(ev(f"{label}: unknown test (not one of the spellings R7 knows)", stated_method, *where))
+        elif method in PARAMETRIC_TESTS and a.size >= 3 and b.size >= 3:
+            p = min(float(stats.normality(a).p), float(stats.normality(b).p))
+            found.append(Status.FAIL if p < ALPHA else Status.PASS)
+            evidence.append(ev(f"{label}: parametric test; smallest Shapiro-Wilk p", p, *where, "column value"))
+        else:
+            found.append(Status.PASS)
+            evidence.append(ev(f"{label}: method", method, *where))
+        if c.get("effect_size") in (None, ""):
+            found.append(Status.WARN)
+            evidence.append(ev(f"{label}: effect size", "not stated", *where))
+        if a.size and b.size:
+            p = stats.mann_whitney(a, b)[1]
+            evidence.append(ev(f"{label}: Mann-Whitney recomputed", {"p_value": p, "n_a": int(a.size), "n_b": int(b.size)},
+                               src.path, "column value"))
+            if truthy(c.get("significant")) and p >= ALPHA:
                 found.append(Status.FAIL)
-                evidence.append(ev(f"{label}: no statistical test", stated_method or "none stated", *where))
-            elif not method:
-                found.append(Status.WARN)
-                evidence.append(ev(f"{label}: unknown test (not one of the spellings R7 knows)", stated_method, *where))
-            elif method in PARAMETRIC_TESTS and a.size >= 3 and b.size >= 3:
-                p = min(float(stats.normality(a).p), float(stats.normality(b).p))
-                found.append(Status.FAIL if p < ALPHA else Status.PASS)
-                evidence.append(ev(f"{label}: parametric test; smallest Shapiro-Wilk p", p, *where, "column value"))
-            else:
-                found.append(Status.PASS)
-                evidence.append(ev(f"{label}: method", method, *where))
-            if c.get("effect_size") in (None, ""):
-                found.append(Status.WARN)
-                evidence.append(ev(f"{label}: effect size", "not stated", *where))
-            if a.size and b.size:
-                p = stats.mann_whitney(a, b)[1]
-                evidence.append(ev(f"{label}: Mann-Whitney recomputed", {"p_value": p, "n_a": int(a.size), "n_b": int(b.size)},
-                                   src.path, "column value"))
-                if truthy(c.get("significant")) and p >= ALPHA:
-                    found.append(Status.FAIL)
-                    evidence.append(ev(f"{label}: called significant, data disagree", p, *where))
-            statuses.append(worst(found))
+                evidence.append(ev(f"{label}: called significant, data disagree", p, *where))
+        statuses.append(worst(found))
     if data.claims:
         statuses.append(Status.PASS)
         evidence.append(ev("claims checked with exact order-statistic CIs of medians, a one-sided Mann-Whitney U "
                            "(independent runs) or Wilcoxon signed-rank test (runs paired by seed), Holm-adjusted "
                            "over the claims", len(data.claims), "", "claims"))
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("stored comparisons or claims", 0, "", "attr comparisons", "claims")], ""
-    return worst(statuses), evidence, ("Compare with non-overlapping CIs or Mann-Whitney / Kruskal-Wallis and report an "
-                                       "effect size; use t-tests only on data that pass a normality check (SC15 R7).")
+    return judged(statuses, evidence, ev("stored comparisons or claims", 0, "", "attr comparisons", "claims"),
+                  ("Compare with non-overlapping CIs or Mann-Whitney / Kruskal-Wallis and report an "
+                   "effect size; use t-tests only on data that pass a normality check (SC15 R7)."))
 
 
 # ------------------------------------------------------------------ R8
@@ -673,11 +665,10 @@ def r8_percentiles(data: AuditData):
             status, more = _r8_metric(data, src, metric)
             statuses.append(status)
             evidence += more
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("latency or declared tail metrics in a time unit", 0, "", "rows metric~latency",
-                                          "attr tail_metrics")], ""
-    return worst(statuses), evidence, ("Report latency by percentiles (p50/p90/p99) with their confidence, not by the mean "
-                                       "or median alone (SC15 R8).")
+    return judged(statuses, evidence,
+                  ev("latency or declared tail metrics in a time unit", 0, "", "rows metric~latency", "attr tail_metrics"),
+                  ("Report latency by percentiles (p50/p90/p99) with their confidence, not by the mean "
+                   "or median alone (SC15 R8)."))
 
 
 # ------------------------------------------------------------------ R9
@@ -780,10 +771,9 @@ def r10_parallel_time(data: AuditData):
                         evidence.append(ev("whole-run times that are not the max over ranks",
                                            f"{int(bad.sum())} of {len(joined)}",
                                            src.path, "rows rank=-1", "rows rank>=0", "column value"))
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads")], ""
-    return worst(statuses), evidence, ("State the timer, how processes were synchronized (e.g. a barrier before each "
-                                       "iteration) and how per-rank times were summarized (e.g. max over ranks) (SC15 R10).")
+    return judged(statuses, evidence, ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads"),
+                  ("State the timer, how processes were synchronized (e.g. a barrier before each "
+                   "iteration) and how per-rank times were summarized (e.g. max over ranks) (SC15 R10)."))
 
 
 # ------------------------------------------------------------------ R11
@@ -844,9 +834,8 @@ def r11_bounds(data: AuditData):
                 value = float(np.nanmax(group["value"])) * parsed[1]
                 if value > bounds.get(parsed[0], (0, ""))[0]:
                     bounds[parsed[0]] = (value, f"{src.path}: rows benchmark=bounds")
-        declared = src.attr("bounds", [])
-        for b in declared if isinstance(declared, list) else []:
-            parsed = hardware_unit(b.get("unit", "")) if isinstance(b, dict) else None
+        for b in src.records("bounds"):
+            parsed = hardware_unit(b.get("unit", ""))
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
@@ -878,11 +867,10 @@ def r11_bounds(data: AuditData):
             statuses.append(Status.WARN if fraction > 1.1 else Status.PASS)
             evidence.append(ev(f"highest {unit} rate ({where_best}: {float(top['value']):.4g} {unit}) as a fraction of "
                                f"the bound ({bound / parsed[1]:.4g} {unit})", fraction, src.path, "column value", where))
-    if not statuses:
-        return Status.NOT_APPLICABLE, [ev("rates in bytes/s, flop/s or op/s", 0, "", "column unit")], ""
-    return worst(statuses), evidence, ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show "
-                                       "each rate as a fraction of it; a rate above its bound (e.g. cache-resident) "
-                                       "needs a comment (SC15 R11).")
+    return judged(statuses, evidence, ev("rates in bytes/s, flop/s or op/s", 0, "", "column unit"),
+                  ("Measure or model an upper bound (memory bandwidth, peak flop rate) and show "
+                   "each rate as a fraction of it; a rate above its bound (e.g. cache-resident) "
+                   "needs a comment (SC15 R11)."))
 
 
 # ------------------------------------------------------------------ R12
@@ -891,23 +879,19 @@ def r11_bounds(data: AuditData):
 def r12_plots(data: AuditData):
     """Declared figures (attr figures) show the samples and draw lines only across continuous factors."""
     statuses, evidence = [], []
-    for src in data.sources:
-        figures = src.attr("figures", [])
-        for f in figures if isinstance(figures, list) else []:
-            if not isinstance(f, dict):
-                continue
-            name = f.get("name", "?")
-            lines = _token(f.get("lines", "none"))
-            x_kind = _token(f.get("x_kind", ""))
-            shows = _token(f.get("shows", ""))
-            found = Status.PASS
-            if lines not in ("none", "") and x_kind == "categorical":
-                found = Status.FAIL
-            elif shows not in ("samples", "distribution"):
-                found = Status.WARN
-            statuses.append(found)
-            evidence.append(ev(f"figure {name}", {"shows": shows, "lines": lines, "x_kind": x_kind}, src.path,
-                               "attr figures[].shows", "attr figures[].lines", "attr figures[].x_kind"))
+    for src, f in data.records("figures"):
+        name = f.get("name", "?")
+        lines = _token(f.get("lines", "none"))
+        x_kind = _token(f.get("x_kind", ""))
+        shows = _token(f.get("shows", ""))
+        found = Status.PASS
+        if lines not in ("none", "") and x_kind == "categorical":
+            found = Status.FAIL
+        elif shows not in ("samples", "distribution"):
+            found = Status.WARN
+        statuses.append(found)
+        evidence.append(ev(f"figure {name}", {"shows": shows, "lines": lines, "x_kind": x_kind}, src.path,
+                           "attr figures[].shows", "attr figures[].lines", "attr figures[].x_kind"))
     if not statuses:
         return Status.NEEDS_HUMAN, [ev("figure descriptions", "none in the results", "", "attr figures")], \
             ("Look at the plots: they should show every sample or the distribution, and connect points only along "

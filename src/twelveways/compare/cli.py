@@ -10,11 +10,16 @@ import sys
 from pathlib import Path
 
 from .. import atomic
-from ..checklist.audit import _Parser
-from ..errors import one_line_errors
+from ..cliargs import OneLineParser, run_command
+from ..errors import AuditInputError
 from . import build, noise, render, reproduce, sides
 
 FORMATS = ("md", "html", "json")
+
+
+def _parser(prog: str, description: str) -> OneLineParser:
+    """A usage problem is input this command cannot use: one line, exit 2."""
+    return OneLineParser(prog=prog, description=description, error_class=AuditInputError)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -36,10 +41,20 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
         print(f"wrote {out}", file=sys.stderr)
 
 
+def _compare(args: argparse.Namespace) -> None:
+    base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
+    new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
+    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
+    if args.claims:
+        record["claims"] = reproduce.claim_rows(base, new, args.claims)
+    _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
+                                      "json": lambda: sides.dumps(record)})
+
+
 def compare_main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="twelveways compare", description="Compare two result sets configuration by "
-                     "configuration: environment diff first, then ratio, CI, Mann-Whitney with FDR control "
-                     "and a verdict against the measured noise floor.")
+    parser = _parser("twelveways compare", "Compare two result sets configuration by configuration: environment "
+                     "diff first, then ratio, CI, Mann-Whitney with FDR control and a verdict against the measured "
+                     "noise floor.")
     parser.add_argument("base", help="base results: a file or folder (results/, data/reference) in any format audit reads")
     parser.add_argument("new", help="new results, as BASE")
     parser.add_argument("--base-also", action="append", default=[], help="more files of the base side (repeatable)")
@@ -50,56 +65,43 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
     _common(parser)
+    return run_command(parser, argv, _compare, 2)
 
-    def run() -> None:
-        args = parser.parse_args(argv)
-        base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
-        new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
-        record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
-        if args.claims:
-            record["claims"] = reproduce.claim_rows(base, new, args.claims)
-        _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
-                                          "json": lambda: sides.dumps(record)})
 
-    return one_line_errors(run, 2)
+def _noise_floor(args: argparse.Namespace) -> None:
+    record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
+                           confidence=args.confidence)
+    atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
+    print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
 
 
 def noise_floor_main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="twelveways noise-floor", description="Measure the noise floor from two independent "
-                     "runs of identical code (A/A): false-positive rate of the test alone, floor, power.")
+    parser = _parser("twelveways noise-floor", "Measure the noise floor from two independent runs of identical "
+                     "code (A/A): false-positive rate of the test alone, floor, power.")
     parser.add_argument("first", help="results of the first run (file or folder)")
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence of the CIs (default 0.95)")
+    return run_command(parser, argv, _noise_floor, 2)
 
-    def run() -> None:
-        args = parser.parse_args(argv)
-        record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
-                               confidence=args.confidence)
-        atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
-        print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
 
-    return one_line_errors(run, 2)
+def _reproduce(args: argparse.Namespace) -> None:
+    record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
+                                    confidence=args.confidence, floor_given=args.noise_floor)
+    out = args.output
+    _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
+           {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
+            "json": lambda: sides.dumps(record)})
+    print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
+          file=sys.stderr)
 
 
 def reproduce_main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="twelveways reproduce", description="Compare this run with a stored result set: "
-                     "Reproduced / Not reproduced / Inconclusive per claim and headline number.")
+    parser = _parser("twelveways reproduce", "Compare this run with a stored result set: Reproduced / Not "
+                     "reproduced / Inconclusive per claim and headline number.")
     parser.add_argument("--reference", default="data/reference", help="stored result set (default data/reference)")
     parser.add_argument("--results", default="results", help="this run's results folder (default results)")
     parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
     parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
     _common(parser)
-
-    def run() -> None:
-        args = parser.parse_args(argv)
-        record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
-                                        confidence=args.confidence, floor_given=args.noise_floor)
-        out = args.output
-        _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
-               {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
-                "json": lambda: sides.dumps(record)})
-        print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
-              file=sys.stderr)
-
-    return one_line_errors(run, 2)
+    return run_command(parser, argv, _reproduce, 2)

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from ..cliargs import add_config
 from ..errors import TwelveWaysError
 from .hashing import differences
 from .record import capture
@@ -20,7 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the full capture as JSON (default: a summary)")
     parser.add_argument("--output", metavar="PATH", help="also write the capture here atomically (e.g. results/environment.json)")
     parser.add_argument("--artifact", metavar="PATH", help="also render the Artifact Description here (Markdown)")
-    parser.add_argument("--config", metavar="PATH", help="validated config (results/config.json) or a YAML config")
+    add_config(parser, default=None)
     parser.add_argument("--label", default="start", help="label of the load snapshot (start, end); default start")
     parser.add_argument("--compare", metavar="PATH",
                         help="an earlier capture (the start of the run): copy its load snapshots and record what changed")

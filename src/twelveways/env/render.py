@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 import os
+import string
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -139,12 +140,6 @@ def _threadpools(pools) -> str:
                      f"[{p.get('prefix')}] {p.get('num_threads')} threads" for p in pools) or "none loaded"
 
 
-@_probe("torch")
-def _torch(torch) -> str:
-    return (f"{torch.get('version')}; {fmt(torch.get('num_threads'))} intra-op threads; "
-            f"CPU capability {fmt(torch.get('cpu_capability'))}; CUDA {fmt(torch.get('cuda_version'))}")
-
-
 @_probe("gpus")
 def _gpus(gpus) -> str:
     if not gpus.get("devices"):
@@ -153,16 +148,31 @@ def _gpus(gpus) -> str:
                      for d in gpus["devices"])
 
 
-@_probe("scheduler")
-def _scheduler(sched) -> str:
-    return (f"{sched.get('name')}; job {sched.get('job_id')}; nodes {sched.get('node_list')}; "
-            f"launcher {sched.get('launcher')}")
+class _RecordFormatter(string.Formatter):
+    """Fills a summary template from a captured record: a missing field reads "unknown", a number takes the
+    template's format spec, anything else is shown as :func:`fmt` shows it."""
+
+    def get_value(self, key, args, kwargs):
+        return kwargs.get(key)
+
+    def format_field(self, value, format_spec):
+        if value is None:
+            return "unknown"
+        if format_spec and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return format(value, format_spec)
+        return fmt(value)
 
 
-@_probe("timer")
-def _timer(timer) -> str:
-    return (f"{timer.get('timer')} ({timer.get('implementation')}): resolution {timer.get('resolution_ns'):.0f} ns, "
-            f"overhead {timer.get('overhead_ns'):.0f} ns per call")
+def _summary_line(path: str, template: str):
+    """A summary line for the captured record at ``path`` (or why it is unavailable), filled from ``template``."""
+    return _probe(path)(lambda record: _RecordFormatter().format(template, **record))
+
+
+_torch = _summary_line("torch", "{version}; {num_threads} intra-op threads; CPU capability {cpu_capability}; "
+                                "CUDA {cuda_version}")
+_scheduler = _summary_line("scheduler", "{name}; job {job_id}; nodes {node_list}; launcher {launcher}")
+_timer = _summary_line("timer", "{timer} ({implementation}): resolution {resolution_ns:.0f} ns, "
+                                "overhead {overhead_ns:.0f} ns per call")
 
 
 def _git(capture) -> str:

@@ -8,10 +8,11 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..cliargs import ENVIRONMENT_JSON
 from ..errors import ConfigError, ResultsError
 
 FORMAT = "twelveways-environment/1"
-DEFAULT_OUTPUT = "results/environment.json"
+DEFAULT_OUTPUT = ENVIRONMENT_JSON
 
 
 def _umask() -> int:

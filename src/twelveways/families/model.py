@@ -11,14 +11,6 @@ from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
-class Figures:
-    """Where Snakemake's report files a notebook's figures: the caption (relative to workflow/rules) and category."""
-
-    caption: str
-    category: str
-
-
-@dataclass(frozen=True)
 class Family:
     """One benchmark family (or the environment capture), stated once.
 
@@ -58,3 +50,11 @@ class Family:
     def workloads(self) -> tuple:
         """The benchmarks (kernels, models) the family can run."""
         return tuple(self.levels.get("workload", ()))
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Where Snakemake's report files a notebook's figures: the caption (relative to workflow/rules) and category."""
+
+    caption: str
+    category: str

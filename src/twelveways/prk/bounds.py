@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import config as config_module
 from .. import results
+from ..cliargs import add_config, add_environment
 from ..errors import KernelError, MeasurementError, TwelveWaysError
 from . import run
 
@@ -251,11 +252,11 @@ def write(rows: list[dict], summary: dict, *, output: str | Path, json_path: str
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m twelveways.prk.bounds",
                                      description="Measure memory bandwidth and peak flop rate -> results/bounds.{nc,json}")
-    parser.add_argument("--config", default="results/config.json", help="validated config (JSON or YAML)")
+    add_config(parser)
     parser.add_argument("--kernels-dir", default="build/kernels", help="folder of the C kernel binaries")
     parser.add_argument("--output", default="results/bounds.nc", help="results file (family bounds)")
     parser.add_argument("--json", default="results/bounds.json", help="summary JSON")
-    parser.add_argument("--environment", default="results/environment.json", help="environment capture (for its hash)")
+    add_environment(parser)
     parser.add_argument("--bandwidth-implementation", choices=["c", "numpy"], default="c",
                         help="nstream used for the bandwidth (c: the C kernels, the real bound; numpy: for tests)")
     args = parser.parse_args(argv)

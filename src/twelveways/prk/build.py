@@ -30,7 +30,8 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..errors import KernelError, TwelveWaysError
+from ..cliargs import OneLineParser, run_command
+from ..errors import KernelError
 from ..families.prk import KERNELS, MPI_KERNELS
 
 VARIANTS = ("serial", "openmp", "mpi")
@@ -260,13 +261,6 @@ def _csv(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line and exit 1, like every other expected problem."""
-
-    def error(self, message: str):
-        self.exit(1, f"error: {message}\n")
-
-
 #: Options whose values start with '-' ("--cflags -O2"): glued to the option before argparse sees them.
 _DASH_VALUED = ("--cflags", "--openmp-flag")
 
@@ -284,9 +278,17 @@ def _glue_dash_values(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _build(args: argparse.Namespace) -> None:
+    manifest = build_kernels(args.out, cc=args.cc, mpicc=args.mpicc, cflags=args.cflags,
+                             openmp_flag=args.openmp_flag, kernels=_csv(args.kernels),
+                             variants=_csv(args.variants), source_dir=args.source_dir, force=args.force)
+    print(f"{len(manifest['rebuilt'])} of {len(manifest['targets'])} kernel binaries rebuilt in {args.out} "
+          f"({manifest['compiler']['version']}; {args.cflags}); manifest {Path(args.out) / MANIFEST}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="python -m twelveways.prk.build",
-                     description="Compile the C PRK kernels and record how (build.json).")
+    parser = OneLineParser(prog="python -m twelveways.prk.build",
+                           description="Compile the C PRK kernels and record how (build.json).")
     parser.add_argument("--out", default="build/kernels", help="output folder (default: build/kernels)")
     parser.add_argument("--cc", default="gcc", help="C compiler (default: gcc)")
     parser.add_argument("--mpicc", default=None, help="MPI compiler wrapper (default: mpicc next to this Python)")
@@ -296,18 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: serial,openmp,mpi")
     parser.add_argument("--source-dir", default=None, help="kernel sources (default: kernels/c of this checkout)")
     parser.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
-    args = parser.parse_args(_glue_dash_values(sys.argv[1:] if argv is None else argv))
-    try:
-        manifest = build_kernels(args.out, cc=args.cc, mpicc=args.mpicc, cflags=args.cflags,
-                                 openmp_flag=args.openmp_flag, kernels=_csv(args.kernels),
-                                 variants=_csv(args.variants), source_dir=args.source_dir, force=args.force)
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 1
-    rebuilt = manifest["rebuilt"]
-    print(f"{len(rebuilt)} of {len(manifest['targets'])} kernel binaries rebuilt in {args.out} "
-          f"({manifest['compiler']['version']}; {args.cflags}); manifest {Path(args.out) / MANIFEST}")
-    return 0
+    return run_command(parser, _glue_dash_values(sys.argv[1:] if argv is None else argv), _build, 1)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from pathlib import Path
 from .. import config as config_module
 from .. import measure, results
 from ..families.prk import FAMILY
+from ..cliargs import add_config, add_environment
 from ..errors import KernelError, TwelveWaysError
 from . import records, run
 
@@ -307,10 +308,10 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m twelveways.prk.sweep", description="Run the PRK sweep -> results/prk.nc")
-    parser.add_argument("--config", default="results/config.json", help="validated config (JSON or YAML)")
+    add_config(parser)
     parser.add_argument("--kernels-dir", default="build/kernels", help="folder of the C kernel binaries")
     parser.add_argument("--output", default="results/prk.nc", help="results file to write")
-    parser.add_argument("--environment", default="results/environment.json", help="environment capture (for its hash)")
+    add_environment(parser)
     parser.add_argument("--mpi-launcher", default="", help="MPI launcher overriding prk.mpi_launcher (e.g. 'srun --mpi=pmi2')")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--placebo", type=int, default=None, metavar="N",

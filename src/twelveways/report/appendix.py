@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
 from . import notebooks as nb
@@ -383,8 +384,8 @@ def add_parser(sub) -> None:
     p.add_argument("--checklist", default="reports/checklist.json", help="audited checklist with the claims' numbers")
     p.add_argument("--claims", help="claims file (default: the one the config names, report.claims)")
     p.add_argument("--derived", default="results/derived", help="derived results (headline numbers and CIs)")
-    p.add_argument("--config", default="results/config.json", help="validated config dump")
-    p.add_argument("--environment", default="results/environment.json", help="environment capture")
+    add_config(p)
+    add_environment(p)
     p.add_argument("--bench", default="logs/bench", help="Snakemake benchmark logs (runtimes)")
     p.add_argument("--figures", default="results/figures", help="figures folder (one subfolder per notebook)")
     p.set_defaults(func=_main)

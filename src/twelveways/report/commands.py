@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import families
+from .. import cliargs, families
 from ..errors import ResultsError
 from . import appendix, archive
 from . import notebooks as nb
@@ -43,8 +43,8 @@ def default_parameters(name: str) -> dict[str, str]:
 def _path_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results-dir", dest="results_dir", help="folder of results/*.nc (default results)")
     parser.add_argument("--figures-dir", dest="figures_dir", help="where figures are saved (default results/figures/NAME)")
-    parser.add_argument("--environment", dest="environment_json", help="environment capture (default results/environment.json)")
-    parser.add_argument("--config", dest="config_json", help="validated config dump (default results/config.json)")
+    cliargs.add_environment(parser, dest="environment_json")
+    cliargs.add_config(parser, dest="config_json")
     parser.add_argument("--checklist", dest="checklist_json", help="checklist (default reports/checklist.json)")
     parser.add_argument("--derived", dest="derived_path",
                         help="derived results a family's notebook writes (default results/derived/FAMILY.nc)")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import families
+from ..cliargs import CONFIG_JSON, ENVIRONMENT_JSON
 from ..errors import TwelveWaysError
 
 KERNEL_NAME = "twelveways"
@@ -184,7 +185,7 @@ def notebook_source(name: str, root: str | os.PathLike | None = None) -> Path:
 def workflow_paths(name: str) -> dict[str, str]:
     """The paths a notebook reads and writes in the workflow (relative to the root): its parameters' defaults."""
     params = {"results_dir": "results", "figures_dir": f"results/figures/{name}",
-              "environment_json": "results/environment.json", "config_json": "results/config.json",
+              "environment_json": ENVIRONMENT_JSON, "config_json": CONFIG_JSON,
               "checklist_json": "reports/checklist.json", "derived_path": ""}
     if derived_file(name):
         params["derived_path"] = f"results/{derived_file(name)}"

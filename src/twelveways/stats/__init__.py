@@ -7,7 +7,7 @@ data that cannot support a statistic by raising :class:`~twelveways.errors.Stati
 The code lives in ``stats.core`` (input checks, exact-rank CIs, normality, t CI), ``stats.summary``
 (kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats.compare``
 (Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats.tail`` (percentiles,
-quantile regression, Tukey outliers), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoint``
+quantile regression), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoint``
 (warm-up and mid-run shifts of a run's per-iteration series); import it from here.
 
 Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
@@ -26,7 +26,7 @@ from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, 
                             ideal_scaling, speedup)
 from .summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
                             samples_needed, summarize)
-from .tail import Outliers, QuantileFit, percentiles, quantile_regression, tukey_outliers
+from .tail import QuantileFit, percentiles, quantile_regression
 
 __all__ = [
     # kinds and summaries (R3, R4)
@@ -37,8 +37,8 @@ __all__ = [
     # comparisons (R7)
     "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
     "mann_whitney", "signed_rank", "effect_size", "holm_adjust", "harmonic_mean", "geometric_mean", "skewness",
-    # tails and outliers (R8, R12)
-    "percentiles", "QuantileFit", "quantile_regression", "Outliers", "tukey_outliers",
+    # tails (R8, R12)
+    "percentiles", "QuantileFit", "quantile_regression",
     # scaling (R1, R11)
     "BASE_CASES", "ScalingPoint", "Speedup", "speedup", "AmdahlFit", "amdahl_fit", "amdahl_speedup",
     "ideal_scaling",

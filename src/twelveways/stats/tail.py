@@ -1,7 +1,7 @@
-"""Tails and outliers (R8, R12): percentiles with CIs, quantile regression, Tukey fences.
+"""Tails (R8, R12): percentiles with CIs and quantile regression.
 
 Import from :mod:`twelveways.stats`.  statsmodels QuantReg fits the quantile lines; percentile CIs
-come from exact binomial ranks.  Outliers are counted and shown, never removed.
+come from exact binomial ranks.  Slow samples are the tail, shown and kept, never removed.
 """
 
 from __future__ import annotations
@@ -94,46 +94,3 @@ def quantile_regression(x, y, quantiles=(0.5, 0.9, 0.99), *, confidence: float =
                               confidence, converged,
                               "statsmodels QuantReg (robust sandwich covariance, Hall-Sheather bandwidth)")
     return fits
-
-
-@dataclasses.dataclass(frozen=True)
-class Outliers(Record):
-    """Tukey fences and the points beyond them; the data are left untouched."""
-
-    n: int
-    k: float
-    q1: float
-    q3: float
-    iqr: float
-    low_fence: float
-    high_fence: float
-    n_low: int
-    n_high: int
-    low_indices: list
-    high_indices: list
-    note: str = "counted and kept (never dropped)"
-
-    @property
-    def n_outliers(self) -> int:
-        return self.n_low + self.n_high
-
-    @property
-    def fraction(self) -> float:
-        return self.n_outliers / self.n
-
-
-def tukey_outliers(values, k: float = 1.5) -> Outliers:
-    """Count points below Q1 − k·IQR and above Q3 + k·IQR; never drops them.
-
-    Outliers in timing data are often the effect (interference, a page fault, a slow rank); they
-    are reported so the reader can see them, and every summary keeps them.
-    """
-    x = as_values(values, min_n=4)
-    if not k > 0:
-        raise StatisticsError(f"Tukey's k must be positive (1.5 usual, 3 for 'far out'), got {k}")
-    q1, q3 = (float(v) for v in np.quantile(x, [0.25, 0.75]))
-    iqr = q3 - q1
-    low, high = q1 - k * iqr, q3 + k * iqr
-    lows, highs = np.nonzero(x < low)[0], np.nonzero(x > high)[0]
-    return Outliers(int(x.size), float(k), q1, q3, iqr, low, high, int(lows.size), int(highs.size),
-                    lows.tolist(), highs.tolist())

@@ -18,44 +18,6 @@ UPSAMPLED_DIGITS = "digits32"
 
 
 @dataclass(frozen=True)
-class Reference:
-    """The reference configuration's model and data set (every sweep varies one factor away from it)."""
-
-    model: str
-    dataset: str
-
-
-@dataclass(frozen=True)
-class Parallel:
-    """The data-parallel study: rank counts, scaling modes, its model and batch, top-k, the launcher."""
-
-    ranks: tuple[int, ...]
-    scaling: tuple[str, ...]
-    model: str
-    batch_size: int
-    topk_ratio: float
-    error_feedback: bool
-    launcher: str
-    timeout_s: float
-
-
-@dataclass(frozen=True)
-class LrSearch:
-    """The learning rates tried on the reference configuration and the seeds per trial (F4)."""
-
-    lrs: tuple[float, ...]
-    seeds: int
-
-
-@dataclass(frozen=True)
-class Split:
-    """Validation and test fractions of the fixed, stratified split."""
-
-    val: float
-    test: float
-
-
-@dataclass(frozen=True)
 class TrainConfig:
     """Config section ``train`` plus the project ``seed`` (data splits, run seeds and run order use it)."""
 
@@ -117,6 +79,44 @@ class TrainConfig:
         if 32 in self.input_sizes:
             wanted.add(UPSAMPLED_DIGITS)
         return tuple(sorted(wanted))
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """The data-parallel study: rank counts, scaling modes, its model and batch, top-k, the launcher."""
+
+    ranks: tuple[int, ...]
+    scaling: tuple[str, ...]
+    model: str
+    batch_size: int
+    topk_ratio: float
+    error_feedback: bool
+    launcher: str
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class LrSearch:
+    """The learning rates tried on the reference configuration and the seeds per trial (F4)."""
+
+    lrs: tuple[float, ...]
+    seeds: int
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The reference configuration's model and data set (every sweep varies one factor away from it)."""
+
+    model: str
+    dataset: str
+
+
+@dataclass(frozen=True)
+class Split:
+    """Validation and test fractions of the fixed, stratified split."""
+
+    val: float
+    test: float
 
 
 def load_config(path: str) -> dict:
