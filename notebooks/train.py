@@ -123,8 +123,10 @@ if not batch.empty:
     fig, ax = plt.subplots(figsize=(8, 4.2))
     sns.lineplot(data=curve, x="epoch", y="val_accuracy", hue="batch_size", units="run_id", estimator=None,
                  palette="viridis", ax=ax, linewidth=1, alpha=0.8)
-    ax.axhline(batch["target"].iloc[0] if "target" in batch else targets.get("digits", 0.95), color="k", ls="--",
-               lw=1, label="target")
+    stated = targets.get(batch["dataset"].iloc[0]) if isinstance(targets, dict) else None
+    target = batch["target"].iloc[0] if "target" in batch else stated
+    if target is not None:  # the configured quality target of this data set: no line where none was stated
+        ax.axhline(target, color="k", ls="--", lw=1, label="target")
     ax.set(ylabel="validation accuracy", title="validation accuracy per epoch, one line per run")
     ax.legend(title="batch size", fontsize="small")
     plots.save(fig, figdir, "f1-curves",

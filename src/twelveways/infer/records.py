@@ -17,27 +17,24 @@ import zlib
 import numpy as np
 import pandas as pd
 
-#: Summary "key : value" lines carried as metrics (name, unit).
-SUMMARY_VALUES = {
-    "Completed samples per second": ("completed_samples_per_second", "samples/s"),
-    "Scheduled samples per second": ("scheduled_samples_per_second", "samples/s"),
-    "Samples per second": ("samples_per_second", "samples/s"),
-    "QPS w/ loadgen overhead": ("qps_with_loadgen_overhead", "queries/s"),
-    "QPS w/o loadgen overhead": ("qps_without_loadgen_overhead", "queries/s"),
-    "Min latency (ns)": ("latency_min", "ns"),
-    "Max latency (ns)": ("latency_max", "ns"),
-    "Mean latency (ns)": ("latency_mean", "ns"),
-}
-
-#: Detail-log keys carried as metrics (name, unit).
-DETAIL_VALUES = {
-    "result_query_count": ("query_count", "queries"),
-    "result_overlatency_query_count": ("overlatency_query_count", "queries"),
-    "effective_min_query_count": ("min_query_count", "queries"),
-    "effective_samples_per_query": ("samples_per_query", "samples"),
-    "effective_target_latency_ns": ("latency_bound", "ns"),
-    "effective_target_latency_percentile": ("target_latency_percentile", "1"),
-    "num_errors": ("loadgen_errors", "1"),
+#: LoadGen values carried as metrics: (log, its key) -> (metric name, unit); the summary's "key : value"
+#: lines and the detail log's keys.
+LOG_VALUES = {
+    ("summary", "Completed samples per second"): ("completed_samples_per_second", "samples/s"),
+    ("summary", "Scheduled samples per second"): ("scheduled_samples_per_second", "samples/s"),
+    ("summary", "Samples per second"): ("samples_per_second", "samples/s"),
+    ("summary", "QPS w/ loadgen overhead"): ("qps_with_loadgen_overhead", "queries/s"),
+    ("summary", "QPS w/o loadgen overhead"): ("qps_without_loadgen_overhead", "queries/s"),
+    ("summary", "Min latency (ns)"): ("latency_min", "ns"),
+    ("summary", "Max latency (ns)"): ("latency_max", "ns"),
+    ("summary", "Mean latency (ns)"): ("latency_mean", "ns"),
+    ("detail", "result_query_count"): ("query_count", "queries"),
+    ("detail", "result_overlatency_query_count"): ("overlatency_query_count", "queries"),
+    ("detail", "effective_min_query_count"): ("min_query_count", "queries"),
+    ("detail", "effective_samples_per_query"): ("samples_per_query", "samples"),
+    ("detail", "effective_target_latency_ns"): ("latency_bound", "ns"),
+    ("detail", "effective_target_latency_percentile"): ("target_latency_percentile", "1"),
+    ("detail", "num_errors"): ("loadgen_errors", "1"),
 }
 
 
@@ -104,12 +101,8 @@ def run_rows(base: dict, parsed: dict, max_latency_rows: int = 0) -> pd.DataFram
         rows.append((f"latency_{pct_name(fraction)}", float(value), "ns"))
     for fraction, value in sorted(summary["early_stopping"].items()):
         rows.append((f"early_stopping_latency_{pct_name(fraction)}", float(value), "ns"))
-    for key, (name, unit) in SUMMARY_VALUES.items():
-        value = summary["values"].get(key)
-        if isinstance(value, (int, float)):
-            rows.append((name, float(value), unit))
-    for key, (name, unit) in DETAIL_VALUES.items():
-        value = detail["values"].get(key)
+    for (log, key), (name, unit) in LOG_VALUES.items():
+        value = parsed[log]["values"].get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             rows.append((name, float(value), unit))
     duration = detail["values"].get("effective_min_duration_ms")
