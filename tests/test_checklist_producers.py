@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from twelveways import config as config_module
 from twelveways import results
 from twelveways.checklist import Status, audit, evidence
 from twelveways.prk import bounds, records, sweep
+from twelveways.prk.settings import PrkConfig
 
 
 def kernel_doc(kernel="stencil", implementation="c-mpi", ranks=2, iterations=4, base=1e-3, valid=True) -> dict:
@@ -49,7 +51,7 @@ def prk_file(tmp_path: Path, cfg: dict, *, with_attrs: bool = True, kernels=None
             rows += part
     attrs = {"environment_hash": "e" * 64, "config_hash": "c" * 64, "git_commit": "a" * 40, "git_dirty": 0}
     if with_attrs:
-        attrs.update(sweep.checklist_attrs(cfg))
+        attrs.update(sweep.checklist_attrs(PrkConfig.from_config(config_module.validate(cfg))))
     path = tmp_path / "prk.nc"
     results.write(results.from_records(rows, family="prk", attrs=attrs), path)
     return str(path)
@@ -90,7 +92,7 @@ def test_prk_kernel_subset_needs_the_configs_reason(tmp_path):
 
 
 def test_prk_levels_available_lists_every_kernel_and_implementation():
-    attrs = sweep.checklist_attrs(config())
+    attrs = sweep.checklist_attrs(PrkConfig.from_config(config_module.validate(config())))
     assert attrs["levels_available"]["workload"] == ["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"]
     assert set(attrs["levels_available"]["implementation"]) == set(records.IMPLEMENTATIONS)
     assert attrs["derived_metrics"] == ["rate"] and attrs["op_count"] == "executed"

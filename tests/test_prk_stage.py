@@ -6,6 +6,7 @@ relabel its JSON, so these tests do not depend on a C build.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import stat
 import subprocess
@@ -18,6 +19,7 @@ from twelveways import config as config_module
 from twelveways import measure, results
 from twelveways.errors import KernelError
 from twelveways.prk import bounds, records, run, sweep
+from twelveways.prk.settings import PrkConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 PYDIR = ROOT / "kernels" / "python"
@@ -85,7 +87,7 @@ def tiny_config(**prk) -> dict:
 def test_expand_labels_single_strong_weak_and_skips():
     cfg = tiny_config(kernels=["nstream", "transpose", "stencil", "p2p", "dgemm", "sparse"],
                       implementations=["c-serial", "c-openmp", "c-mpi", "numpy", "mpi4py"])
-    points, skipped = sweep.expand(cfg)
+    points, skipped = sweep.expand(PrkConfig.from_config(cfg))
     assert len(points) == len(set(points))
     for p in points:
         assert (p.scaling == "single") == (p.pe == 1)
@@ -106,8 +108,8 @@ def test_expand_labels_single_strong_weak_and_skips():
 
 
 def test_scaling_choice_restricts_the_studies():
-    strong, _ = sweep.expand(tiny_config(scaling="strong"))
-    weak, _ = sweep.expand(tiny_config(scaling="weak"))
+    strong, _ = sweep.expand(PrkConfig.from_config(tiny_config(scaling="strong")))
+    weak, _ = sweep.expand(PrkConfig.from_config(tiny_config(scaling="weak")))
     assert {p.scaling for p in strong} == {"single", "strong"}
     assert {p.scaling for p in weak} == {"single", "weak"}
 
@@ -120,9 +122,9 @@ def test_weak_size_keeps_work_per_element():
 
 
 def test_seeded_order_is_reproducible_and_seed_dependent():
-    points, _ = sweep.expand(tiny_config(kernels=list(run.KERNELS)))
+    points, _ = sweep.expand(PrkConfig.from_config(tiny_config(kernels=list(run.KERNELS))))
     first = measure.seeded_order(points, 11)
-    again = measure.seeded_order(sweep.expand(tiny_config(kernels=list(run.KERNELS)))[0], 11)
+    again = measure.seeded_order(sweep.expand(PrkConfig.from_config(tiny_config(kernels=list(run.KERNELS))))[0], 11)
     other = measure.seeded_order(points, 12)
     assert [p.key() for p in first] == [p.key() for p in again]
     assert [p.key() for p in first] != [p.key() for p in other]
@@ -194,7 +196,7 @@ def test_sweep_writes_a_valid_results_file(tmp_path, fake_kernels, env_json):
     assert ds.attrs["family"] == "prk" and ds.attrs["environment_hash"] == "0123456789abcdef"
     assert ds.attrs["config_hash"] == results.canonical_hash(cfg)
     frame = results.to_frame(ds)
-    points, _ = sweep.expand(cfg)
+    points, _ = sweep.expand(PrkConfig.from_config(cfg))
     order = results.attr_json(ds, "prk_run_order")
     assert order == [p.key() for p in measure.seeded_order(points, cfg["seed"])]
     assert frame["valid"].all() and set(frame["benchmark"]) == {"prk"}
@@ -259,9 +261,10 @@ def _fake_sysfs(root: Path) -> Path:
 def test_last_level_cache_from_sysfs(tmp_path):
     llc = bounds.last_level_cache(_fake_sysfs(tmp_path / "cpu"))
     assert llc["level"] == 3 and llc["instances"] == 1 and llc["bytes"] == 16 * 1024 ** 2
-    length = bounds.nstream_length({"llc_factor": 4, "nstream_length": 0}, llc["bytes"])
-    assert 3 * 8 * length >= 4 * llc["bytes"]
-    assert bounds.nstream_length({"llc_factor": 4, "nstream_length": 10 ** 9}, llc["bytes"]) == 10 ** 9
+    derived = PrkConfig.from_config(config_module.validate({"prk": {"bounds": {"llc_factor": 4}}})).bounds
+    length = bounds.nstream_length(derived, llc["bytes"])
+    assert derived.nstream_length == 0 and 3 * 8 * length >= 4 * llc["bytes"]
+    assert bounds.nstream_length(dataclasses.replace(derived, nstream_length=10 ** 9), llc["bytes"]) == 10 ** 9
 
 
 def test_bounds_measure_and_write(tmp_path, monkeypatch, env_json):

@@ -26,11 +26,11 @@ INT_MAX = 2 ** 31 - 1
 def check(config: Mapping, memory_bytes: int | None = None) -> None:
     """All cross-field and feasibility rules of a validated (defaults filled) configuration."""
     check_finite(config)
-    measurement = config.get("measurement", {})
-    if measurement.get("min_samples", 0) > measurement.get("max_samples", math.inf):
+    measurement = config["measurement"]
+    if measurement["min_samples"] > measurement["max_samples"]:
         raise ConfigError(f"config key 'measurement.min_samples': {measurement['min_samples']} exceeds "
                           f"measurement.max_samples {measurement['max_samples']}")
-    if config.get("stages", {}).get("prk", False) and "prk" in config:
+    if config["stages"]["prk"]:
         check_prk(config, machine_memory() if memory_bytes is None else memory_bytes)
 
 
@@ -56,11 +56,12 @@ def machine_memory() -> int:
 def check_prk(config: Mapping, memory_bytes: int) -> None:
     """Grid vs radius, sizes in range, then every sweep point's ranks and memory."""
     from .prk import sweep  # lazily: sweep imports this package's config module
+    from .prk.settings import PrkConfig
 
-    prk = config["prk"]
-    radius = int(prk["radius"])
+    prk = PrkConfig.from_config(config)
+    radius = prk.radius
     _check_sizes(prk, radius)
-    points, _ = sweep.expand(config)
+    points, _ = sweep.expand(prk)
     for point in points:
         key = f"prk.sizes.{point.kernel}"
         size = _grid(point.kernel, point.size)
@@ -74,13 +75,13 @@ def check_prk(config: Mapping, memory_bytes: int) -> None:
         if point.implementation.startswith("c-") and limit is not None and max(_values(size)) > limit:
             raise ConfigError(f"config key '{key}': {point.kernel} size {_size_text(size)} exceeds the C kernel's "
                               f"limit {limit}")
-    _check_bounds(prk.get("bounds", {}), memory_bytes)
+    _check_bounds(prk.bounds, memory_bytes)
 
 
-def _check_sizes(prk: Mapping, radius: int) -> None:
+def _check_sizes(prk, radius: int) -> None:
     """Sizes within 64 bits; stencil and sparse grids wider than the stencil (2*radius+1 points)."""
-    for kernel in prk["kernels"]:
-        for raw in prk["sizes"][kernel]:
+    for kernel in prk.kernels:
+        for raw in prk.sizes[kernel]:
             if max(_values(raw)) >= 2 ** 63:
                 raise ConfigError(f"config key 'prk.sizes.{kernel}': {_size_text(raw)} is beyond the 64-bit integer range")
             if kernel == "stencil" and raw < 2 * radius + 1:
@@ -146,12 +147,12 @@ def footprint(kernel: str, implementation: str, size, ranks: int, radius: int) -
     raise ConfigError(f"config key 'prk.kernels': unknown kernel {kernel!r}")
 
 
-def _check_bounds(bounds: Mapping, memory_bytes: int) -> None:
-    if not bounds.get("enabled", False):
+def _check_bounds(bounds, memory_bytes: int) -> None:
+    if not bounds.enabled:
         return
     for key, needed, formula in (
-            ("nstream_length", 3 * int(bounds.get("nstream_length", 0)) * DOUBLE, "3 arrays of n doubles"),
-            ("dgemm_order", 3 * int(bounds.get("dgemm_order", 0)) ** 2 * DOUBLE, "3 arrays of n^2 doubles")):
+            ("nstream_length", 3 * bounds.nstream_length * DOUBLE, "3 arrays of n doubles"),
+            ("dgemm_order", 3 * bounds.dgemm_order ** 2 * DOUBLE, "3 arrays of n^2 doubles")):
         if needed > memory_bytes:
             raise ConfigError(f"config key 'prk.bounds.{key}': needs about {_gb(needed)} ({formula}), "
                               f"more than this machine's memory {_gb(memory_bytes)}")

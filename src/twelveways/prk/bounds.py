@@ -45,6 +45,7 @@ from .. import config as config_module
 from .. import results
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, MeasurementError, TwelveWaysError
+from .settings import Bounds, PrkConfig
 from . import run
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)")
@@ -101,15 +102,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def thread_levels(prk: Mapping) -> list[int]:
+def thread_levels(prk: PrkConfig) -> list[int]:
     """The sweep's thread counts and all usable cores."""
-    return sorted({int(t) for t in prk["threads"]} | {usable_cores()})
+    return sorted(set(prk.threads) | {usable_cores()})
 
 
-def nstream_length(bounds_cfg: Mapping, llc_bytes: int) -> int:
+def nstream_length(bounds: Bounds, llc_bytes: int) -> int:
     """Elements per vector so that three vectors span at least llc_factor x the LLC."""
-    from_llc = math.ceil(float(bounds_cfg["llc_factor"]) * llc_bytes / (3 * 8))
-    return max(int(bounds_cfg["nstream_length"]), from_llc)
+    return max(bounds.nstream_length, math.ceil(bounds.llc_factor * llc_bytes / (3 * 8)))
 
 
 def _summary(values: Sequence[float]) -> dict:
@@ -117,19 +117,18 @@ def _summary(values: Sequence[float]) -> dict:
     return {"median": float(np.median(arr)), "max": float(arr.max()), "min": float(arr.min()), "n": int(arr.size)}
 
 
-def measure_bandwidth(prk: Mapping, *, length: int, kernels_dir, seed: int,
+def measure_bandwidth(prk: PrkConfig, *, length: int, kernels_dir,
                       implementations: Sequence[str] = ("c-serial", "c-openmp"),
                       extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], dict]:
     """nstream bandwidth samples (rows) and their summary per implementation and thread count."""
-    bcfg = prk["bounds"]
-    rows, summary = [], {}
+    rows, summary, seed = [], {}, prk.seed
     for implementation in implementations:
         levels = [1] if implementation in ("c-serial", "numpy") else thread_levels(prk)
         for threads in levels:
-            inv = run.Invocation("nstream", implementation, (int(bcfg["nstream_iterations"]), length), threads=threads)
+            inv = run.Invocation("nstream", implementation, (prk.bounds.nstream_iterations, length), threads=threads)
             samples = []
-            for repeat in range(int(bcfg["repeats"])):
-                doc = run.run(inv, kernels_dir, timeout=float(prk["timeout_s"]), extra_env=extra_env)
+            for repeat in range(prk.bounds.repeats):
+                doc = run.run(inv, kernels_dir, timeout=prk.timeout_s, extra_env=extra_env)
                 moved = float(doc["bytes_per_iteration"])
                 run_id = f"bounds/nstream/{implementation}/t{threads}#{repeat}"
                 for iteration, seconds in enumerate([max(doc["warmup_times"]), *doc["iteration_max_times"]]):
@@ -145,12 +144,11 @@ def measure_bandwidth(prk: Mapping, *, length: int, kernels_dir, seed: int,
     return rows, summary
 
 
-def measure_peak_flops(prk: Mapping, *, seed: int) -> tuple[list[dict], dict]:
+def measure_peak_flops(prk: PrkConfig) -> tuple[list[dict], dict]:
     """BLAS dgemm (np.matmul) samples at each thread count, limited with threadpoolctl."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    bcfg = prk["bounds"]
-    n = int(bcfg["dgemm_order"])
+    n, seed = prk.bounds.dgemm_order, prk.seed
     rng = np.random.default_rng(seed)
     a, b = rng.random((n, n)), rng.random((n, n))
     c = np.empty((n, n))
@@ -161,7 +159,7 @@ def measure_peak_flops(prk: Mapping, *, seed: int) -> tuple[list[dict], dict]:
             actual = max([p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"] or [1])
             samples = []
             run_id = f"bounds/dgemm/numpy-blas/t{threads}"
-            for iteration in range(int(bcfg["repeats"]) + 1):
+            for iteration in range(prk.bounds.repeats + 1):
                 start = time.perf_counter_ns()
                 np.matmul(a, b, out=c)
                 seconds = (time.perf_counter_ns() - start) * 1e-9
@@ -208,15 +206,15 @@ def _row(workload, implementation, threads, size, seed, run_id, iteration, metri
 def measure(config: Mapping, *, kernels_dir, bandwidth_implementations: Sequence[str] = ("c-serial", "c-openmp"),
             extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], dict]:
     """All bound samples and the summary written to bounds.json."""
-    prk, seed = config["prk"], int(config["seed"])
+    prk = PrkConfig.from_config(config)
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if not prk["bounds"]["enabled"]:
+    if not prk.bounds.enabled:
         return [], {"measured": False, "reason": "prk.bounds.enabled is false", "created_utc": created}
     llc = last_level_cache()
-    length = nstream_length(prk["bounds"], llc["bytes"])
-    bw_rows, bandwidth = measure_bandwidth(prk, length=length, kernels_dir=kernels_dir, seed=seed,
+    length = nstream_length(prk.bounds, llc["bytes"])
+    bw_rows, bandwidth = measure_bandwidth(prk, length=length, kernels_dir=kernels_dir,
                                            implementations=bandwidth_implementations, extra_env=extra_env)
-    fl_rows, flops = measure_peak_flops(prk, seed=seed)
+    fl_rows, flops = measure_peak_flops(prk)
     best_bw = max(v["MB_per_s"]["median"] for v in bandwidth.values())
     best_fl = max(v["MFlop_per_s"]["median"] for v in flops.values())
     summary = {
@@ -226,7 +224,7 @@ def measure(config: Mapping, *, kernels_dir, bandwidth_implementations: Sequence
         "memory_bandwidth": {"kernel": "nstream", "length": length, "footprint_bytes": 3 * 8 * length,
                              "footprint_over_llc": 3 * 8 * length / llc["bytes"], "unit": "MB/s",
                              "by_level": bandwidth, "best_median": best_bw},
-        "peak_flops": {"kernel": "BLAS dgemm via numpy.matmul", "order": int(prk["bounds"]["dgemm_order"]),
+        "peak_flops": {"kernel": "BLAS dgemm via numpy.matmul", "order": prk.bounds.dgemm_order,
                        "unit": "MFlop/s", "by_level": flops, "best_median": best_fl},
         "roofline": {"bandwidth_MB_per_s": best_bw, "peak_MFlop_per_s": best_fl,
                      "ridge_flop_per_byte": best_fl / best_bw},

@@ -41,6 +41,7 @@ from .. import measure, results
 from ..families.prk import FAMILY
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, TwelveWaysError
+from .settings import PrkConfig
 from . import records, run
 
 STOP_INVALID = "invalid"
@@ -100,28 +101,27 @@ def weak_size(kernel: str, base: int | tuple[int, int], pe: int) -> int | tuple[
     raise KernelError(f"unknown kernel {kernel!r}")
 
 
-def levels(kernel: str, implementation: str, prk: Mapping) -> list[tuple[int, int]]:
+def levels(kernel: str, implementation: str, prk: PrkConfig) -> list[tuple[int, int]]:
     """(ranks, threads) levels of one kernel and implementation (empty: not implemented)."""
     if implementation in run.MPI_IMPLEMENTATIONS:
-        return [(int(r), 1) for r in prk["ranks"]] if kernel in run.MPI_KERNELS else []
+        return [(r, 1) for r in prk.ranks] if kernel in run.MPI_KERNELS else []
     if implementation == "c-openmp" or (implementation == "numpy" and kernel == "dgemm"):
-        return [(1, int(t)) for t in prk["threads"]]
+        return [(1, t) for t in prk.threads]
     return [(1, 1)]
 
 
-def expand(config: Mapping) -> tuple[list[Point], list[str]]:
+def expand(prk: PrkConfig) -> tuple[list[Point], list[str]]:
     """All configurations of the sweep (unordered) and the reasons for any that were left out."""
-    prk = config["prk"]
     points: list[Point] = []
     skipped: list[str] = []
-    scalings = {"strong": ("strong",), "weak": ("weak",), "both": ("strong", "weak")}[prk["scaling"]]
-    for kernel in prk["kernels"]:
-        for implementation in prk["implementations"]:
+    scalings = {"strong": ("strong",), "weak": ("weak",), "both": ("strong", "weak")}[prk.scaling]
+    for kernel in prk.kernels:
+        for implementation in prk.implementations:
             resource_levels = levels(kernel, implementation, prk)
             if not resource_levels:
                 skipped.append(f"{kernel} {implementation}: no such implementation (MPI kernels: {', '.join(run.MPI_KERNELS)})")
                 continue
-            for raw in prk["sizes"][kernel]:
+            for raw in prk.sizes[kernel]:
                 base = _size(raw)
                 for ranks, threads in resource_levels:
                     pe = ranks * threads
@@ -139,11 +139,9 @@ def expand(config: Mapping) -> tuple[list[Point], list[str]]:
     return unique, skipped
 
 
-def invocation(point: Point, config: Mapping) -> run.Invocation:
-    prk = config["prk"]
-    tile = prk["tile"]["python"] if point.implementation in run.PYTHON_IMPLEMENTATIONS else prk["tile"]["c"]
-    args = run.kernel_args(point.kernel, int(prk["iterations"][point.kernel]), point.size,
-                           radius=int(prk["radius"]), tile=int(tile))
+def invocation(point: Point, prk: PrkConfig) -> run.Invocation:
+    tile = prk.tiles.python if point.implementation in run.PYTHON_IMPLEMENTATIONS else prk.tiles.c
+    args = run.kernel_args(point.kernel, prk.iterations[point.kernel], point.size, radius=prk.radius, tile=tile)
     return run.Invocation(point.kernel, point.implementation, args, ranks=point.ranks, threads=point.threads)
 
 
@@ -151,21 +149,20 @@ class _InvalidRun(Exception):
     """A run failed its self-validation: stop repeating this configuration."""
 
 
-def run_point(point: Point, config: Mapping, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
+def run_point(point: Point, prk: PrkConfig, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
               launcher: Sequence[str] | None = None, python_dir=run.PYTHON_KERNELS_DIR,
               on_run: Callable[[], None] | None = None,
               extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], str]:
     """All rows of one configuration, repeated adaptively, and the stop reason."""
-    prk, meas = config["prk"], config["measurement"]
-    inv = invocation(point, config)
+    inv = invocation(point, prk)
     rows: list[dict] = []
     invocation_index = [0]
 
     def run_once() -> list[float]:
-        doc = run.run(inv, kernels_dir, timeout=float(prk["timeout_s"]), python_dir=python_dir, launcher=launcher,
+        doc = run.run(inv, kernels_dir, timeout=prk.timeout_s, python_dir=python_dir, launcher=launcher,
                       extra_env=extra_env)
         run_id = f"{point.key()}#{invocation_index[0]}"
-        rows.extend(records.to_records(doc, run_id=run_id, seed=int(config["seed"]), scaling=point.scaling,
+        rows.extend(records.to_records(doc, run_id=run_id, seed=prk.seed, scaling=point.scaling,
                                        base_size=point.primary(point.base_size), timer_overhead_ns=timer_overhead_ns,
                                        extra={"run_order": run_counter[0]}))
         invocation_index[0] += 1
@@ -176,23 +173,14 @@ def run_point(point: Point, config: Mapping, *, kernels_dir, run_counter: list[i
             raise _InvalidRun(run_id)
         return [float(t) for t in doc["iteration_max_times"]]
 
-    budget = float(prk["max_seconds"]) or float(meas["max_seconds"])
     try:
-        rep = measure.repeat_until_stable(run_once, target=float(meas["ci_target"]), confidence=float(meas["confidence"]),
-                                          min_samples=int(meas["min_samples"]),
-                                          max_samples=max(int(meas["max_samples"]), int(meas["min_samples"])),
-                                          max_seconds=budget, min_invocations=int(prk["min_invocations"]))
+        rep = measure.repeat_until_stable(run_once, **prk.stop_rule)
         reason = rep.stop_reason
     except _InvalidRun:
         reason = STOP_INVALID
     for row in rows:
         row["stop_reason"] = reason
     return rows, reason
-
-
-def _launcher(prk: Mapping) -> list[str] | None:
-    text = str(prk.get("mpi_launcher", "")).strip()
-    return shlex.split(text) if text else None
 
 
 def scheduler_attrs() -> dict:
@@ -211,15 +199,14 @@ RANK_SUMMARY = ("time rows: one per rank per iteration (iteration 0 = warm-up, n
                 "the arithmetic mean of the per-iteration maxima of iterations 1..N (a per-run summary of the time rows)")
 
 
-def checklist_attrs(config: Mapping) -> dict:
+def checklist_attrs(prk: PrkConfig) -> dict:
     """What the checklist reads (docs/checklist-evidence.md), stated by the benchmark that knows it.
 
     The rate row is derived from the run's time rows (R5 judges the time rows); flops/bytes per
     iteration are counted as the kernels execute/move them (F5); ``levels_available`` lists every
     kernel and implementation this suite has, so R2 sees any left out, with the config's reasons.
     """
-    reasons = {key: str(text) for key, text in (config.get("subset_reasons") or {}).items()
-               if key in ("kernels", "resources") and str(text or "").strip()}
+    reasons = dict(prk.subset_reasons)
     attrs = {
         "timer": "wall clock: clock_gettime(CLOCK_MONOTONIC) (C), time.perf_counter_ns (NumPy), MPI_Wtime (MPI); "
                  "resolution and overhead measured at start (prk_timer_resolution_ns, prk_timer_overhead_ns)",
@@ -255,12 +242,14 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
 
     ``mpi_launcher`` (e.g. a scheduler profile's ``srun --mpi=pmi2``) overrides ``prk.mpi_launcher``.
     """
-    points, skipped = expand(config)
-    points = placebo_points(points, placebo, int(config["seed"])) if placebo is not None else points
-    ordered = measure.seeded_order(points, int(config["seed"]))
+    prk = PrkConfig.from_config(config)
+    points, skipped = expand(prk)
+    points = placebo_points(points, placebo, prk.seed) if placebo is not None else points
+    ordered = measure.seeded_order(points, prk.seed)
     timer = measure.timer_properties()
     attrs = results.provenance(environment, config)
-    launcher = shlex.split(mpi_launcher) if mpi_launcher.strip() else _launcher(config["prk"])
+    chosen = mpi_launcher.strip() or prk.mpi_launcher
+    launcher = shlex.split(chosen) if chosen else None
     all_rows: list[dict] = []
     stops: dict[str, str] = {}
     counter = [0]
@@ -275,7 +264,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         task = bar.add_task("", total=len(ordered))
         for point in ordered:
             bar.update(task, description=f"{point.key()} (runs: {counter[0]})")
-            rows, reason = run_point(point, config, kernels_dir=kernels_dir, run_counter=counter,
+            rows, reason = run_point(point, prk, kernels_dir=kernels_dir, run_counter=counter,
                                      timer_overhead_ns=timer["overhead_ns"], launcher=launcher, python_dir=python_dir,
                                      on_run=lambda p=point: bar.update(task, description=f"{p.key()} (runs: {counter[0]})"),
                                      extra_env=extra_env)
@@ -299,9 +288,9 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         "prk_time_summary": "time rows: one per rank per iteration (iteration 0 = warm-up); the time of an "
                             "iteration is the maximum over ranks; rate row (iteration -1, rank -1): the kernel's "
                             "rate from the arithmetic mean of iterations 1..N",
-        "prk_config": dict(config["prk"]),
+        "prk_config": dict(prk.section),
     })
-    attrs.update(checklist_attrs(config))
+    attrs.update(checklist_attrs(prk))
     ds = results.from_records(all_rows, family="prk", attrs=attrs)
     return results.write(ds, output)
 
