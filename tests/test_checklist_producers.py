@@ -133,8 +133,9 @@ def test_audit_reports_are_world_readable(tmp_path):
 def test_inference_rows_carry_their_stop_reason_and_levels():
     pytest.importorskip("torch")
     from twelveways.infer import records as infer_records
+    from twelveways.infer.settings import InferConfig
 
-    attrs = infer_records.checklist_attrs({"accuracy_mode": True}, ["reference"])
+    attrs = infer_records.checklist_attrs(InferConfig.from_config(config_module.validate({})), ["reference"])
     assert attrs["levels_available"]["variant"] == ["reference-fp32", "reference-bf16", "reference-int8"]
     assert attrs["levels_available"]["mode"] == ["PerformanceOnly", "AccuracyOnly"]
     assert len(attrs["levels_available"]["scenario"]) == 4

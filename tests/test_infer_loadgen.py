@@ -3,6 +3,7 @@ and the results file checked against LoadGen's own summaries (a small MLP traine
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -16,6 +17,7 @@ from twelveways import config as twconfig
 from twelveways import results
 from twelveways.infer import harness, model, parse, run, runs, scenarios, variants
 from twelveways.infer.qsl import SampleLibrary
+from twelveways.infer.settings import InferConfig, ServerSearch
 from twelveways.infer.sut import PythonSUT
 
 ARCH = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [32], "num_classes": 10}
@@ -136,7 +138,7 @@ def test_server_search_and_costs_are_recorded(stage):
 
 def test_invalid_server_run_is_kept_invalid(checkpoint, tmp_path):
     """A latency bound nobody can meet: LoadGen says INVALID and so does the results file."""
-    cfg = _config(server_latency_bound_ms=0.000001)["infer"]
+    cfg = InferConfig.from_config(_config(server_latency_bound_ms=0.000001))
     loaded = model.load(checkpoint)
     from twelveways.infer import data
 
@@ -151,7 +153,7 @@ def test_invalid_server_run_is_kept_invalid(checkpoint, tmp_path):
 def test_a_capped_probe_the_model_cannot_keep_up_with_is_invalid_and_stops(checkpoint, tmp_path):
     """A target far beyond a slow model: LoadGen stops issuing at the cap's 85%, the rest is answered
     without the model after the cap, and the probe counts as INVALID (as LoadGen also says)."""
-    cfg = _config(min_duration_s=0.5)["infer"]
+    cfg = InferConfig.from_config(_config(min_duration_s=0.5))
     loaded = model.load(checkpoint)
     from twelveways.infer import data
 
@@ -167,14 +169,15 @@ def test_a_capped_probe_the_model_cannot_keep_up_with_is_invalid_and_stops(check
     parsed = runs.performance_run(prep, "Server", cfg, 1, tmp_path / "capped", target_qps=5000.0, cap_s=1.0)
     assert parsed["skipped_samples"] > 0 and not parsed["valid"]
     assert parsed["detail"]["values"]["effective_max_duration_ms"] <= 850
-    result = runs.server_search(prep, dict(cfg, server_search={"max_runs": 2, "rel_tolerance": 0.1, "probe_cap_s": 1.0}),
-                                1, tmp_path / "search", start=5000.0, ceiling=20000.0)
+    capped = dataclasses.replace(cfg, server_search=ServerSearch(max_runs=2, rel_tolerance=0.1, start_qps=0.0,
+                                                                 probe_cap_s=1.0))
+    result = runs.server_search(prep, capped, 1, tmp_path / "search", start=5000.0, ceiling=20000.0)
     assert all(p.target_qps >= result.floor_qps for p in result.probes)
-    assert result.floor_qps == pytest.approx(cfg["min_queries"]["server"] / 0.7)
+    assert result.floor_qps == pytest.approx(cfg.min_queries["server"] / 0.7)
 
 
 def test_each_run_gets_a_fresh_directory_so_audit_config_cannot_leak(checkpoint, tmp_path):
-    cfg = _config(min_duration_s=0.1)["infer"]
+    cfg = InferConfig.from_config(_config(min_duration_s=0.1))
     loaded = model.load(checkpoint)
     from twelveways.infer import data
 
@@ -186,7 +189,7 @@ def test_each_run_gets_a_fresh_directory_so_audit_config_cannot_leak(checkpoint,
     (folder / "audit.config").write_text("*.SingleStream.min_query_count = 7777\n")
     parsed = runs.performance_run(prep, "SingleStream", cfg, 1, folder)
     assert not (folder / "audit.config").exists()
-    assert parsed["detail"]["values"]["effective_min_query_count"] == cfg["min_queries"]["single_stream"]
+    assert parsed["detail"]["values"]["effective_min_query_count"] == cfg.min_queries["single_stream"]
     assert (folder / (harness.TRACE + ".gz")).is_file()  # the trace is kept, compressed
 
 
@@ -209,7 +212,7 @@ def test_accuracy_log_carries_each_samples_own_prediction(tmp_path, queued, max_
     must still be logged with its own prediction (here qsl_index mod 7), whatever the batching,
     including batches larger than the pool first built (64)."""
     total = 500
-    cfg = _config()["infer"]
+    cfg = InferConfig.from_config(_config())
     calibration = {"latency_single_s": 1e-4, "throughput_sps": 1e5, "source": "test"}
     scenario = scenarios.get("Offline" if queued else "SingleStream")
     settings = scenarios.settings(scenario, "AccuracyOnly", cfg, calibration, 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -12,6 +13,7 @@ from twelveways import config
 from twelveways.errors import ConfigError, MeasurementError
 from twelveways.infer import accuracy, min_query_count, model, parse, records, server_search, variants
 from twelveways.infer.querycount import BELOW_MINIMUM_LABEL, below_statistical_minimum
+from twelveways.infer.settings import InferConfig
 
 
 # ---------------------------------------------------------------- query counts
@@ -90,7 +92,7 @@ def test_server_search_stays_within_floor_and_ceiling_and_closes_on_the_ceiling(
 def test_probe_cap_bounds_the_loadgen_settings_and_its_floor():
     from twelveways.infer import scenarios
 
-    cfg = config.validate({"infer": {"min_duration_s": 10.0}})["infer"]
+    cfg = InferConfig.from_config(config.validate({"infer": {"min_duration_s": 10.0}}))
     server = scenarios.get("Server")
     calibration = {"latency_single_s": 1e-3, "latency_multi_s": 1e-3, "throughput_sps": 1e4}
     capped = scenarios.settings(server, "PerformanceOnly", cfg, calibration, 1, target_qps=50.0, cap_s=6.0)
@@ -101,18 +103,18 @@ def test_probe_cap_bounds_the_loadgen_settings_and_its_floor():
     floor = scenarios.probe_floor_qps(cfg, 6.0)
     assert floor * 6.0 * scenarios.PROBE_SCHEDULE_SHARE == pytest.approx(scenarios.min_queries(server, cfg))
     with pytest.raises(ConfigError, match="probe_cap_s"):
-        scenarios.probe_floor_qps(dict(cfg, server_latency_bound_ms=1000.0), 6.0)
+        scenarios.probe_floor_qps(dataclasses.replace(cfg, server_latency_bound_ms=1000.0), 6.0)
 
 
 def test_work_units_put_each_server_search_after_its_offline_run():
     from twelveways.infer.run import work_units
 
-    cfg = config.validate({"infer": {"variants": ["fp32", "bf16", "int8"]}})["infer"]
+    cfg = InferConfig.from_config(config.validate({"infer": {"variants": ["fp32", "bf16", "int8"]}}))
     units = work_units(cfg, 2, seed=11)
-    kinds = list(cfg["scenarios"]) + ["accuracy"]
-    assert sorted(units) == sorted((i, v, k) for i in range(2) for v in cfg["variants"] for k in kinds)
+    kinds = list(cfg.scenarios) + ["accuracy"]
+    assert sorted(units) == sorted((i, v, k) for i in range(2) for v in cfg.variants for k in kinds)
     for i in range(2):
-        for v in cfg["variants"]:
+        for v in cfg.variants:
             assert units.index((i, v, "Server")) > units.index((i, v, "Offline"))
     assert work_units(cfg, 2, seed=11) == units and work_units(cfg, 2, seed=12) != units
 

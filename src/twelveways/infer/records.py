@@ -17,6 +17,8 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from .settings import InferConfig
+
 #: LoadGen values carried as metrics: (log, its key) -> (metric name, unit); the summary's "key : value"
 #: lines and the detail log's keys.
 LOG_VALUES = {
@@ -170,7 +172,7 @@ METRIC_KINDS = {"latency_bound": "other", "min_duration": "other", "target_laten
                 "samples_per_query": "count", "training_epochs": "count", "server_search_runs": "count"}
 
 
-def checklist_attrs(cfg: dict, model_names: list[str]) -> dict:
+def checklist_attrs(cfg: InferConfig, model_names: list[str]) -> dict:
     """What the checklist reads (docs/checklist-evidence.md), stated by the benchmark that knows it."""
     from . import scenarios, variants
 
@@ -185,7 +187,7 @@ def checklist_attrs(cfg: dict, model_names: list[str]) -> dict:
                  "run_wall_time: time.perf_counter around the LoadGen run",
         "op_count": "executed",
         "levels_available": {"scenario": list(scenarios.SCENARIOS),
-                             "mode": ["PerformanceOnly"] + (["AccuracyOnly"] if cfg.get("accuracy_mode", True) else []),
+                             "mode": ["PerformanceOnly"] + (["AccuracyOnly"] if cfg.accuracy_mode else []),
                              "variant": [f"{m}-{v}" for m in model_names for v in variants.VARIANTS]},
     }
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..config import read_json
 from ..errors import ConfigError, TwelveWaysError
+from .settings import InferConfig
 from .querycount import BELOW_MINIMUM_LABEL, MIN_DURATION_S, min_query_count
 
 # pandas, xarray, torch and LoadGen are imported inside the functions that need them, so that a
@@ -32,13 +33,13 @@ PER_QUERY_SOURCE = ("LoadGen trace 'Sample' events (complete_ns: completion minu
                     "query's latency is LoadGen's max latency.")
 
 
-def _prepare_all(cfg: dict, model_paths: list[Path], root: Path):
+def _prepare_all(cfg: InferConfig, model_paths: list[Path], root: Path):
     """Load every model and its test split; variants are built lazily (see ``_variant``)."""
     import torch
 
     from . import data, model
 
-    torch.set_num_threads(int(cfg["threads"]))
+    torch.set_num_threads(cfg.threads)
     loaded = []
     for path in model_paths:
         m = model.load(path)
@@ -50,7 +51,7 @@ def _prepare_all(cfg: dict, model_paths: list[Path], root: Path):
 class _Variants:
     """Build each (model, variant) once, on first use, with its calibration."""
 
-    def __init__(self, cfg: dict, seed: int, logs: Path, on_pilot):
+    def __init__(self, cfg: InferConfig, seed: int, logs: Path, on_pilot):
         self.cfg, self.seed, self.logs, self.on_pilot = cfg, seed, logs, on_pilot
         self.cache: dict = {}
 
@@ -78,14 +79,15 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     from .. import results
     from . import harness
 
-    cfg, seed = config["infer"], int(config["seed"])
+    cfg = InferConfig.from_config(config)
+    seed = cfg.seed
     loaded = _prepare_all(cfg, model_paths, root)
     if len({m.name for m, _ in loaded}) != len(loaded):
         raise TwelveWaysError("two checkpoints describe models with the same name; names must differ")
     units = work_units(cfg, len(loaded), seed)
     logs = Path(logs).resolve()
     for m, _ in loaded:
-        for v in cfg["variants"]:
+        for v in cfg.variants:
             harness.fresh_directory(logs / f"{m.name}-{v}")
     stage = _Stage(cfg, seed, logs)
     with _progress(progress, len(units)) as advance:
@@ -100,14 +102,14 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     return ds
 
 
-def work_units(cfg: dict, models: int, seed: int) -> list[tuple[int, str, str]]:
+def work_units(cfg: InferConfig, models: int, seed: int) -> list[tuple[int, str, str]]:
     """(model index, variant, scenario or "accuracy") in an order shuffled with the seed (drift must not
     look like a difference between variants), except that a variant's Server search comes after
     its Offline run, whose throughput is the search's upper bracket."""
     from ..measure import seeded_order
 
-    kinds = list(cfg["scenarios"]) + (["accuracy"] if cfg["accuracy_mode"] else [])
-    shuffled = seeded_order([(i, v, k) for i in range(models) for v in cfg["variants"] for k in kinds], seed)
+    kinds = list(cfg.scenarios) + (["accuracy"] if cfg.accuracy_mode else [])
+    shuffled = seeded_order([(i, v, k) for i in range(models) for v in cfg.variants for k in kinds], seed)
     if "Offline" not in kinds:
         return shuffled
     ordered, waiting = [], {}
@@ -125,7 +127,7 @@ def work_units(cfg: dict, models: int, seed: int) -> list[tuple[int, str, str]]:
 class _Stage:
     """The stage's state while its units run: result frames, outcomes per variant, seconds per model."""
 
-    def __init__(self, cfg: dict, seed: int, logs: Path):
+    def __init__(self, cfg: InferConfig, seed: int, logs: Path):
         self.cfg, self.seed, self.logs = cfg, seed, logs
         self.frames: list = []
         self.outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
@@ -138,9 +140,9 @@ class _Stage:
 
         base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
                                     role=role, run_id=str(Path(parsed["run_dir"]).relative_to(self.logs)),
-                                    threads=self.cfg["threads"], seed=self.seed, valid=parsed["valid"],
+                                    threads=self.cfg.threads, seed=self.seed, valid=parsed["valid"],
                                     below_minimum=parsed["below_minimum"], target_qps=target_qps)
-        self.frames.append(records.run_rows(base, parsed, int(self.cfg["max_latency_rows"])))
+        self.frames.append(records.run_rows(base, parsed, self.cfg.max_latency_rows))
 
     def run_unit(self, m, split, variant_name: str, kind: str, advance) -> None:
         started = time.perf_counter()
@@ -165,7 +167,7 @@ class _Stage:
             result = runs.server_search(prep, cfg, seed, where / "Server", ceiling=ceiling,
                                         on_probe=lambda q, p: self.add_run(prep, "Server", p, "search", q))
             slot["server"] = result
-            for fraction in cfg["server_load_fractions"] if result.best_qps else []:
+            for fraction in cfg.server_load_fractions if result.best_qps else []:
                 qps = round(result.best_qps * float(fraction), 1)
                 parsed = runs.performance_run(prep, "Server", cfg, seed, where / "Server" / f"load-{fraction:g}",
                                               target_qps=qps)
@@ -193,7 +195,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
     frames = []
     for m, _ in loaded:
         reference = outcome.get((m.name, "fp32"), {}).get("accuracy_run")
-        for v in cfg["variants"]:
+        for v in cfg.variants:
             slot = outcome.get((m.name, v))
             if not slot:
                 continue
@@ -201,7 +203,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
 
             def base(scenario, mode, role, valid, run_id, below=False, prep=prep):
                 return records.base_factors(model=prep.model, variant=prep.variant, scenario=scenario, mode=mode,
-                                            role=role, run_id=run_id, threads=cfg["threads"], seed=seed, valid=valid,
+                                            role=role, run_id=run_id, threads=cfg.threads, seed=seed, valid=valid,
                                             below_minimum=below)
 
             offline = slot.get("offline")
@@ -229,12 +231,12 @@ def _accuracy_values(cfg, m, run, reference) -> list[tuple]:
     """(metric, value, unit) of one AccuracyOnly run, against the fp32 run and the model's quality target."""
     from . import accuracy
 
-    score, acc_cfg = run["accuracy"], cfg["accuracy"]
+    score, acc_cfg = run["accuracy"], cfg.accuracy
     values = [("accuracy", score["accuracy"], "1"), ("accuracy_samples", score["samples"], "samples"),
               ("accuracy_correct", score["correct"], "samples")]
     if reference:
         cmp = accuracy.compare(score["accuracy"], reference["accuracy"]["accuracy"],
-                               acc_cfg["definition"], float(acc_cfg["tolerance"]))
+                               acc_cfg.definition, acc_cfg.tolerance)
         values += [("accuracy_delta_points", cmp["accuracy_delta_points"], "percentage points"),
                    ("relative_accuracy", cmp["relative_accuracy"], "1"),
                    ("relative_errors", cmp["relative_errors"], "1"),
@@ -287,16 +289,16 @@ def _attributes(cfg, loaded, outcome) -> dict:
             r = slot["server"]
             search[label] = {"best_qps": r.best_qps, "bracket": list(r.bracket), "stop_reason": r.stop_reason,
                              "floor_qps": r.floor_qps, "ceiling_qps": r.ceiling_qps,
-                             "probe_cap_s": float(cfg["server_search"].get("probe_cap_s") or 0) or None,
+                             "probe_cap_s": cfg.server_search.probe_cap_s,
                              "probes": [[p.target_qps, p.valid] for p in r.probes]}
-    statistical = {name: min_query_count(scenarios.percentile(s, cfg), cfg["confidence"])
+    statistical = {name: min_query_count(scenarios.percentile(s, cfg), cfg.confidence)
                    for name, s in scenarios.SCENARIOS.items()}
     return {
         "statistical_minimum_label": BELOW_MINIMUM_LABEL,
         "statistical_minimum": {"query_counts": statistical, "min_duration_s": MIN_DURATION_S,
-                                "used": bool(cfg["statistical_minimum"])},
+                                "used": cfg.statistical_minimum},
         "scenario_definitions": definitions,
-        "relative_accuracy_definition": accuracy.DEFINITION_TEXT[cfg["accuracy"]["definition"]],
+        "relative_accuracy_definition": accuracy.DEFINITION_TEXT[cfg.accuracy.definition],
         "per_query_latency_source": PER_QUERY_SOURCE,
         "validity_source": ("performance rows: 'valid' is LoadGen's 'Result is : VALID' line, unchanged (metric "
                             "result_valid repeats it; each criterion is its own metric); accuracy rows: the accuracy "
@@ -309,7 +311,7 @@ def _attributes(cfg, loaded, outcome) -> dict:
                             "test_samples": len(split), "description": m.description} for m, split in loaded},
         "loadgen_version": _loadgen_version(),
         "metrics": records.METRICS,
-        "infer_config": cfg,
+        "infer_config": dict(cfg.section),
         **records.checklist_attrs(cfg, [m.name for m, _ in loaded]),
     }
 

@@ -7,8 +7,10 @@ parsed logs; :func:`server_search` probes Server target QPS values (see :mod:`.s
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ import numpy as np
 from .. import atomic
 from . import accuracy, calibrate, harness, parse, scenarios
 from .querycount import below_statistical_minimum
+from .settings import InferConfig
 from .qsl import SampleLibrary
 from .server_search import Probe, SearchResult, search
 from .sut import PythonSUT
@@ -42,10 +45,12 @@ class Prepared:
 PILOT_S = 0.2
 PILOT_OFFLINE_SAMPLES = 16384
 PILOT_OFFLINE_MIN_SAMPLES = 256
+#: Pilot runs' query counts: one query each, enough Offline samples to time the throughput.
+PILOT_QUERIES = MappingProxyType({"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_MIN_SAMPLES})
 OFFLINE_PILOT_ATTEMPTS = 3
 
 
-def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0,
+def prepare(model, variant, runner, total: int, labels, cfg: InferConfig, seed: int = 0,
             pilot_dir: Path | None = None, on_pilot=None) -> Prepared:
     """Bundle a runner with the calibration that sets LoadGen's expectations.
 
@@ -54,12 +59,11 @@ def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0
     (Python SUT and LoadGen overheads included), and those numbers replace the runner-only ones.
     Pilot logs are kept under ``pilot_dir`` and passed to ``on_pilot(scenario, parsed)``.
     """
-    calib = calibrate.calibrate(runner, total, int(cfg["multistream_samples_per_query"]), int(cfg["offline_batch"]))
+    calib = calibrate.calibrate(runner, total, cfg.multistream_samples_per_query, cfg.offline_batch)
     prep = Prepared(model, variant, runner, total, labels, dict(calib, source="runner only"))
     if pilot_dir is None:
         return prep
-    pilot_cfg = dict(cfg, min_duration_s=PILOT_S, statistical_minimum=False,
-                     min_queries={"single_stream": 1, "multi_stream": 1, "server": 1, "offline": PILOT_OFFLINE_MIN_SAMPLES})
+    pilot_cfg = dataclasses.replace(cfg, min_duration_s=PILOT_S, statistical_minimum=False, min_queries=PILOT_QUERIES)
     # LoadGen issues expected_qps * 1.1 * min_duration samples: about PILOT_S of the runner's work, at most 16k
     first = min(PILOT_OFFLINE_SAMPLES, max(PILOT_OFFLINE_MIN_SAMPLES, calib["throughput_sps"] * PILOT_S))
     prep.calibration["throughput_sps"] = first / (scenarios.EXPECTED_QPS_FACTOR * 1.1 * PILOT_S)
@@ -93,11 +97,11 @@ def prepare(model, variant, runner, total: int, labels, cfg: dict, seed: int = 0
     return prep
 
 
-def _max_batch(name: str, cfg: dict) -> int:
-    return {"Server": int(cfg["server_max_batch"]), "Offline": int(cfg["offline_batch"])}.get(name, 1)
+def _max_batch(name: str, cfg: InferConfig) -> int:
+    return {"Server": cfg.server_max_batch, "Offline": cfg.offline_batch}.get(name, 1)
 
 
-def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Path,
+def performance_run(prep: Prepared, name: str, cfg: InferConfig, seed: int, run_dir: Path,
                     target_qps: float | None = None, trace: bool | None = None, cap_s: float | None = None) -> dict:
     """Run one PerformanceOnly test and return its parsed logs, per-query latencies included.
 
@@ -112,7 +116,7 @@ def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Pa
     trace = (name != "Offline") if trace is None else bool(trace)
     meta = {"variant": prep.label, "scenario": name, "mode": "PerformanceOnly", "target_qps": target_qps,
             "calibration": prep.calibration, "max_batch": _max_batch(name, cfg), "probe_cap_s": cap_s}
-    with SampleLibrary(prep.total, int(cfg["performance_sample_count"])) as qsl, \
+    with SampleLibrary(prep.total, cfg.performance_sample_count) as qsl, \
             PythonSUT(prep.runner, queued=scenario.queued, max_batch=_max_batch(name, cfg), deadline_s=cap_s) as sut:
         run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=trace, metadata=meta)
     parsed = {"summary": parse.summary(run_dir), "detail": parse.detail(run_dir), "skipped_samples": sut.skipped,
@@ -130,23 +134,23 @@ def performance_run(prep: Prepared, name: str, cfg: dict, seed: int, run_dir: Pa
     return parsed
 
 
-def _below_minimum(scenario, cfg: dict, parsed: dict) -> bool:
+def _below_minimum(scenario, cfg: InferConfig, parsed: dict) -> bool:
     values = parsed["detail"]["values"]
     if scenario.name == "Offline":
         count = int(values.get("effective_samples_per_query", 0) or 0)
     else:
         count = int(values.get("effective_min_query_count", 0) or 0)
     duration = float(values.get("effective_min_duration_ms", 0) or 0) / 1000.0
-    return below_statistical_minimum(count, scenarios.percentile(scenario, cfg), duration, float(cfg["confidence"]))
+    return below_statistical_minimum(count, scenarios.percentile(scenario, cfg), duration, cfg.confidence)
 
 
-def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
+def accuracy_run(prep: Prepared, cfg: InferConfig, seed: int, run_dir: Path) -> dict:
     """AccuracyOnly (Offline: every QSL sample once), scored by :mod:`.accuracy`."""
     scenario = scenarios.get("Offline")
     test_settings = scenarios.settings(scenario, "AccuracyOnly", cfg, prep.calibration, seed)
     meta = {"variant": prep.label, "scenario": "Offline", "mode": "AccuracyOnly"}
     with SampleLibrary(prep.total, prep.total) as qsl, \
-            PythonSUT(prep.runner, queued=True, max_batch=int(cfg["offline_batch"])) as sut:
+            PythonSUT(prep.runner, queued=True, max_batch=cfg.offline_batch) as sut:
         run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=False, metadata=meta)
     harness.compress_trace(run_dir)
     np.save(run_dir / "labels.npy", np.asarray(prep.labels))
@@ -155,11 +159,11 @@ def accuracy_run(prep: Prepared, cfg: dict, seed: int, run_dir: Path) -> dict:
     return {"accuracy": result, "detail": parse.detail(run_dir), "run_dir": run_dir, "valid": True}
 
 
-def start_qps(prep: Prepared, cfg: dict) -> float:
+def start_qps(prep: Prepared, cfg: InferConfig) -> float:
     """First Server probe: the configured value, or the calibrated single-sample service rate
     (at most a quarter of the calibrated Offline throughput).  Half the Offline run's throughput would
     be a poor start: a small model's Server capacity is bound by the per-query cost, far below it."""
-    configured = float(cfg["server_search"]["start_qps"])
+    configured = cfg.server_search.start_qps
     if configured > 0:
         return configured
     rate = 1.0 / max(prep.calibration["latency_single_s"], 1e-7)
@@ -169,7 +173,7 @@ def start_qps(prep: Prepared, cfg: dict) -> float:
     return max(1.0, rate)
 
 
-def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe=None,
+def server_search(prep: Prepared, cfg: InferConfig, seed: int, base_dir: Path, on_probe=None,
                   start: float | None = None, ceiling: float | None = None) -> SearchResult:
     """Probe Server runs (each in ``base_dir/qps-<value>``) for the highest VALID target QPS.
 
@@ -177,8 +181,8 @@ def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe
     throughput: no latency bound beats it.  With ``server_search.probe_cap_s`` each probe is capped
     and nothing below the lowest target that fits the cap is probed.
     """
-    search_cfg = cfg["server_search"]
-    cap_s = float(search_cfg.get("probe_cap_s") or 0) or None
+    search_cfg = cfg.server_search
+    cap_s = search_cfg.probe_cap_s
 
     def run_at(qps: float) -> Probe:
         parsed = performance_run(prep, "Server", cfg, seed, base_dir / f"qps-{qps:.1f}", target_qps=qps, cap_s=cap_s)
@@ -191,5 +195,5 @@ def server_search(prep: Prepared, cfg: dict, seed: int, base_dir: Path, on_probe
         ceiling = prep.calibration.get("throughput_sps")
     floor = scenarios.probe_floor_qps(cfg, cap_s) if cap_s else 1.0
     return search(run_at, first,
-                  max_runs=int(search_cfg["max_runs"]), rel_tolerance=float(search_cfg["rel_tolerance"]),
+                  max_runs=search_cfg.max_runs, rel_tolerance=search_cfg.rel_tolerance,
                   floor_qps=floor, ceiling_qps=ceiling)

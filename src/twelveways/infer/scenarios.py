@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from .querycount import min_query_count
+from .settings import InferConfig
 
 
 @dataclass(frozen=True)
@@ -76,36 +77,36 @@ def get(name: str) -> Scenario:
         raise ConfigError(f"unknown LoadGen scenario {name!r} (known: {', '.join(SCENARIOS)})") from None
 
 
-def percentile(scenario: Scenario, cfg: dict) -> float:
+def percentile(scenario: Scenario, cfg: InferConfig) -> float:
     """The latency percentile LoadGen checks for this scenario (Offline: the one used for sizing)."""
     if scenario.percentile_key is None:
         return OFFLINE_SIZING_PERCENTILE
-    return float(cfg["percentiles"][scenario.percentile_key])
+    return cfg.percentiles[scenario.percentile_key]
 
 
-def min_queries(scenario: Scenario, cfg: dict) -> int:
+def min_queries(scenario: Scenario, cfg: InferConfig) -> int:
     """Query (Offline: sample) count for a run: MLPerf's statistical minimum or the configured small one."""
-    if cfg["statistical_minimum"]:
-        return min_query_count(percentile(scenario, cfg), cfg["confidence"])
+    if cfg.statistical_minimum:
+        return min_query_count(percentile(scenario, cfg), cfg.confidence)
     key = {"SingleStream": "single_stream", "MultiStream": "multi_stream", "Server": "server", "Offline": "offline"}
-    return int(cfg["min_queries"][key[scenario.name]])
+    return cfg.min_queries[key[scenario.name]]
 
 
-def probe_floor_qps(cfg: dict, cap_s: float) -> float:
+def probe_floor_qps(cfg: InferConfig, cap_s: float) -> float:
     """Lowest Server target QPS whose minimum query count fits a probe capped at ``cap_s`` seconds."""
     check_probe_cap(cfg, cap_s)
     return min_queries(SCENARIOS["Server"], cfg) / (cap_s * PROBE_SCHEDULE_SHARE)
 
 
-def check_probe_cap(cfg: dict, cap_s: float) -> None:
+def check_probe_cap(cfg: InferConfig, cap_s: float) -> None:
     """A probe cap must leave a grace longer than the latency bound (see PROBE_ISSUE_SHARE)."""
     grace_ms = cap_s * (1 - PROBE_ISSUE_SHARE) * 1000
-    if grace_ms <= float(cfg["server_latency_bound_ms"]):
+    if grace_ms <= cfg.server_latency_bound_ms:
         raise ConfigError(f"infer.server_search.probe_cap_s = {cap_s:g} s is too short: its last "
                           f"{1 - PROBE_ISSUE_SHARE:.0%} ({grace_ms:.1f} ms) must exceed server_latency_bound_ms")
 
 
-def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: int,
+def settings(scenario: Scenario, mode: str, cfg: InferConfig, calibration: dict, seed: int,
              target_qps: float | None = None, cap_s: float | None = None):
     """LoadGen TestSettings for one run (``mode``: PerformanceOnly or AccuracyOnly).
 
@@ -117,7 +118,7 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
     s = lg.TestSettings()
     s.scenario = getattr(lg.TestScenario, scenario.name)
     s.mode = getattr(lg.TestMode, mode)
-    min_duration_ms = int(round(float(cfg["min_duration_s"]) * 1000))
+    min_duration_ms = int(round(cfg.min_duration_s * 1000))
     if cap_s and scenario.name == "Server":
         check_probe_cap(cfg, cap_s)
         min_duration_ms = min(min_duration_ms, int(cap_s * PROBE_SCHEDULE_SHARE * 1000))
@@ -131,7 +132,7 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
         s.single_stream_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
     elif scenario.name == "MultiStream":
-        s.multi_stream_samples_per_query = int(cfg["multistream_samples_per_query"])
+        s.multi_stream_samples_per_query = cfg.multistream_samples_per_query
         s.multi_stream_expected_latency_ns = max(1000, int(calibration["latency_multi_s"] * 1e9 * EXPECTED_LATENCY_FACTOR))
         s.multi_stream_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
@@ -139,18 +140,18 @@ def settings(scenario: Scenario, mode: str, cfg: dict, calibration: dict, seed: 
         if target_qps is None or target_qps <= 0:
             raise ConfigError("a Server run needs a positive target QPS")
         s.server_target_qps = float(target_qps)
-        s.server_target_latency_ns = int(float(cfg["server_latency_bound_ms"]) * 1e6)
+        s.server_target_latency_ns = int(cfg.server_latency_bound_ms * 1e6)
         s.server_target_latency_percentile = percentile(scenario, cfg)
         s.min_query_count = count
         # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).  The
         # scheduled run lasts max(min_duration, min_queries / target_qps); the guard is a multiple of that.
         natural_ms = max(min_duration_ms, 1000.0 * count / float(target_qps))
-        s.max_duration_ms = int(natural_ms * float(cfg["server_max_duration_factor"]))
+        s.max_duration_ms = int(natural_ms * cfg.server_max_duration_factor)
         if cap_s:
             s.max_duration_ms = min(s.max_duration_ms, int(cap_s * PROBE_ISSUE_SHARE * 1000))
     elif scenario.name == "Offline":
         expected = calibration["throughput_sps"] * EXPECTED_QPS_FACTOR
-        floor = count / (1.1 * max(float(cfg["min_duration_s"]), 1e-3))  # LoadGen issues expected*duration*1.1 samples
+        floor = count / (1.1 * max(cfg.min_duration_s, 1e-3))  # LoadGen issues expected*duration*1.1 samples
         s.offline_expected_qps = float(max(expected, floor, 1.0))
         s.min_query_count = 1
     return s
