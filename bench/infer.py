@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from twelveways import config as twconfig  # noqa: E402
 from twelveways import measure  # noqa: E402
+from twelveways.infer.settings import InferConfig  # noqa: E402
 
 SEED = 20261122
 
@@ -77,7 +78,7 @@ def _verdict(share):
     return "harness (LoadGen + Python SUT)" if share > 0.5 else "model"
 
 
-def _prepare(served, cfg: dict, work: Path) -> tuple[dict, dict]:
+def _prepare(served, cfg: InferConfig, work: Path) -> tuple[dict, dict]:
     """Prepare the do-nothing model (the harness ceiling) and every served model (fp32) for the same LoadGen runs."""
     from twelveways.infer import runs, variants
 
@@ -95,7 +96,7 @@ def _prepare(served, cfg: dict, work: Path) -> tuple[dict, dict]:
     return preps, models
 
 
-def _offline(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
+def _offline(preps: dict, cfg: InferConfig, work: Path, repetitions: int) -> dict:
     """Offline samples/s of every model, ``repetitions`` runs each, interleaved in a seeded order against drift."""
     from twelveways.infer import runs
 
@@ -107,7 +108,7 @@ def _offline(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
     return offline
 
 
-def _server(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
+def _server(preps: dict, cfg: InferConfig, work: Path, repetitions: int) -> dict:
     """The highest VALID Server QPS of every model: ``repetitions`` searches each, interleaved, median and range."""
     from twelveways.infer import runs
 
@@ -127,7 +128,7 @@ def _server(preps: dict, cfg: dict, work: Path, repetitions: int) -> dict:
     return server
 
 
-def _singlestream(preps: dict, cfg: dict, work: Path) -> dict:
+def _singlestream(preps: dict, cfg: InferConfig, work: Path) -> dict:
     """SingleStream latency percentiles with and without LoadGen's trace: what recording every query costs."""
     from twelveways.infer import runs
 
@@ -175,9 +176,9 @@ def run(quick: bool = True) -> dict:
     torch.set_num_threads(1)
     duration = 0.5 if quick else 2.0
     repetitions = 3 if quick else 7
-    cfg = twconfig.validate({"seed": SEED, "infer": {
+    cfg = InferConfig.from_config(twconfig.validate({"seed": SEED, "infer": {
         "min_duration_s": duration, "server_search": {"max_runs": 6 if quick else 9, "rel_tolerance": 0.1 if quick else 0.03},
-        "server_load_fractions": [], "max_latency_rows": 1}})["infer"]
+        "server_load_fractions": [], "max_latency_rows": 1}}))
     with tempfile.TemporaryDirectory(prefix="twelveways-bench-infer-") as tmp:
         work = Path(tmp)
         served = _models(work)
@@ -189,8 +190,8 @@ def run(quick: bool = True) -> dict:
     per_model = _per_model(models, offline, server, singlestream)
     return {
         "what": "LoadGen + Python SUT ceiling (do-nothing model) vs each served model, fp32, 1 torch thread",
-        "settings": {"min_duration_s": duration, "offline_repetitions": repetitions, "offline_batch": cfg["offline_batch"],
-                     "server_max_batch": cfg["server_max_batch"], "server_latency_bound_ms": cfg["server_latency_bound_ms"]},
+        "settings": {"min_duration_s": duration, "offline_repetitions": repetitions, "offline_batch": cfg.offline_batch,
+                     "server_max_batch": cfg.server_max_batch, "server_latency_bound_ms": cfg.server_latency_bound_ms},
         "offline_samples_per_s": {name: _spread(v) for name, v in offline.items()},
         "server_highest_valid_qps": server,
         "singlestream_latency_and_trace_cost": singlestream,

@@ -51,8 +51,8 @@ def _prepare_all(cfg: InferConfig, model_paths: list[Path], root: Path):
 class _Variants:
     """Build each (model, variant) once, on first use, with its calibration."""
 
-    def __init__(self, cfg: InferConfig, seed: int, logs: Path, on_pilot):
-        self.cfg, self.seed, self.logs, self.on_pilot = cfg, seed, logs, on_pilot
+    def __init__(self, cfg: InferConfig, logs: Path, on_pilot):
+        self.cfg, self.logs, self.on_pilot = cfg, logs, on_pilot
         self.cache: dict = {}
 
     def get(self, m, split, name: str):
@@ -62,15 +62,22 @@ class _Variants:
 
             variant = variants.make(m.module, name)
             runner = variants.TorchRunner(variant, split.features)
-            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg, self.seed,
+            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg, self.cfg.seed,
                                            pilot_dir=self.logs / f"{m.name}-{name}" / "pilot",
                                            on_pilot=lambda scenario, parsed: self.on_pilot(key, scenario, parsed))
         return self.cache[key]
 
 
-def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, environment: Path | None = None,
+def execute(config: dict, model_paths: list[Path] | None, output: Path, logs: Path, environment: Path | None = None,
             root: Path = Path("."), progress: bool = True):
-    """Run the whole stage and write ``output``; return the dataset."""
+    """Run the whole stage and write ``output``; return the dataset.
+
+    ``config`` is the whole validated config: its ``infer`` section is parsed here, once, and the
+    results' provenance records all of it.  ``model_paths`` None: the checkpoints of ``infer.models``.
+    """
+    cfg = InferConfig.from_config(config)
+    if model_paths is None:
+        model_paths = [Path("results/models") / f"{name}.pt" for name in cfg.models]
     for path in model_paths:  # before the heavy imports: a missing checkpoint is a one-line error, fast
         if not Path(path).is_file():
             raise ConfigError(f"model checkpoint not found: {path} (the training stage writes it)")
@@ -79,21 +86,19 @@ def execute(config: dict, model_paths: list[Path], output: Path, logs: Path, env
     from .. import results
     from . import harness
 
-    cfg = InferConfig.from_config(config)
-    seed = cfg.seed
     loaded = _prepare_all(cfg, model_paths, root)
     if len({m.name for m, _ in loaded}) != len(loaded):
         raise TwelveWaysError("two checkpoints describe models with the same name; names must differ")
-    units = work_units(cfg, len(loaded), seed)
+    units = work_units(cfg, len(loaded), cfg.seed)
     logs = Path(logs).resolve()
     for m, _ in loaded:
         for v in cfg.variants:
             harness.fresh_directory(logs / f"{m.name}-{v}")
-    stage = _Stage(cfg, seed, logs)
+    stage = _Stage(cfg, logs)
     with _progress(progress, len(units)) as advance:
         for index, variant_name, kind in units:
             stage.run_unit(*loaded[index], variant_name, kind, advance)
-    frames = stage.frames + _derived_rows(cfg, seed, loaded, stage.outcome, logs)
+    frames = stage.frames + _derived_rows(cfg, loaded, stage.outcome, logs)
     frame = pd.concat(frames, ignore_index=True)
     ds = results.from_frame(frame, "infer", attrs={**results.provenance(environment, config),
                                                    **_attributes(cfg, loaded, stage.outcome),
@@ -127,20 +132,20 @@ def work_units(cfg: InferConfig, models: int, seed: int) -> list[tuple[int, str,
 class _Stage:
     """The stage's state while its units run: result frames, outcomes per variant, seconds per model."""
 
-    def __init__(self, cfg: InferConfig, seed: int, logs: Path):
-        self.cfg, self.seed, self.logs = cfg, seed, logs
+    def __init__(self, cfg: InferConfig, logs: Path):
+        self.cfg, self.logs = cfg, logs
         self.frames: list = []
         self.outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
         self.seconds: dict = {}  # (model, variant) -> wall seconds of its units, pilots included
         self.pending_pilots: list = []
-        self.variants = _Variants(cfg, seed, logs, lambda key, name, parsed: self.pending_pilots.append((name, parsed)))
+        self.variants = _Variants(cfg, logs, lambda key, name, parsed: self.pending_pilots.append((name, parsed)))
 
     def add_run(self, prep, name: str, parsed: dict, role: str, target_qps: float = math.nan) -> None:
         from . import records
 
         base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
                                     role=role, run_id=str(Path(parsed["run_dir"]).relative_to(self.logs)),
-                                    threads=self.cfg.threads, seed=self.seed, valid=parsed["valid"],
+                                    threads=self.cfg.threads, seed=self.cfg.seed, valid=parsed["valid"],
                                     below_minimum=parsed["below_minimum"], target_qps=target_qps)
         self.frames.append(records.run_rows(base, parsed, self.cfg.max_latency_rows))
 
@@ -158,7 +163,7 @@ class _Stage:
     def _run_kind(self, prep, slot: dict, kind: str, where: Path) -> None:
         from . import runs
 
-        cfg, seed = self.cfg, self.seed
+        cfg, seed = self.cfg, self.cfg.seed
         if kind == "accuracy":
             slot["accuracy_run"] = runs.accuracy_run(prep, cfg, seed, where / "Offline" / "accuracy")
         elif kind == "Server":
@@ -188,7 +193,7 @@ class _Stage:
         return by_model
 
 
-def _derived_rows(cfg, seed, loaded, outcome, logs):
+def _derived_rows(cfg: InferConfig, loaded, outcome, logs):
     """Accuracy comparisons, latency-bounded vs Offline throughput, training beside inference cost."""
     from . import records
 
@@ -203,7 +208,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
 
             def base(scenario, mode, role, valid, run_id, below=False, prep=prep):
                 return records.base_factors(model=prep.model, variant=prep.variant, scenario=scenario, mode=mode,
-                                            role=role, run_id=run_id, threads=cfg.threads, seed=seed, valid=valid,
+                                            role=role, run_id=run_id, threads=cfg.threads, seed=cfg.seed, valid=valid,
                                             below_minimum=below)
 
             offline = slot.get("offline")
@@ -227,7 +232,7 @@ def _derived_rows(cfg, seed, loaded, outcome, logs):
     return frames
 
 
-def _accuracy_values(cfg, m, run, reference) -> list[tuple]:
+def _accuracy_values(cfg: InferConfig, m, run, reference) -> list[tuple]:
     """(metric, value, unit) of one AccuracyOnly run, against the fp32 run and the model's quality target."""
     from . import accuracy
 
@@ -272,7 +277,7 @@ def _cost_values(m, sps) -> list[tuple]:
     return costs
 
 
-def _attributes(cfg, loaded, outcome) -> dict:
+def _attributes(cfg: InferConfig, loaded, outcome) -> dict:
     from . import accuracy, records, scenarios, variants
     definitions = {name: {k: v for k, v in asdict(s).items() if k not in ("queued",)} for name, s in scenarios.SCENARIOS.items()}
     search = {}
@@ -367,8 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         config = read_json(args.config)
-        paths = [Path(p) for p in args.model] if args.model else \
-            [Path("results/models") / f"{name}.pt" for name in config["infer"]["models"]]
+        paths = [Path(p) for p in args.model] if args.model else None
         environment = Path(args.environment) if args.environment else None
         execute(config, paths, Path(args.output), Path(args.logs), environment, progress=not args.quiet)
     except TwelveWaysError as exc:

@@ -123,25 +123,25 @@ def settings(scenario: Scenario, mode: str, cfg: InferConfig, calibration: dict,
         check_probe_cap(cfg, cap_s)
         min_duration_ms = min(min_duration_ms, int(cap_s * PROBE_SCHEDULE_SHARE * 1000))
     s.min_duration_ms = min_duration_ms
-    count = min_queries(scenario, cfg)
+    count, target_percentile = min_queries(scenario, cfg), percentile(scenario, cfg)
     s.qsl_rng_seed = seed
     s.sample_index_rng_seed = seed + 1
     s.schedule_rng_seed = seed + 2
     if scenario.name == "SingleStream":
         s.single_stream_expected_latency_ns = max(1000, int(calibration["latency_single_s"] * 1e9 * EXPECTED_LATENCY_FACTOR))
-        s.single_stream_target_latency_percentile = percentile(scenario, cfg)
+        s.single_stream_target_latency_percentile = target_percentile
         s.min_query_count = count
     elif scenario.name == "MultiStream":
         s.multi_stream_samples_per_query = cfg.multistream_samples_per_query
         s.multi_stream_expected_latency_ns = max(1000, int(calibration["latency_multi_s"] * 1e9 * EXPECTED_LATENCY_FACTOR))
-        s.multi_stream_target_latency_percentile = percentile(scenario, cfg)
+        s.multi_stream_target_latency_percentile = target_percentile
         s.min_query_count = count
     elif scenario.name == "Server":
         if target_qps is None or target_qps <= 0:
             raise ConfigError("a Server run needs a positive target QPS")
         s.server_target_qps = float(target_qps)
         s.server_target_latency_ns = int(cfg.server_latency_bound_ms * 1e6)
-        s.server_target_latency_percentile = percentile(scenario, cfg)
+        s.server_target_latency_percentile = target_percentile
         s.min_query_count = count
         # Guard: an overloaded run stops issuing here (LoadGen then reports it INVALID itself).  The
         # scheduled run lasts max(min_duration, min_queries / target_qps); the guard is a multiple of that.

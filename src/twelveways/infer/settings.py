@@ -17,8 +17,8 @@ from typing import Mapping
 class InferConfig:
     """Config section ``infer`` plus the project ``seed`` (run order, pilots, LoadGen seeds).
 
-    ``percentiles`` and ``min_queries`` are keyed like the schema (single_stream, multi_stream,
-    server, offline); ``section`` is the validated mapping as given, which the results record
+    ``percentiles`` (single_stream, multi_stream, server) and ``min_queries`` (those and offline) are
+    keyed like the schema; ``section`` is the validated mapping as given, which the results record
     verbatim (attr ``infer_config``).
     """
 
