@@ -114,6 +114,20 @@ def test_scaling_choice_restricts_the_studies():
     assert {p.scaling for p in weak} == {"single", "weak"}
 
 
+def test_prk_config_is_parsed_once_from_the_schema_defaults():
+    cfg = tiny_config(sizes={"p2p": [30, [20, 40]]}, build={"cflags": "-O2"})
+    prk = PrkConfig.from_config(cfg)
+    assert prk.sizes["p2p"] == (30, (20, 40))  # lists become tuples: nothing in the record can change
+    assert (prk.build.cc, prk.build.cflags, prk.build.openmp_flag) == ("gcc", "-O2", "-fopenmp")
+    assert prk.stop_rule["max_seconds"] == 0.3 and prk.stop_rule["min_invocations"] == 1
+    assert prk.seed == 5 and prk.subset_reasons == {}
+    assert dict(prk.section) == cfg["prk"]  # what results record as prk_config, unchanged
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        prk.seed = 6  # type: ignore[misc]
+    with pytest.raises(KeyError):
+        PrkConfig.from_config({"seed": 1})  # no defaults of its own: an unvalidated config fails
+
+
 def test_weak_size_keeps_work_per_element():
     assert sweep.weak_size("sparse", 5, 4) == 6 and sweep.weak_size("sparse", 5, 16) == 7
     assert sweep.weak_size("sparse", 5, 2) is None

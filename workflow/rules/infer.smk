@@ -4,8 +4,10 @@
 # and .json), so a missing checkpoint makes Snakemake train it first.
 # Benchmark rules take every core (threads: workflow.cores) so that no other job runs beside them.
 
-INFER = config["infer"]
-INFER_MODELS = expand("results/models/{name}{ext}", name=INFER["models"], ext=[".pt", ".json"])
+from twelveways.infer.settings import InferConfig
+
+INFER = InferConfig.from_config(config)
+INFER_MODELS = expand("results/models/{name}{ext}", name=INFER.models, ext=[".pt", ".json"])
 
 
 rule infer:
@@ -27,7 +29,7 @@ rule infer:
         "../../envs/twelveways.yaml"
     threads: workflow.cores
     params:
-        checkpoints=[f"results/models/{name}.pt" for name in INFER["models"]],
+        checkpoints=[f"results/models/{name}.pt" for name in INFER.models],
     shell:
         "python -m twelveways.infer.run --config {input.config:q} --model {params.checkpoints:q} "
         "--output {output.results:q} --environment {input.environment:q} --logs {output.logs:q} "

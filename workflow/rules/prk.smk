@@ -4,6 +4,11 @@
 
 from glob import glob as _prk_glob
 
+from twelveways.prk.settings import PrkConfig
+
+#: The PRK section parsed once (the schema filled every default); the rules read this record.
+PRK = PrkConfig.from_config(config)
+
 #: The kernels the PRK family declares (twelveways.families.prk), and those with an MPI program.
 PRK_KERNELS = list(families.FAMILIES["prk"].workloads)
 PRK_MPI_KERNELS = [k for k in PRK_KERNELS if k in families.prk.MPI_KERNELS]
@@ -28,9 +33,9 @@ rule prk_build:
     conda:
         "../../envs/twelveways.yaml"
     params:
-        cc=config["prk"]["build"]["cc"],
-        cflags=config["prk"]["build"]["cflags"],
-        openmp_flag=config["prk"]["build"]["openmp_flag"],
+        cc=PRK.build.cc,
+        cflags=PRK.build.cflags,
+        openmp_flag=PRK.build.openmp_flag,
     shell:
         "python -m twelveways.prk.build --cc {params.cc:q} --cflags {params.cflags:q} "
         "--openmp-flag {params.openmp_flag:q} --out build/kernels > {log:q} 2>&1"

@@ -3,8 +3,9 @@
 The schema (``workflow/schemas/prk.schema.yaml`` and the ``measurement`` section of
 ``config.schema.yaml``) checks every key and fills every default, so nothing here has a default
 of its own: a key the schema did not fill is a programming error and fails with ``KeyError``.
-The sweep, the bounds and the feasibility check read these records instead of the config
-dictionary.  No numpy import: the validator reads :class:`PrkConfig` while it checks a config.
+The sweep, the bounds, the feasibility check and the build rule (``workflow/rules/prk.smk``)
+read these records instead of the config dictionary.  No numpy import: the validator reads
+:class:`PrkConfig` while it checks a config.
 """
 
 from __future__ import annotations
@@ -31,14 +32,15 @@ class PrkConfig:
     timeout_s: float
     mpi_launcher: str
     bounds: Bounds
+    build: Build
     subset_reasons: Mapping[str, str]
     section: Mapping
     kernels: tuple[str, ...]
     implementations: tuple[str, ...]
-    sizes: Mapping[str, tuple]
+    sizes: Mapping[str, tuple[int | tuple[int, int], ...]]
     iterations: Mapping[str, int]
     radius: int
-    tiles: Tiles
+    tiles: Mapping[str, int]
     threads: tuple[int, ...]
     ranks: tuple[int, ...]
 
@@ -49,16 +51,23 @@ class PrkConfig:
         return cls(
             seed=int(config["seed"]), kernels=tuple(prk["kernels"]), implementations=tuple(prk["implementations"]),
             threads=tuple(int(t) for t in prk["threads"]), ranks=tuple(int(r) for r in prk["ranks"]),
-            sizes=MappingProxyType({k: tuple(v) for k, v in prk["sizes"].items()}),
+            sizes=MappingProxyType({k: tuple(_size(v) for v in sizes) for k, sizes in prk["sizes"].items()}),
             iterations=MappingProxyType({k: int(v) for k, v in prk["iterations"].items()}),
-            radius=int(prk["radius"]), tiles=Tiles(c=int(prk["tile"]["c"]), python=int(prk["tile"]["python"])),
+            radius=int(prk["radius"]), tiles=MappingProxyType({k: int(v) for k, v in prk["tile"].items()}),
             scaling=str(prk["scaling"]), stop_rule=_stop_rule(prk, config["measurement"]),
             timeout_s=float(prk["timeout_s"]), mpi_launcher=str(prk["mpi_launcher"]).strip(),
             bounds=Bounds.from_section(prk["bounds"]),
+            build=Build(cc=str(prk["build"]["cc"]), cflags=str(prk["build"]["cflags"]),
+                        openmp_flag=str(prk["build"]["openmp_flag"])),
             subset_reasons=MappingProxyType({key: str(text) for key, text in config["subset_reasons"].items()
                                              if key in PRK_SUBSET_KEYS and str(text).strip()}),
             section=MappingProxyType(dict(prk)),
         )
+
+
+def _size(value) -> int | tuple[int, int]:
+    """One configured size: an int, or p2p's ``[m, n]`` as a tuple (a list would make the record mutable)."""
+    return (int(value[0]), int(value[1])) if isinstance(value, (list, tuple)) else int(value)
 
 
 def _stop_rule(prk: Mapping, measurement: Mapping) -> Mapping[str, float]:
@@ -91,8 +100,9 @@ class Bounds:
 
 
 @dataclass(frozen=True)
-class Tiles:
-    """Transpose blocking: the C kernels' tile and the Python kernels' block width."""
+class Build:
+    """How the C kernels are compiled: the compiler, its optimisation flags and the OpenMP flag."""
 
-    c: int
-    python: int
+    cc: str
+    cflags: str
+    openmp_flag: str

@@ -72,10 +72,6 @@ class Point:
         return int(size[0]) if isinstance(size, tuple) else int(size)
 
 
-def _size(value) -> int | tuple[int, int]:
-    return (int(value[0]), int(value[1])) if isinstance(value, (list, tuple)) else int(value)
-
-
 def weak_size(kernel: str, base: int | tuple[int, int], pe: int) -> int | tuple[int, int] | None:
     """The size with ``pe`` times the work of ``base`` (None where no such size exists).
 
@@ -121,8 +117,7 @@ def expand(prk: PrkConfig) -> tuple[list[Point], list[str]]:
             if not resource_levels:
                 skipped.append(f"{kernel} {implementation}: no such implementation (MPI kernels: {', '.join(run.MPI_KERNELS)})")
                 continue
-            for raw in prk.sizes[kernel]:
-                base = _size(raw)
+            for base in prk.sizes[kernel]:
                 for ranks, threads in resource_levels:
                     pe = ranks * threads
                     if pe == 1:
@@ -131,7 +126,7 @@ def expand(prk: PrkConfig) -> tuple[list[Point], list[str]]:
                     for scaling in scalings:
                         size = base if scaling == "strong" else weak_size(kernel, base, pe)
                         if size is None:
-                            skipped.append(f"{kernel} {implementation} r{ranks}t{threads} base {raw}: no weak-scaling size "
+                            skipped.append(f"{kernel} {implementation} r{ranks}t{threads} base {base}: no weak-scaling size "
                                            f"(sparse grows by powers of 4, P={pe})")
                             continue
                         points.append(Point(kernel, implementation, ranks, threads, size, base, scaling))
@@ -140,7 +135,7 @@ def expand(prk: PrkConfig) -> tuple[list[Point], list[str]]:
 
 
 def invocation(point: Point, prk: PrkConfig) -> run.Invocation:
-    tile = prk.tiles.python if point.implementation in run.PYTHON_IMPLEMENTATIONS else prk.tiles.c
+    tile = prk.tiles["python" if point.implementation in run.PYTHON_IMPLEMENTATIONS else "c"]
     args = run.kernel_args(point.kernel, prk.iterations[point.kernel], point.size, radius=prk.radius, tile=tile)
     return run.Invocation(point.kernel, point.implementation, args, ranks=point.ranks, threads=point.threads)
 
