@@ -45,7 +45,7 @@ SEED = 20261122
 
 def _checkpoints(folder: Path) -> list[Path]:
     """The quick profile's served models (``infer.models``) and every model the training stage trains."""
-    names = list(twconfig.load(ROOT / "config" / "config.yaml")["infer"]["models"]) + [
+    names = list(InferConfig.from_config(twconfig.load(ROOT / "config" / "config.yaml")).models) + [
         "mlp-large", "cnn-small", "cnn-large"]
     found = [folder / f"{n}.pt" for n in dict.fromkeys(names)]
     return [p for p in found if p.is_file()]

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from twelveways import results  # noqa: E402
 from twelveways.config import read_json  # noqa: E402
+from twelveways.infer.settings import InferConfig  # noqa: E402
 
 TARGET_RATIO = 1.5
 CONFIG = ROOT / "results" / "config.json"
@@ -37,7 +38,7 @@ def _inputs() -> list[Path]:
     """The checkpoints the configured stage serves; a one-line error when the workflow has not run."""
     if not CONFIG.is_file():
         raise RuntimeError("results/config.json not found: run `make report` first (the stage needs its models)")
-    names = read_json(CONFIG)["infer"]["models"]
+    names = InferConfig.from_config(read_json(CONFIG)).models
     paths = [MODELS / f"{name}.pt" for name in names]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
