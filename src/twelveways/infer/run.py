@@ -62,7 +62,7 @@ class _Variants:
 
             variant = variants.make(m.module, name)
             runner = variants.TorchRunner(variant, split.features)
-            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg, self.cfg.seed,
+            self.cache[key] = runs.prepare(m, variant, runner, len(split), split.labels, self.cfg,
                                            pilot_dir=self.logs / f"{m.name}-{name}" / "pilot",
                                            on_pilot=lambda scenario, parsed: self.on_pilot(key, scenario, parsed))
         return self.cache[key]

@@ -50,19 +50,21 @@ PILOT_QUERIES = MappingProxyType({"single_stream": 1, "multi_stream": 1, "server
 OFFLINE_PILOT_ATTEMPTS = 3
 
 
-def prepare(model, variant, runner, total: int, labels, cfg: InferConfig, seed: int = 0,
+def prepare(model, variant, runner, total: int, labels, cfg: InferConfig, seed: int | None = None,
             pilot_dir: Path | None = None, on_pilot=None) -> Prepared:
     """Bundle a runner with the calibration that sets LoadGen's expectations.
 
     The runner alone is timed first (no LoadGen); then, when ``pilot_dir`` is given, short
     SingleStream, MultiStream and Offline LoadGen runs measure what the whole harness delivers
     (Python SUT and LoadGen overheads included), and those numbers replace the runner-only ones.
-    Pilot logs are kept under ``pilot_dir`` and passed to ``on_pilot(scenario, parsed)``.
+    Pilot logs are kept under ``pilot_dir`` and passed to ``on_pilot(scenario, parsed)``; the pilots'
+    LoadGen seed is ``seed``, else the project's (``cfg.seed``).
     """
     calib = calibrate.calibrate(runner, total, cfg.multistream_samples_per_query, cfg.offline_batch)
     prep = Prepared(model, variant, runner, total, labels, dict(calib, source="runner only"))
     if pilot_dir is None:
         return prep
+    seed = cfg.seed if seed is None else seed
     pilot_cfg = dataclasses.replace(cfg, min_duration_s=PILOT_S, statistical_minimum=False, min_queries=PILOT_QUERIES)
     # LoadGen issues expected_qps * 1.1 * min_duration samples: about PILOT_S of the runner's work, at most 16k
     first = min(PILOT_OFFLINE_SAMPLES, max(PILOT_OFFLINE_MIN_SAMPLES, calib["throughput_sps"] * PILOT_S))
