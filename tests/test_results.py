@@ -41,6 +41,16 @@ def test_roundtrip_keeps_every_sample_and_types(tmp_path):
     assert len(results.summarizable(frame)) == 5  # iteration 0 (warm-up) never summarized
 
 
+def test_every_variable_is_stored_shuffled_and_compressed_and_reads_back_exactly(tmp_path):
+    written = _ds()
+    path = results.write(written, tmp_path / "prk.nc")
+    with xr.open_dataset(path, engine="h5netcdf") as stored:
+        filters = {name: (stored[name].encoding.get("shuffle"), stored[name].encoding.get("zlib"))
+                   for name in stored.data_vars}
+    assert filters and set(filters.values()) == {(True, True)}, filters
+    assert np.array_equal(results.open(path)["value"].values, written["value"].values)
+
+
 def test_invalid_samples_excluded_from_summaries(tmp_path):
     ds = results.open(results.write(_ds(valid=False), tmp_path / "x.nc"))
     assert results.summarizable(results.to_frame(ds)).empty
