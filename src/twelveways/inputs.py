@@ -10,6 +10,8 @@ Messages never repr the value they reject.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import yaml
@@ -24,14 +26,37 @@ MAX_DEPTH = 64
 MAX_NODES = 1_000_000
 
 
-def read_text(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError,
-              max_bytes: int = MAX_BYTES) -> str:
-    """The file's text (UTF-8), or ``error`` naming the file and why it cannot be read."""
+#: What a path that is not a regular file is, by its stat mode (opening a FIFO or a device may block forever).
+SPECIAL_FILES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                 (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def special_kind(path: str | Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a directory (never opened), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return next((name for test, name in SPECIAL_FILES if test(mode)), None)
+
+
+def require_regular_file(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError) -> Path:
+    """``path`` if it is a regular file; else ``error``: missing, a directory, a FIFO, a device or a socket."""
     path = Path(path)
     if not path.exists():
         raise error(f"{what} not found: {path}")
     if path.is_dir():
         raise error(f"{what} {path} is a directory, not a file")
+    kind = special_kind(path)
+    if kind is not None:
+        raise error(f"{path}: {what} is {kind}, not a regular file (not opened: reading it could block forever)")
+    return path
+
+
+def read_text(path: str | Path, what: str, error: type[TwelveWaysError] = TwelveWaysError,
+              max_bytes: int = MAX_BYTES) -> str:
+    """The file's text (UTF-8), or ``error`` naming the file and why it cannot be read."""
+    path = require_regular_file(path, what, error)
     try:
         size = path.stat().st_size
         if size > max_bytes:

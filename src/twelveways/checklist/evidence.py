@@ -318,6 +318,7 @@ class AuditData:
     claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
     claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
     claim_results: list = field(default_factory=list)   # model.ClaimResult
+    skipped: list = field(default_factory=list)         # (path, why) of files in the trees that were not read
     #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
     summary_rows_cache: dict = field(default_factory=dict, repr=False)
 
@@ -409,12 +410,13 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
 
     if not paths:
         raise AuditInputError("no results files given")
+    skipped: list = []
     loaded = readers.read_paths(paths, csv_metadata=csv_metadata, mapping=dict(csv_map or {}),
-                                constants=dict(csv_set or {}))
+                                constants=dict(csv_set or {}), skipped=skipped)
     sources = [ResultSource(item.path, item.ds) for item in loaded]
     if not any(source.ds.sizes.get(results.SAMPLE_DIM, 0) for source in sources):
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
-    data = AuditData(sources)
+    data = AuditData(sources, skipped=[(str(path), why) for path, why in skipped])
     if environment:
         data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)
     if config:

@@ -111,6 +111,7 @@ class AuditReport:
     inputs: list[str]
     checks: list[CheckResult]
     claims: list[ClaimResult] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # files in the trees passed over, and why
 
     @property
     def failed(self) -> bool:
@@ -126,7 +127,8 @@ class AuditReport:
         counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
         return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
                 "inputs": list(self.inputs), "counts": counts,
-                "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims]}
+                "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims],
+                "skipped": [{"path": path, "why": why} for path, why in self.skipped]}
 
 
 Finding = tuple[Status, list[Evidence], str]

@@ -124,7 +124,14 @@ def summary_lines(report: dict) -> list[str]:
         lines.append(f"{c['id']} {c['title']}: {STATUS_WORDS.get(c['status'], c['status'])}")
     for c in report["claims"]:
         lines.append(f"Claim {c['id']}: {c['verdict'].replace('_', ' ')}")
-    return lines
+    return lines + skipped_lines(report)
+
+
+def skipped_lines(report: dict) -> list[str]:
+    """One line per file of the input trees that was not audited, with the reason (none when all were read)."""
+    skipped = report.get("skipped") or []
+    return [f"Skipped {len(skipped)} file(s) of the input trees (not audited):"] + \
+        [f"  {item['path']}: {item['why']}" for item in skipped] if skipped else []
 
 
 EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")
@@ -178,7 +185,11 @@ def to_html(report: dict) -> str:
         parts += _claims_html(report["claims"])
     parts.append('<h3>Checks</h3><ul class="tw-checklist">')
     parts += [check_line_html(c) for c in report["checks"]]
-    parts += ["</ul>", "</section>"]
+    parts.append("</ul>")
+    skipped = skipped_lines(report)
+    if skipped:
+        parts += [f"<p>{e(skipped[0])}</p>", "<ul>"] + [f"<li>{e(line.strip())}</li>" for line in skipped[1:]] + ["</ul>"]
+    parts.append("</section>")
     return "\n".join(parts) + "\n"
 
 

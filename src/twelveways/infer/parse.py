@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import re
 from pathlib import Path
 
@@ -42,16 +43,26 @@ CRITERIA = {
 
 _KV = re.compile(r"^\s*([^:*=][^:]*?)\s*:\s*(.*?)\s*$")
 _PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile latency \(ns\)$")
-_ES = re.compile(r"Early stopping (\d+(?:\.\d+)?)th percentile estimate: (\d+)")
+_ES = re.compile(r"Early stopping (\d+(?:\.\d+)?)th percentile estimate: (\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)")
 _SAMPLE = re.compile(rb'"name":"Sample","cat":"default","ph":"b",[^\n]*?"args":\{"sample_seq":(\d+),"query_seq":(\d+),'
                      rb'"sample_idx":(\d+),"issue_start_ns":(-?\d+),"complete_ns":(-?\d+)\}')
 
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text()
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MeasurementError(f"cannot read LoadGen log {path}", cause=exc) from exc
+    except UnicodeDecodeError as exc:
+        raise MeasurementError(f"{path}: not UTF-8 text (byte {exc.start} cannot be decoded)") from exc
+
+
+def _nanoseconds(text: str, path: Path, what: str) -> int:
+    """A latency LoadGen wrote (``5400000`` or ``5.4e6``: both are numbers) as whole nanoseconds."""
+    value = _number(text)
+    if isinstance(value, str) or not math.isfinite(value) or value < 0:
+        raise MeasurementError(f"{path}: {what} is {text[:40]!r}, not a non-negative number of nanoseconds")
+    return int(round(value))
 
 
 def _number(text: str):
@@ -75,7 +86,7 @@ def summary(run_dir: str | Path) -> dict:
         elif stripped == "Test Parameters Used":
             section = "params"
         for match in _ES.finditer(line):
-            out["early_stopping"][float(match.group(1)) / 100] = int(match.group(2))
+            out["early_stopping"][float(match.group(1)) / 100] = _nanoseconds(match.group(2), path, "an early-stopping estimate")
         if stripped.startswith("*") or not stripped or set(stripped) <= set("="):
             continue
         if "satisfied" in stripped and ":" in stripped:
@@ -90,7 +101,7 @@ def summary(run_dir: str | Path) -> dict:
         key, value = match.group(1).strip(), match.group(2).strip()
         pct = _PCT.match(key)
         if pct and section == "stats":
-            out["percentiles"][round(float(pct.group(1)) / 100, 6)] = int(value)
+            out["percentiles"][round(float(pct.group(1)) / 100, 6)] = _nanoseconds(value, path, key)
             continue
         if key == "Result is":
             out["result"] = value
@@ -112,15 +123,17 @@ def detail(run_dir: str | Path) -> dict:
     path = Path(run_dir) / DETAIL
     values: dict = {}
     errors, warnings = [], []
-    for line in _read_text(path).splitlines():
+    for number, line in enumerate(_read_text(path).splitlines(), start=1):
         if not line.startswith(":::MLLOG "):
             continue
         try:
             entry = json.loads(line[len(":::MLLOG "):])
         except ValueError:
             continue
-        key, value = entry.get("key"), entry.get("value")
-        meta = entry.get("metadata") or {}
+        meta = entry.get("metadata") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("key"), str) or not isinstance(meta or {}, dict):
+            raise MeasurementError(f"{path}: line {number} is not an MLLOG object with a 'key' and an object 'metadata'")
+        key, value, meta = entry["key"], entry.get("value"), meta or {}
         if meta.get("is_error"):
             errors.append(f"{key}: {value}")
         elif meta.get("is_warning"):

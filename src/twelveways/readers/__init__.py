@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from .. import results
+from .. import inputs, results
 from ..errors import AuditInputError, ResultsError
 from . import detect
 from .common import Loaded, ReaderError
@@ -32,19 +32,26 @@ def _classify(path: Path, explicit: bool) -> str | None:
     return fmt
 
 
-def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constants: dict | None = None) -> list[Loaded]:
-    """Every result in ``paths`` (files or directory trees) as schema Datasets, in input order."""
+def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constants: dict | None = None,
+               skipped: list | None = None) -> list[Loaded]:
+    """Every result in ``paths`` (files or directory trees) as schema Datasets, in input order.
+
+    A file given by name must be in a known format; in a tree, files of no known format (notes, a
+    report) and FIFOs, sockets or devices are passed over and added to ``skipped`` as (path, why)."""
     singles: list[tuple[Path, str]] = []
     training: dict[Path, list[Path]] = defaultdict(list)
     loadgen: dict[Path, dict[str, Path]] = defaultdict(dict)
+    skipped = [] if skipped is None else skipped
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise AuditInputError(f"results file not found: {path}")
+        if not path.is_dir():
+            inputs.require_regular_file(path, "results file", AuditInputError)
         found = 0
-        for file in detect.walk(path):
+        for file in detect.walk(path, skipped):
             fmt = _classify(file, explicit=not path.is_dir())
             found += fmt is not None
+            if fmt is None:
+                skipped.append((file, f"not a format twelveways reads ({detect.looks_like(file)})"))
             if fmt == detect.TRAINING:
                 training[file.parent].append(file)
             elif fmt in LOADGEN_NAMES:

@@ -10,7 +10,10 @@ settings it states, ``git_commit`` is ``unknown`` and ``git_dirty`` 0 (not our c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import gzip
+import math
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +38,92 @@ class ReaderError(AuditInputError):
 
     def __init__(self, path, problem: str, *, cause: BaseException | None = None):
         super().__init__(f"{path}: {problem}", cause=cause)
+
+
+#: Longest line of a line-based log (bytes): MLLOG and LoadGen lines are a few hundred bytes, and
+#: mlperf_logging's per-line regex takes time quadratic in a line's length.
+MAX_LINE_BYTES = 64 * 1024
+#: Most bytes a compressed result may expand to (a 1 MB gzip of zeros expands to 1 GB).
+MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def regular_file(path: Path, fmt: str) -> Path:
+    """``path`` when it is a regular file (FIFOs, devices and sockets are never opened), else one error line."""
+    return inputs.require_regular_file(path, f"{fmt} file", AuditInputError)
+
+
+def text_lines(path: Path, fmt: str, max_line: int | None = None) -> Iterator[tuple[int, str]]:
+    """(1-based number, text) of each line, read in bounded pieces: a line longer than ``max_line`` bytes
+    or one that is not UTF-8 is one error naming its number, found before the rest is read."""
+    limit = max_line or MAX_LINE_BYTES
+    try:
+        with regular_file(path, fmt).open("rb") as handle:
+            for number, raw in enumerate(iter(lambda: handle.readline(limit + 1), b""), start=1):
+                if len(raw) > limit and not raw.endswith(b"\n"):
+                    raise ReaderError(path, f"{fmt}: line {number} is longer than {limit:,} bytes (damaged log?)")
+                try:
+                    yield number, raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    raise ReaderError(path, f"{fmt}: line {number} is not UTF-8 text (byte {exc.start + 1} of the "
+                                            "line cannot be decoded)") from exc
+    except OSError as exc:
+        raise ReaderError(path, f"{fmt}: cannot read ({exc.strerror or type(exc).__name__})") from exc
+
+
+def read_bytes(path: Path, fmt: str, limit: int | None = None) -> bytes:
+    """The file's bytes, gunzipped when it is gzip; refused once more than ``limit`` bytes come out,
+    so a small file that expands to gigabytes never fills the memory."""
+    limit = limit or MAX_DECOMPRESSED_BYTES
+    try:
+        with regular_file(path, fmt).open("rb") as raw:
+            handle = gzip.GzipFile(fileobj=raw) if raw.read(2) == GZIP_MAGIC else raw
+            raw.seek(0)
+            data = handle.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReaderError(path, f"{fmt}: cannot read ({type(exc).__name__}: {exc})") from exc
+    if len(data) > limit:
+        raise ReaderError(path, f"{fmt}: holds more than {limit:,} bytes once decompressed (refused before reading on)")
+    return data
+
+
+def number(path: Path, where: str, value, *, low: float | None = 0.0, high: float | None = None,
+           integer: bool = False) -> float:
+    """``value`` as a number checked for type and range, else one error line naming ``where``."""
+    kind = "an integer" if integer else "a number"
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and integer and not float(value).is_integer():
+        ok = False
+    if not ok:
+        raise ReaderError(path, f"{where} is {inputs.brief(value)}, not {kind}")
+    if low is not None and value < low:
+        raise ReaderError(path, f"{where} is {value:g}, below its minimum {low:g}")
+    if high is not None and value > high:
+        raise ReaderError(path, f"{where} is {value:g}, above its maximum {high:g} (damaged or not in its unit?)")
+    return int(value) if integer else float(value)
+
+
+def mapping(path: Path, where: str, value) -> dict:
+    """``value`` when it is a JSON object, else one error line naming ``where``."""
+    if not isinstance(value, dict):
+        raise ReaderError(path, f"{where} is {inputs.brief(value)}, not an object")
+    return value
+
+
+def parse_json_bytes(path: Path, fmt: str, data: bytes):
+    """JSON text (UTF-8) as Python, every problem one error line."""
+    import json
+
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ReaderError(path, f"{fmt}: not UTF-8 text (byte {exc.start} cannot be decoded)") from exc
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, f"{fmt}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise ReaderError(path, f"{fmt}: nested too deeply to parse") from exc
+    inputs.check_shape(value, str(path), AuditInputError)
+    return value
 
 
 def json_holding(path: Path, fmt: str, key: str) -> dict:

@@ -17,6 +17,7 @@ import os
 import zlib
 from pathlib import Path
 
+from .. import inputs
 from .common import ReaderError
 
 NETCDF, CSV = "twelveways-netcdf", "csv"
@@ -31,12 +32,13 @@ LOADGEN_KEYS = ('"loadgen_version"', '"effective_scenario"', '"requested_scenari
 
 
 def _head(path: Path) -> bytes:
+    """The first bytes (decompressed when gzip: only as many as the head needs, never the whole stream)."""
     try:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
         if head[:2] == b"\x1f\x8b":
             with gzip.open(path, "rb") as handle:
-                return handle.read()
+                return handle.read(HEAD_BYTES)
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ReaderError(path, f"cannot read ({type(exc).__name__}: {exc})") from exc
     return head
@@ -84,9 +86,9 @@ def _is_csv(text: str) -> bool:
     if len(lines) > 1 and len(text) >= HEAD_BYTES:
         lines = lines[:-1]  # the last line of a cut head may be partial
     rows = list(_csv.reader(lines))
-    if not rows or len(rows[0]) < 2 or not all(cell.strip() for cell in rows[0]):
-        return False
-    return len(rows) == 1 or len(rows[1]) == len(rows[0])
+    if len(rows) < 2 or text.startswith("<") or len(rows[0]) < 2 or not all(cell.strip() for cell in rows[0]):
+        return False  # a header without rows, or markup (HTML, XML) with commas, is no CSV table
+    return len(rows[1]) == len(rows[0])
 
 
 def _json_guess(text: str) -> str | None:
@@ -121,12 +123,18 @@ def looks_like(path: Path) -> str:
     return f"text starting {text.splitlines()[0][:60]!r}" if text else "blank text"
 
 
-def walk(path: Path) -> list[Path]:
-    """The files under a directory (sorted; hidden files and folders skipped), or the file itself."""
+def walk(path: Path, skipped: list | None = None) -> list[Path]:
+    """The regular files under a directory (sorted; hidden files and folders skipped), or the file itself.
+    FIFOs, sockets and devices in a tree are never opened: each is added to ``skipped`` as (path, why)."""
     if not path.is_dir():
         return [path]
     found = []
     for root, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / f for f in sorted(files) if not f.startswith("."))
+        for name in sorted(f for f in files if not f.startswith(".")):
+            kind = inputs.special_kind(Path(root) / name)
+            if kind is None:
+                found.append(Path(root) / name)
+            elif skipped is not None:
+                skipped.append((Path(root) / name, f"{kind}: not opened"))
     return found

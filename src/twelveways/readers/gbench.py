@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, row
+from .. import inputs
+from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, number, row
 
 FORMAT = "google-benchmark"
 TIME_UNITS = {"ns", "us", "ms", "s"}
@@ -37,20 +38,25 @@ def _counter_unit(name: str) -> str:
 
 
 def _entry_rows(entry: dict, path: Path, index: int) -> list[dict]:
-    unit = entry.get("time_unit", "ns")
+    """One repetition's rows.  The JSON reporter writes ``time_unit`` beside every time: a time without
+    it has no unit, and is refused rather than assumed to be nanoseconds."""
+    where = f"{FORMAT}: benchmarks[{index}] ({inputs.brief(entry.get('name', '?'))})"
+    unit = entry.get("time_unit")
     if unit not in TIME_UNITS or not isinstance(entry.get("real_time"), (int, float)):
-        raise ReaderError(path, f"{FORMAT}: benchmarks[{index}] ({entry.get('name', '?')}) has no numeric real_time "
-                                f"with a time_unit in {sorted(TIME_UNITS)}")
+        raise ReaderError(path, f"{where} has no numeric real_time with a time_unit in {sorted(TIME_UNITS)}")
     name = str(entry.get("run_name", entry.get("name", "")))
-    rep = int(entry.get("repetition_index", 0))
+    rep = number(path, f"{where} repetition_index", entry.get("repetition_index", 0), integer=True)
     valid = not entry.get("error_occurred", False)
-    common = dict(benchmark="gbench", workload=name, threads=int(entry.get("threads", 1)), run_id=f"{name}#{rep}",
-                  iterations=int(entry.get("iterations", 0)), repetition=rep, invocation=0, valid=valid,
-                  status=str(entry.get("error_message", "")))
-    out = [row(**common, metric=m, value=float(entry[m]), unit=unit) for m in ("real_time", "cpu_time") if m in entry]
+    common = dict(benchmark="gbench", workload=name, run_id=f"{name}#{rep}", repetition=rep, invocation=0,
+                  threads=number(path, f"{where} threads", entry.get("threads", 1), low=1, integer=True),
+                  iterations=number(path, f"{where} iterations", entry.get("iterations", 0), integer=True),
+                  valid=valid, status=str(entry.get("error_message", "")))
+    out = [row(**common, metric=m, value=number(path, f"{where} {m}", entry[m]), unit=unit)
+           for m in ("real_time", "cpu_time") if m in entry]
     for key, value in entry.items():
         if key not in NOT_COUNTERS and isinstance(value, (int, float)) and not isinstance(value, bool):
-            out.append(row(**common, metric=key, value=float(value), unit=_counter_unit(key)))
+            out.append(row(**common, metric=key, value=number(path, f"{where} {key}", value, low=None),
+                           unit=_counter_unit(key)))
     return out
 
 

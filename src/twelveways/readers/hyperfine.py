@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, row
+from .. import inputs
+from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, mapping, number, row
 
 FORMAT = "hyperfine"
 STATISTICS = {"mean": "arithmetic_mean", "median": "median", "stddev": "stddev", "min": "min", "max": "max"}
@@ -30,20 +31,37 @@ def _command_rows(entry: dict, index: int, path: Path, workload: str) -> list[di
     if codes is not None and (not isinstance(codes, list) or len(codes) != len(times)):
         raise ReaderError(path, f"{FORMAT}: results[{index}] has {len(times)} times but "
                                 f"{len(codes) if isinstance(codes, list) else 'no list of'} exit codes")
-    params = {f"param_{k}": str(v) for k, v in (entry.get("parameters") or {}).items()}
+    params = _parameters(entry, index, path)
     out = []
     for run, value in enumerate(times):
-        if not isinstance(value, (int, float)):
-            raise ReaderError(path, f"{FORMAT}: results[{index}].times[{run}] is {value!r}, not a number")
-        code = codes[run] if codes is not None else None
+        seconds = number(path, f"{FORMAT}: results[{index}].times[{run}]", value)
+        code = _exit_code(codes, run, index, path)
         out.append(row(benchmark="hyperfine", workload=workload, implementation=entry["command"], metric="time",
-                       value=float(value), unit="s", run_id=f"{index}#{run}", invocation=run,
-                       exit_code=-1 if code is None else int(code), valid=code in (None, 0), **params))
+                       value=seconds, unit="s", run_id=f"{index}#{run}", invocation=run, **params,
+                       exit_code=-1 if code is None else code, valid=code == 0 or codes is None,
+                       status="" if code is not None or codes is None else "killed by a signal (exit code null)"))
     return out
 
 
+def _parameters(entry: dict, index: int, path: Path) -> dict:
+    """``parameters``: an object of name -> value (``--parameter-scan`` / ``-L``), as ``param_<name>`` columns."""
+    params = mapping(path, f"{FORMAT}: results[{index}].parameters", entry.get("parameters") or {})
+    for name, value in params.items():
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ReaderError(path, f"{FORMAT}: results[{index}].parameters.{inputs.brief(name)} is "
+                                    f"{inputs.brief(value)}, not a string or number")
+    return {f"param_{k}": str(v) for k, v in params.items()}
+
+
+def _exit_code(codes: list | None, run: int, index: int, path: Path) -> int | None:
+    """A run's exit code: an integer, or null when a signal killed it (hyperfine writes ``Option<i32>``)."""
+    if codes is None or codes[run] is None:
+        return None
+    return number(path, f"{FORMAT}: results[{index}].exit_codes[{run}]", codes[run], low=None, integer=True)
+
+
 def _summaries(entry: dict, workload: str) -> list[dict]:
-    filters = {"workload": workload, "implementation": entry["command"],
+    filters = {"workload": workload, "implementation": entry["command"],  # parameters checked by _command_rows
                **{f"param_{k}": str(v) for k, v in (entry.get("parameters") or {}).items()}}
     out = []
     for key, statistic in STATISTICS.items():

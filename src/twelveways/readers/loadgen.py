@@ -10,7 +10,6 @@ checklist treats the percentiles as stated, not recomputable.  A run LoadGen jud
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from ..errors import MeasurementError
 from ..infer import parse
-from .common import ReaderError, build, row
+from .common import ReaderError, build, number, parse_json_bytes, read_bytes, row, text_lines
 
 FORMAT = "mlperf-loadgen"
 FILES = (parse.SUMMARY, parse.DETAIL, parse.ACCURACY)
@@ -38,6 +37,13 @@ def _staged(files: dict[str, Path], tmp: Path) -> Path:
     for name, path in files.items():
         shutil.copyfile(path, tmp / name)
     return tmp
+
+
+def _checked(path: Path, metrics: list[tuple[str, float, str]]) -> list[tuple[str, float, str]]:
+    """Every statistic LoadGen states (latencies, QPS, counts) is finite and not negative."""
+    for metric, value, _ in metrics:
+        number(path, f"{FORMAT}: {metric}", value)
+    return metrics
 
 
 def _metrics(summary: dict) -> list[tuple[str, float, str]]:
@@ -77,10 +83,7 @@ def _where(folder: Path, summary: dict) -> tuple[str, str]:
 
 
 def _accuracy(path: Path) -> dict:
-    try:
-        entries = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ReaderError(path, f"{FORMAT}: accuracy log is not readable JSON", cause=exc) from exc
+    entries = parse_json_bytes(path, f"{FORMAT} accuracy log", read_bytes(path, FORMAT))
     if not isinstance(entries, list) or any(not isinstance(e, dict) or "qsl_idx" not in e for e in entries):
         raise ReaderError(path, f"{FORMAT}: accuracy log must be a list of {{qsl_idx, data}} entries")
     return {"responses": len(entries), "distinct_samples": len({e["qsl_idx"] for e in entries})}
@@ -90,6 +93,10 @@ def read(files: dict[str, Path]) -> list:
     """One LoadGen run (its directory's logs) as a Dataset of LoadGen's own statistics."""
     anchor = files.get(parse.SUMMARY) or files.get(parse.DETAIL) or files[parse.ACCURACY]
     folder = anchor.parent
+    for name in (parse.SUMMARY, parse.DETAIL):
+        if name in files:
+            for _ in text_lines(files[name], FORMAT):  # line length and UTF-8, before the parser reads it whole
+                pass
     with tempfile.TemporaryDirectory() as tmp:
         staged = _staged(files, Path(tmp))
         try:
@@ -108,7 +115,7 @@ def read(files: dict[str, Path]) -> list:
     run_id = folder.name
     records = [row(benchmark="infer", workload=workload, implementation=implementation, run_id=run_id, metric=m,
                    value=v, unit=u, valid=valid, scenario=scenario, loadgen_valid=valid, status=status)
-               for m, v, u in _metrics(summary)]
+               for m, v, u in _checked(files[parse.SUMMARY], _metrics(summary))]
     if not records:
         raise ReaderError(anchor, f"{FORMAT}: the summary states no numbers (mode {summary.get('mode', '?')})")
     settings = {k: v for k, v in values.items() if k.startswith("effective_")} or \

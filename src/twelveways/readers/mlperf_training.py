@@ -1,6 +1,9 @@
 """MLPerf Training result logs (``:::MLLOG`` lines, one ``result_*.txt`` per seeded run).
 
-Parsed with ``mlperf_logging``'s own parser (through ``twelveways.train.mllog_io.parse``); the
+Each ``:::MLLOG`` line is read in bounded pieces and checked against the MLPerf logging format (a
+JSON object with a string ``key``, a finite ``time_ms``, an object ``metadata``) before it becomes
+``mlperf_logging``'s own ``LogLine`` (its parser's per-line regex is quadratic in a line's length,
+and it raises KeyError or TypeError on lines without a key or that are not objects); the
 runs of one folder (one benchmark of one system) are read together because MLPerf scores them
 together: time to train = ``run_stop`` − ``run_start`` of each run, and the score is the olympic
 mean computed by ``mlperf_logging``'s result summarizer (``_compute_olympic_average``: the
@@ -13,11 +16,11 @@ log is kept as attr ``compliance``.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
-from ..errors import ResultsError
-from .common import ReaderError, build, row
+from .common import ReaderError, build, mapping, number, row, text_lines
 
 FORMAT = "mlperf-training"
 SUBMISSION_KEYS = ("submission_benchmark", "submission_org", "submission_division", "submission_status",
@@ -28,13 +31,39 @@ NOT_HYPERPARAMETERS = {"seed", "cache_clear", "init_start", "init_stop", "run_st
                        *TARGET_KEYS}
 
 
-def _lines(path: Path) -> list:
-    from ..train import mllog_io
+TOKEN = ":::MLLOG "
+#: Largest epoch number accepted (BERT logs samples seen as epoch_num: millions; 1e30 is damage).
+MAX_EPOCH = 1e12
 
+
+def _lines(path: Path) -> list:
+    """The log's ``:::MLLOG`` lines as mlperf_logging ``LogLine`` records, each checked first."""
+    from mlperf_logging.compliance_checker.mlp_parser.ruleset_610 import LogLine
+
+    out = []
+    for number_, text in text_lines(path, FORMAT):
+        at = text.rfind(TOKEN)  # what mlperf_logging keeps of a line: the text after the last token
+        if at < 0:
+            continue
+        entry = _entry(path, number_, text[at + len(TOKEN):])
+        out.append(LogLine(TOKEN + text[at + len(TOKEN):], entry["time_ms"], entry["key"],
+                           {"value": entry.get("value"), "metadata": entry["metadata"]}, number_))
+    return out
+
+
+def _entry(path: Path, line: int, text: str) -> dict:
+    """One MLLOG line's JSON, checked for the fields every line must have."""
+    where = f"{FORMAT}: line {line}"
     try:
-        return mllog_io.parse(path)
-    except ResultsError as exc:
-        raise ReaderError(path, f"{FORMAT}: {exc.one_line().split(': ', 1)[-1]}") from exc
+        entry = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ReaderError(path, f"{where} is not valid JSON after {TOKEN.strip()}") from exc
+    mapping(path, where, entry)
+    if not isinstance(entry.get("key"), str) or not entry["key"]:
+        raise ReaderError(path, f"{where} has no 'key' (every MLLOG line names its key)")
+    entry["time_ms"] = number(path, f"{where} ({entry['key']}) time_ms", entry.get("time_ms"))
+    entry["metadata"] = mapping(path, f"{where} ({entry['key']}) metadata", entry.get("metadata") or {})
+    return entry
 
 
 def _value(line):
@@ -44,6 +73,14 @@ def _value(line):
 def _metadata(line) -> dict:
     meta = line.value.get("metadata") if isinstance(line.value, dict) else None
     return meta if isinstance(meta, dict) else {}
+
+
+def _epoch(path: Path, line) -> float | None:
+    """An eval line's ``epoch_num`` (None when not logged), checked: a finite count, not negative."""
+    value = _metadata(line).get("epoch_num")
+    if value is None:
+        return None
+    return number(path, f"{FORMAT}: line {line.lineno} ({line.key}) metadata epoch_num", value, high=MAX_EPOCH)
 
 
 def read_run(path: Path) -> dict:
@@ -60,7 +97,7 @@ def read_run(path: Path) -> dict:
     if stop < start:
         raise ReaderError(path, f"{FORMAT}: run_stop ({stop} ms) before run_start ({start} ms)")
     evals = [line for line in lines if line.key == "eval_accuracy"]
-    epochs = [_metadata(line).get("epoch_num") for line in evals]
+    epochs = [_epoch(path, line) for line in evals]
     hyper = {line.key: _value(line) for line in lines
              if line.key not in NOT_HYPERPARAMETERS and line.timestamp <= start and _value(line) is not None
              and not line.key.startswith(("init_", "submission_"))}
