@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import errno
 import gzip
 import json
 import os
 import socket
+import subprocess
 import threading
 from pathlib import Path
 
@@ -25,6 +27,8 @@ from test_readers import GBENCH, HYPERFINE, MLLOG_T0, SUMMARY, mllog, pyperf_doc
 from twelveways import results
 from twelveways.cli import main
 from twelveways.readers import common
+
+ROOT = Path(__file__).resolve().parents[1]
 
 def run(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
@@ -245,3 +249,187 @@ def test_unrecognized_files_in_a_tree_are_skipped_and_listed(tmp_path, capsys):
     for name in ("notes.txt", "comparison.html", "header-only.csv"):
         assert f"{tree / name}: not a format twelveways reads" in out
     one_error(*run(capsys, "audit", tree / "notes.txt")[::2], "notes.txt", "not a format twelveways reads")
+
+
+# ------------------------------------------------------------------ outputs: nothing written before is lost
+
+def test_output_equal_to_an_input_is_refused(tmp_path, capsys):
+    """``import X --output X`` would replace the input by its own conversion; audit and compare likewise."""
+    path = json_file(tmp_path, "sort.json", HYPERFINE)
+    before = path.read_bytes()
+    for argv in (["import", path, "--output", path], ["audit", path, "--output", path],
+                 ["compare", path, path, "--output", path], ["import-csv", path, "--output", path]):
+        one_error(*run(capsys, *argv)[::2], f"output {path} is the input {path}")
+    assert path.read_bytes() == before
+
+
+def imported_twice(capsys, tmp_path, target: Path) -> tuple[bytes, str]:
+    """Import once (the earlier output), then import a second result over it; (earlier bytes, second stderr)."""
+    first = json_file(tmp_path, "first.json", HYPERFINE)
+    second = json_file(tmp_path, "second.json", hyperfine(times=[0.1] * 400, exit_codes=[0] * 400))
+    code, _, err = run(capsys, "import", first, "--output", target)
+    assert code == 0, err
+    before = target.read_bytes()
+    code, _, err = run(capsys, "import", second, "--output", target)
+    return before, one_error(code, err, str(target), "no space left on the device")
+
+
+def test_full_disk_is_one_line_and_the_earlier_output_stays(tmp_path, capsys, monkeypatch):
+    """A write that fails as a full disk does (ENOSPC on the flush): one line, earlier file intact, no partial."""
+    from twelveways import atomic
+
+    target = tmp_path / "out" / "sort.nc"
+    real_fsync = os.fsync
+    calls = []
+
+    def fsync_on_a_full_disk(fd):
+        calls.append(fd)
+        if len(calls) > 1:  # the first import succeeds; the second meets a full disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync_on_a_full_disk)
+    before, _ = imported_twice(capsys, tmp_path, target)
+    assert target.read_bytes() == before and sorted(p.name for p in target.parent.iterdir()) == ["sort.nc"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_a_really_full_disk_is_one_line_and_the_earlier_output_stays(tmp_path, capsys):
+    """The same on a real 256 KiB tmpfs filled up: no HDF5 traceback, no crash of the interpreter."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("this machine does not allow mounting a tmpfs")
+    try:
+        target = disk / "sort.nc"
+        code, _, err = run(capsys, "import", json_file(tmp_path, "first.json", HYPERFINE), "--output", target)
+        assert code == 0, err
+        before = target.read_bytes()
+        with contextlib.suppress(OSError), (disk / "filler").open("wb") as handle:
+            while True:
+                handle.write(b"\0" * 4096)
+                handle.flush()
+        second = json_file(tmp_path, "second.json", hyperfine(times=[0.1] * 400, exit_codes=[0] * 400))
+        one_error(*run(capsys, "import", second, "--output", target)[::2], str(target), "no space left on the device")
+        assert target.read_bytes() == before and sorted(p.name for p in disk.iterdir()) == ["filler", "sort.nc"]
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_a_killed_writers_partial_file_is_removed_by_the_next_write(tmp_path, capsys):
+    target = tmp_path / "sort.nc"
+    stale = tmp_path / ".sort.nc.4194999.x1y2z3.partial"  # above Linux's largest pid (4194304): its writer is gone
+    live = tmp_path / f".sort.nc.{os.getpid()}.abcdef.partial"  # this process: a writer still at work
+    stale.write_bytes(b"\x89HDF half")
+    live.write_bytes(b"\x89HDF half")
+    code, _, err = run(capsys, "import", json_file(tmp_path, "sort.json", HYPERFINE), "--output", target)
+    assert code == 0, err
+    assert not stale.exists() and live.exists() and results.open(target).sizes["sample"] == 10
+
+
+# ------------------------------------------------------------------ noise floors: stated and recorded
+
+def compare_folders(tmp_path: Path, record: dict | None = None) -> tuple[Path, Path]:
+    base, new = tmp_path / "base", tmp_path / "new"
+    for folder, scale in ((base, 1.0), (new, 10.0)):  # new is ten times slower
+        folder.mkdir()
+        doc = copy.deepcopy(HYPERFINE)
+        for entry in doc["results"]:
+            entry["times"] = [t * scale for t in entry["times"]]
+        json_file(folder, "sort.json", doc)
+    if record is not None:
+        json_file(base, "noise_floor.json", record)
+    return base, new
+
+
+@pytest.mark.parametrize("given, needles", [
+    ("10", ["--noise-floor", "'10' is not a fraction 0 <= f < 1", "for 10% write 10%"]),
+    ("-0.1", ["--noise-floor", "'-0.1' is not a fraction"]),
+    ("nan", ["--noise-floor", "'nan' is not a fraction"]),
+    ("ten", ["--noise-floor", "'ten' is not a number"]),
+])
+def test_a_stated_noise_floor_must_read_as_a_fraction(tmp_path, capsys, given, needles):
+    base, new = compare_folders(tmp_path)
+    one_error(*run(capsys, "compare", base, new, f"--noise-floor={given}")[::2], *needles)
+
+
+def test_a_noise_floor_in_percent_is_read_as_a_percentage(tmp_path, capsys):
+    base, new = compare_folders(tmp_path)
+    code, out, err = run(capsys, "compare", base, new, "--noise-floor", "10%", "--format", "json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["noise_floor"]["relative"] == pytest.approx(0.1) and "±10.0%" in record["noise_floor"]["text"]
+    assert {r["verdict"] for r in record["rows"] if r["p_adjusted"] is not None} <= {"slower", "inconclusive"}
+
+
+FLOOR = {"format": "twelveways-noise-floor/1", "configurations": 2, "confidence": 0.95, "floor": 0.04,
+         "floor_configuration": "sort -n data.txt", "floor_source": "largest A/A CI bound", "false_positives": 0,
+         "false_positive_rate": 0.0, "median_detectable_ratio": 1.1}
+
+
+@pytest.mark.parametrize("change, needles", [
+    ({"floor_configuration": None}, ["no 'floor_configuration'"]),
+    ({"floor": -0.5}, ["'floor' must be a finite fraction >= 0, not -0.5"]),
+    ({"floor": "4%"}, ["'floor' must be a finite fraction >= 0"]),
+    ({"false_positive_rate": 3}, ["'false_positive_rate' and 'confidence' must be fractions"]),
+    ({"median_detectable_ratio": "big"}, ["'median_detectable_ratio' must be a positive number"]),
+])
+def test_a_recorded_noise_floor_is_checked_before_use(tmp_path, capsys, change, needles):
+    record = {k: v for k, v in {**FLOOR, **change}.items() if v is not None}
+    base, new = compare_folders(tmp_path, record)
+    one_error(*run(capsys, "compare", base, new)[::2], "noise_floor.json: noise floor record", *needles)
+
+
+def test_a_valid_recorded_noise_floor_is_used(tmp_path, capsys):
+    base, new = compare_folders(tmp_path, FLOOR)
+    code, out, err = run(capsys, "compare", base, new, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["noise_floor"]["relative"] == 0.04
+
+
+# ------------------------------------------------------------------ other commands' inputs
+
+def test_damaged_derived_results_stop_reproduce(tmp_path, capsys):
+    """A run whose derived results are damaged is not "a run without derived results"."""
+    reference = ROOT / "data" / "reference"
+    run_dir = tmp_path / "results"
+    (run_dir / "derived").mkdir(parents=True)
+    for nc in (reference / "results").glob("*.nc"):
+        (run_dir / nc.name).write_bytes(nc.read_bytes())
+    (run_dir / "derived" / "prk.nc").write_bytes(b"\x89HDF\r\n\x1a\n damaged")
+    code, _, err = run(capsys, "reproduce", "--reference", reference, "--results", run_dir, "--claims", "",
+                       "--output", tmp_path / "reproduction")
+    one_error(code, err, "derived/prk.nc: damaged derived results")
+    assert not list(tmp_path.glob("reproduction.*"))
+
+
+def test_import_csv_with_an_integer_attribute_wider_than_64_bits(tmp_path, capsys):
+    csv = tmp_path / "a.csv"
+    csv.write_text("benchmark,workload,implementation,ranks,threads,size,precision,seed,run_id,iteration,rank,"
+                   "metric,value,unit,valid\nb,w,i,1,1,10,fp64,1,r,1,0,time,0.1,s,true\n")
+    meta = tmp_path / "meta.yaml"
+    meta.write_text("attrs:\n  serial: 123456789012345678901234567890\n")
+    one_error(*run(capsys, "import-csv", csv, "--metadata", meta, "--output", tmp_path / "o.nc")[::2],
+              "a.csv: attribute 'serial' is an integer wider than 64 bits")
+    csv.write_text(csv.read_text().replace(",1,r,", ",123456789012345678901234567890,r,"))
+    one_error(*run(capsys, "import-csv", csv, "--output", tmp_path / "o.nc")[::2],
+              "column 'seed' line 2", "not an integer of at most 64 bits")
+    assert not (tmp_path / "o.nc").exists()
+
+
+def test_config_docs_with_a_readme_without_markers_fails(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# mine\n")
+    code, _, err = run(capsys, "config-docs", "--readme", readme)
+    lines = err.strip().splitlines()
+    assert code != 0 and len(lines) == 1 and "no generated key block" in lines[0], err
+    assert readme.read_text() == "# mine\n"
+
+
+def test_snapshot_onto_a_file_is_one_line(tmp_path, capsys):
+    target = tmp_path / "reference"
+    target.write_text("mine")
+    code, _, err = run(capsys, "report", "snapshot", "--results", ROOT / "data" / "reference", "--output", target)
+    lines = err.strip().splitlines()
+    assert code != 0 and len(lines) == 1 and "is a file, not a folder" in lines[0] and "Traceback" not in err, err
+    assert target.read_text() == "mine"

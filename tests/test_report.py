@@ -25,6 +25,7 @@ from browser import reportdata  # noqa: E402
 from twelveways import derived as derived_module  # noqa: E402
 from twelveways import plots, results, stats  # noqa: E402
 from twelveways.prk import analysis as prkanalysis  # noqa: E402
+from twelveways.errors import ResultsError  # noqa: E402
 from twelveways.report import checklistview, commands, notebooks, render, tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -400,13 +401,25 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
     with pytest.raises(Exception, match="over the"):
         commands.snapshot(run / "results", None, tmp_path / "too-big", limit=1000, bench_dir=None)
     assert not (tmp_path / "too-big").exists()
-    # a refresh keeps files it does not manage and drops a checklist it was not given
+    # a refresh replaces what it writes and deletes nothing else: README, the checklist and benchmark logs it
+    # was not given, the reference's A/A record (this run measured none), a note beside the results
     (run / "environment-end.json").rename(run / "results" / "environment-end.json")
     (tmp_path / "reference" / "README.md").write_text("kept")
+    (tmp_path / "reference" / "noise_floor.json").write_text('{"floor": 0.02}')
+    (tmp_path / "reference" / "results" / "notes.txt").write_text("kept")
+    before = (tmp_path / "reference" / "manifest.json").read_text()
     out = commands.snapshot(run / "results", None, tmp_path / "reference", bench_dir=None)
     names = sorted(str(p.relative_to(tmp_path / "reference")) for p in out)
-    assert names == ["README.md", "config.json", "environment-end.json", "environment.json", "manifest.json",
-                     "results/bounds.nc", "results/prk.nc"]
+    assert names == ["README.md", "checklist.json", "config.json", "environment-end.json", "environment.json",
+                     "logs/bench/prk_run.tsv", "manifest.json", "noise_floor.json", "results/bounds.nc",
+                     "results/notes.txt", "results/prk.nc"]
+    assert (tmp_path / "reference" / "noise_floor.json").read_text() == '{"floor": 0.02}'
+    assert json.loads((tmp_path / "reference" / "manifest.json").read_text())["created"] >= json.loads(before)["created"]
+    # an --output that is a file is refused in one line, and the file is left as it was
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(ResultsError, match="is a file, not a folder"):
+        commands.snapshot(run / "results", None, tmp_path / "file", bench_dir=None)
+    assert (tmp_path / "file").read_text() == "mine"
 
 
 def test_bare_report_command_means_rebuild():

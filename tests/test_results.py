@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from twelveways import results
+from twelveways import atomic, results
 from twelveways.errors import EnvironmentMismatchError, ResultsError
 
 
@@ -91,39 +91,34 @@ def test_mixed_environments_refused_unless_asked(tmp_path):
     assert merged.attrs["mixed_environments"] == 1
 
 
-def _slow_writer(path):
-    """Write a large file so the kill lands mid-write."""
-    n = 3_000_000
-    rows = {name: np.zeros(n, dtype=np.int64) for name in ("ranks", "threads", "size", "seed", "iteration", "rank")}
-    import pandas as pd
-
-    frame = pd.DataFrame(rows)
-    for name in ("benchmark", "workload", "implementation", "precision", "run_id", "metric", "unit"):
-        frame[name] = "x"
-    frame["value"] = np.random.default_rng(0).random(n)
-    frame["valid"] = True
-    results.write(results.from_frame(frame, "prk"), path)
+def _killed_writer(path):
+    """A writer stopped mid-write: half the bytes in its temporary file, then it waits to be killed."""
+    with atomic.replacing(path, "results file") as tmp:
+        tmp.write_bytes(b"\x89HDF half a file")
+        time.sleep(600)
 
 
-def test_killed_write_never_leaves_a_readable_partial_file(tmp_path):
-    """SIGKILL during a write: the real name is absent (or the previous complete file), never partial."""
+def test_killed_write_leaves_the_old_file_and_the_next_write_removes_its_partial(tmp_path):
+    """SIGKILL during a write: the real name keeps the previous complete file; the killed writer's hidden
+    temporary file is removed by the next write of the same file, while a live writer's stays."""
     path = tmp_path / "prk.nc"
     results.write(_ds(), path)  # a previous complete version
     before = results.to_frame(results.open(path))
-    ctx = multiprocessing.get_context("spawn")
-    proc = ctx.Process(target=_slow_writer, args=(path,))
+    proc = multiprocessing.get_context("spawn").Process(target=_killed_writer, args=(path,))
     proc.start()
-    deadline = time.time() + 60
-    while time.time() < deadline and not list(tmp_path.glob(".prk.nc.*.partial")):
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(p.stat().st_size for p in tmp_path.glob(".prk.nc.*.partial")):
         time.sleep(0.01)
-    assert list(tmp_path.glob(".prk.nc.*.partial")), "writer never started its temporary file"
+    killed = list(tmp_path.glob(".prk.nc.*.partial"))
+    assert killed, "writer never started its temporary file"
     os.kill(proc.pid, signal.SIGKILL)
     proc.join()
-    after = results.to_frame(results.open(path))  # the old complete file, untouched
-    assert after.equals(before)
-    for partial in tmp_path.glob(".prk.nc.*.partial"):
-        with pytest.raises(ResultsError):
-            results.open(partial)
+    assert results.to_frame(results.open(path)).equals(before)  # the old complete file, untouched
+    with atomic.replacing(path, "results file") as live:  # a writer of this process, still alive
+        live.write_bytes(b"in progress")
+        results.write(_ds(), path)  # the next write: the killed writer's partial goes, the live one stays
+        assert not any(p.exists() for p in killed) and live.exists()
+    assert not list(tmp_path.glob(".prk.nc.*.partial"))
 
 
 def test_provenance_reads_environment_hash(tmp_path):

@@ -2,7 +2,9 @@
 
 A reader never sees a partial file under the real name, and a failed write (full disk, killed
 process, permission) leaves the earlier file byte-identical and no temporary file behind.  Every
-path problem becomes one :class:`OutputError` line naming the file and the reason.
+path problem becomes one :class:`OutputError` line naming the file and the reason.  A process
+killed mid-write cannot clean up: its temporary file names its process id, and the next write of
+the same target removes it once that process is gone.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +42,37 @@ def _check_target(path: Path, what: str, make_parents: bool) -> None:
         raise OutputError(f"cannot write {what} {path}: folder {path.parent} does not exist")
 
 
+PARTIAL_SUFFIX = ".partial"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def remove_stale_partials(path: Path) -> list[Path]:
+    """Remove the temporary files of ``path`` left by writers that were killed (their process is gone);
+    those of live writers stay.  Returns what was removed."""
+    prefix, removed = f".{path.name}.", []
+    with contextlib.suppress(OSError):
+        for old in path.parent.iterdir():
+            middle = old.name[len(prefix):-len(PARTIAL_SUFFIX)]
+            if not (old.name.startswith(prefix) and old.name.endswith(PARTIAL_SUFFIX)):
+                continue
+            owner = re.fullmatch(r"(\d+)\.\w+|\w+", middle)  # pid.random, or random alone (written before pids)
+            if owner and (owner.group(1) is None or not _alive(int(owner.group(1)))):
+                old.unlink(missing_ok=True)
+                removed.append(old)
+    return removed
+
+
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike, what: str = "output", *, make_parents: bool = False,
               mode: int = 0o644) -> Iterator[Path]:
@@ -49,8 +83,9 @@ def replacing(path: str | os.PathLike, what: str = "output", *, make_parents: bo
     """
     path = Path(path)
     _check_target(path, what, make_parents)
+    remove_stale_partials(path)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=PARTIAL_SUFFIX, dir=path.parent)
     except OSError as exc:
         raise OutputError(f"cannot write {what} {path}: {_reason(exc)}") from exc
     os.close(fd)

@@ -76,6 +76,7 @@ def _import(argv: list[str]) -> int:
 
     from . import readers, results
     from .checklist.importcsv import parse_pairs
+    from .cliargs import refuse_output_over_input
     from .errors import AuditInputError
 
     parser = _OneLineParser(prog="twelveways import", description="Read results in any format twelveways "
@@ -86,13 +87,18 @@ def _import(argv: list[str]) -> int:
     parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,...")
     parser.add_argument("--set", action="append", default=[], help="CSV constant columns NAME=VALUE,...")
     args = parser.parse_args(argv)
+    refuse_output_over_input([args.output], [*args.paths, args.metadata], AuditInputError, parser.prog)
+    skipped: list = []
     loaded = readers.read_paths(args.paths, csv_metadata=args.metadata, mapping=parse_pairs(args.map, "--map"),
-                                constants=parse_pairs(args.set, "--set"))
+                                constants=parse_pairs(args.set, "--set"), skipped=skipped)
     out = Path(args.output)
     if len(loaded) > 1 and out.suffix == ".nc":
         raise AuditInputError(f"{len(loaded)} results found ({', '.join(i.path for i in loaded[:3])}, ...): "
                               "give --output a folder to write one .nc each")
     targets = [out] if len(loaded) == 1 else [out / _import_name(i.path, n) for n, i in enumerate(loaded)]
+    refuse_output_over_input(targets, [i.path for i in loaded], AuditInputError, parser.prog)
+    for path, why in skipped:
+        print(f"skipped {path}: {why}", file=sys.stderr)
     for item, target in zip(loaded, targets):
         try:
             results.write(item.ds, target)

@@ -7,7 +7,9 @@ config dump and environment capture) and reports a bad argument the same way.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from .errors import TwelveWaysError, one_line_errors
 
@@ -51,3 +53,36 @@ def add_environment(parser: argparse.ArgumentParser, default: str | None = ENVIR
     shown = f"default {default}" if default else "none by default"
     parser.add_argument("--environment", default=default, metavar="PATH", **names,
                         help=f"environment capture ({shown})")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def refuse_output_over_input(outputs: Iterable, inputs: Iterable, error_class: type[TwelveWaysError] = UsageError,
+                             prog: str = "twelveways") -> None:
+    """An output that is one of the inputs would destroy the input it is computed from: refuse it, one line."""
+    sources = [Path(p) for p in inputs if p]
+    for out in (Path(o) for o in outputs if o):
+        same = next((src for src in sources if _same_file(out, src)), None)
+        if same is not None:
+            raise error_class(f"{prog}: output {out} is the input {same}: writing it would destroy what it is "
+                              "computed from (choose another --output)")
+
+
+def fraction(text: str) -> float:
+    """An argparse type for a relative amount: a fraction 0 <= f < 1 (``0.1``) or a percentage with ``%``
+    (``10%``).  A bare ``10`` is refused: read as a fraction it would mean 1000%."""
+    raw = text.strip()
+    percent = raw.endswith("%")
+    try:
+        value = float(raw[:-1] if percent else raw) / (100 if percent else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (write a fraction such as 0.1, or 10%)") from None
+    if not 0 <= value < 1:  # also refuses NaN
+        hint = f" (for {raw}% write {raw}%)" if not percent and 1 <= value < 100 else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction 0 <= f < 1 nor a percentage below 100%{hint}")
+    return value

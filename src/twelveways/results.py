@@ -226,7 +226,7 @@ def _attr_value(value):
 
 
 def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
-    """Validate, then write atomically: a temporary file in the same folder, then ``os.replace``.
+    """Validate, encode in memory, then write atomically: a temporary file in the same folder, then ``os.replace``.
 
     Every variable is zlib-compressed after HDF5's byte shuffle, which groups the bytes of neighbouring
     values: per-query latencies (hundreds of thousands of float64 and int64 rows) shrink by a quarter
@@ -235,8 +235,11 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     path = Path(path)
     encoded = _encode_strings(ds)
     encoding = {name: {"zlib": True, "complevel": 4, "shuffle": True} for name in encoded.data_vars}
-    with atomic.replacing(path, "results file", make_parents=True) as tmp:
-        encoded.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
+    try:  # encoded in memory: a full disk is then a plain OSError of one write, never HDF5's own failure modes
+        data = bytes(encoded.to_netcdf(engine="h5netcdf", encoding=encoding))
+    except (TypeError, ValueError) as exc:
+        raise ResultsError(f"cannot encode the results for {path}", cause=exc) from exc
+    atomic.write_bytes(path, data, "results file", make_parents=True)
     return path
 
 
@@ -301,8 +304,18 @@ def validate(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
         if not _kind_ok(var.values, kind):
             raise ResultsError(f"{source}: column {name!r} must hold {kind} values, holds {var.dtype}")
     _check_git_dirty(ds, source)
+    _check_attr_integers(ds, source)
     _check_values(ds, source)
     return ds
+
+
+def _check_attr_integers(ds: xr.Dataset, source: str) -> None:
+    """NetCDF attributes hold integers of at most 64 bits: a larger one has no HDF5 type (refuse it by name)."""
+    for owner, attrs in [("", ds.attrs)] + [(f"column {name!r} ", ds[name].attrs) for name in ds.variables]:
+        for key, value in attrs.items():
+            if isinstance(value, int) and not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
+                raise ResultsError(f"{source}: {owner}attribute {key!r} is an integer wider than 64 bits, which a "
+                                   "results file cannot store (write it as a string)")
 
 
 def _check_git_dirty(ds: xr.Dataset, source: str) -> None:

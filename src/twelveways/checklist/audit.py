@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
-from ..cliargs import OneLineParser, add_config, add_environment
+from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
 from ..errors import AuditInputError, TwelveWaysError
 from . import claims as claims_mod
 from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
@@ -67,6 +67,9 @@ def audit_main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         from .importcsv import parse_pairs
+
+        refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
+                                 AuditInputError, "twelveways audit")
 
         data = evidence.load(args.results, environment=args.environment, config=args.config, csv_metadata=args.metadata,
                              csv_map=parse_pairs(args.map, "--map"), csv_set=parse_pairs(args.set, "--set"))

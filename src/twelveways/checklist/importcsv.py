@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
-from ..cliargs import OneLineParser, run_command
+from ..cliargs import OneLineParser, refuse_output_over_input, run_command
 from ..errors import AuditInputError, ResultsError
 
 META_KEYS = {"family", "columns", "attrs", "environment", "config", "description"}
@@ -70,12 +70,12 @@ def _parse_column(name: str, kind: str, column: pd.Series, csv: Path, label: str
         return lowered.isin(TRUE).to_numpy()
     numbers = pd.to_numeric(text, errors="coerce")
     bad = numbers.isna() & (text.str.lower() != "nan")
-    if kind == "int":
-        bad |= ~numbers.isna() & (numbers != numbers.round())
+    if kind == "int":  # integral and within int64 (beyond it the cast wraps around silently)
+        bad |= ~numbers.isna() & ((numbers != numbers.round()) | (numbers.abs() >= 2.0 ** 63))
     if bad.any():
         line = int(np.argmax(bad.to_numpy())) + 2
         raise AuditInputError(f"{csv}: column {name} line {line}: {column.iloc[line - 2]!r} is not "
-                              f"{'an integer' if kind == 'int' else 'a number'}")
+                              f"{'an integer of at most 64 bits' if kind == 'int' else 'a number'}")
     return numbers.astype(np.int64).to_numpy() if kind == "int" else numbers.astype(float).to_numpy()
 
 
@@ -212,6 +212,7 @@ def read_mapped(csv: Path, mapping: dict, constants: dict) -> tuple[pd.DataFrame
 
 
 def _import_csv(args: argparse.Namespace) -> None:
+    refuse_output_over_input([args.output], [args.csv, args.metadata], AuditInputError, "twelveways import-csv")
     ds = read_csv(args.csv, args.metadata)
     try:
         path = results.write(ds, args.output)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
-from ..cliargs import OneLineParser, run_command
+from ..cliargs import OneLineParser, fraction, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from . import build, noise, render, reproduce, sides
 
@@ -25,8 +25,9 @@ def _parser(prog: str, description: str) -> OneLineParser:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="confidence of the CIs; 1 - confidence is the false discovery rate (default 0.95)")
-    parser.add_argument("--noise-floor", type=float, default=None,
-                        help="relative noise floor to use instead of the measured one (e.g. 0.03)")
+    parser.add_argument("--noise-floor", type=fraction, default=None,
+                        help="relative noise floor to use instead of the measured one: a fraction (0.03) or a "
+                             "percentage (3%%)")
 
 
 def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
@@ -42,6 +43,9 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
 
 
 def _compare(args: argparse.Namespace) -> None:
+    refuse_output_over_input(args.output, [args.base, args.new, *args.base_also, *args.new_also, args.claims,
+                                           args.base_environment, args.new_environment], AuditInputError,
+                             "twelveways compare")
     base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
     new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
     record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
@@ -69,6 +73,7 @@ def compare_main(argv: list[str] | None = None) -> int:
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
+    refuse_output_over_input([args.output], [args.first, args.second], AuditInputError, "twelveways noise-floor")
     record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
                            confidence=args.confidence)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)

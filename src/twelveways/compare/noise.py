@@ -67,6 +67,38 @@ def measure(first: sides.Side, second: sides.Side, *, confidence: float = 0.95) 
     }
 
 
+def load_record(path, label: str) -> dict:
+    """A recorded ``noise_floor.json``, checked before use: a floor that is finite and not negative, with the
+    configuration and counts behind it (a record without them cannot be stated as evidence)."""
+    from ..checklist import evidence
+    from ..errors import AuditInputError
+
+    record = evidence.read_json(path, f"{label} noise floor")
+    floor = record.get("floor")
+    problem = None
+    if floor is not None and (not _is_number(floor) or not math.isfinite(floor) or floor < 0):
+        problem = f"'floor' must be a finite fraction >= 0, not {floor!r}"[:120]
+    elif floor is not None and not isinstance(record.get("floor_configuration"), str):
+        problem = "no 'floor_configuration' (which configuration showed the floor)"
+    elif floor is not None and not (_is_number(record.get("configurations")) and record["configurations"] >= 1):
+        problem = "'configurations' must be the number (>= 1) of A/A configurations behind the floor"
+    elif any(record.get(k) is not None and not (_is_number(record[k]) and 0 <= record[k] <= 1)
+             for k in ("false_positive_rate", "confidence")):
+        problem = "'false_positive_rate' and 'confidence' must be fractions between 0 and 1"
+    elif record.get("false_positive_rate") is not None and not _is_number(record.get("false_positives")):
+        problem = "'false_positive_rate' without the count 'false_positives'"
+    elif record.get("median_detectable_ratio") is not None and not (
+            _is_number(record["median_detectable_ratio"]) and record["median_detectable_ratio"] > 0):
+        problem = "'median_detectable_ratio' must be a positive number"
+    if problem:
+        raise AuditInputError(f"{path}: noise floor record: {problem} (rewrite it with twelveways noise-floor)")
+    return record
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def floor_text(record: dict) -> str:
     """The floor in one sentence with its evidence."""
     rate = record.get("false_positive_rate")

@@ -60,7 +60,7 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> di
 def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, floor: verdicts.Floor,
                   differences: list[dict] | None, confidence: float) -> list[dict]:
     """The new run's headline numbers against the reference's same configurations."""
-    summaries = headline.key_rows(headline.load_summaries(derived_dir))
+    summaries = headline.key_rows(headline.load_summaries(derived_dir, strict=True))
     before = _headline_samples(reference, summaries)
     after = _headline_samples(new, summaries)
     rows = []

@@ -78,7 +78,9 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
         side.environment, side.environment_path = evidence.read_json(env_path, f"{label} environment capture"), str(env_path)
     floor_path = _first_file(folders, NOISE_FLOOR_NAME)
     if floor_path is not None:
-        side.noise_floor, side.noise_floor_path = evidence.read_json(floor_path, f"{label} noise floor"), str(floor_path)
+        from .noise import load_record  # noise imports this module
+
+        side.noise_floor, side.noise_floor_path = load_record(floor_path, label), str(floor_path)
     return side
 
 

@@ -246,9 +246,10 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     ``DIR/logs/bench/*.tsv``, ``DIR/manifest.json``).
 
     Results files are re-written by ``results.write`` (compressed; same content, validated on the way);
-    the set must stay under ``limit`` bytes.  Files of ``output`` that snapshot does not write
-    (README.md, run-config.yaml) are kept.  Run after every change of the results schema or the
-    analysis (tests/test_reader_path.py fails on a stale set).
+    the set must stay under ``limit`` bytes.  Each file snapshot writes replaces its namesake; files of
+    ``output`` that it does not write (README.md, run-config.yaml, the reference's A/A record
+    ``noise_floor.json`` when this run measured none) are kept, never deleted.  Run after every change of
+    the results schema or the analysis (tests/test_reader_path.py fails on a stale set).
     """
     import shutil
     import tempfile
@@ -256,6 +257,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     from .. import results
 
     results_dir, output = nb.resolve(results_dir), nb.resolve(output)
+    if output.exists() and not output.is_dir():
+        raise ResultsError(f"snapshot --output {output} is a file, not a folder (the reference set is a folder)")
     env, config = results_dir / "environment.json", results_dir / "config.json"
     for needed in (env, config):
         if not needed.is_file():
@@ -281,21 +284,24 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
                                "budget: run a smaller profile for it")
         for path in [staging, *(p for p in staging.rglob("*") if p.is_dir()), *written]:
             path.chmod(0o755 if path.is_dir() else 0o644)  # for readers (mkdtemp/mkstemp make them private)
-        # swap in what snapshot manages; anything else there (README.md, run-config.yaml) stays
-        output.mkdir(parents=True, exist_ok=True)
-        output.chmod(0o755)
-        for name in ("environment.json", "environment-end.json", "noise_floor.json", "config.json", "checklist.json",
-                     "results", MANIFEST, "logs"):
-            old = output / name
-            if old.is_dir():
-                shutil.rmtree(old)
-            elif old.exists():
-                old.unlink()
-            if (staging / name).exists():
-                (staging / name).rename(old)
+        _swap_in(staging, written, output)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return sorted(p for p in output.rglob("*") if p.is_file())
+
+
+def _swap_in(staging: Path, written: list[Path], output: Path) -> None:
+    """Move each staged file onto its place in ``output`` (same file system: atomic renames); delete nothing."""
+    import os
+
+    output.mkdir(parents=True, exist_ok=True)
+    output.chmod(0o755)
+    for path in written:
+        target = output / path.relative_to(staging)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_dir():
+            raise ResultsError(f"cannot write {target}: a folder is in the way (move it aside)")
+        os.replace(path, target)
 
 
 def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:

@@ -82,9 +82,11 @@ def profile_caveat(config: Mapping, bench_dir: str | os.PathLike | None) -> str:
             f"<span class='tw-muted'>Profiles: {_e(others)}.</span></p>")
 
 
-def load_summaries(derived_dir: str | os.PathLike | None) -> list[tuple[str, dict]]:
-    """(family, summary) for every summary of every ``<family>.nc`` in ``derived_dir``."""
+def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = False) -> list[tuple[str, dict]]:
+    """(family, summary) for every summary of every ``<family>.nc`` in ``derived_dir``.  ``strict``: a damaged
+    derived file is an error (a comparison must not read "no derived results" into it), not passed over."""
     from .. import results
+    from ..errors import ResultsError
 
     found = []
     folder = Path(derived_dir) if derived_dir else None
@@ -94,7 +96,11 @@ def load_summaries(derived_dir: str | os.PathLike | None) -> list[tuple[str, dic
             continue
         try:
             summaries = results.attr_json(results.open(path), "summaries", []) or []
-        except Exception:  # a damaged derived file must not stop the report; the checklist judges it
+            if not isinstance(summaries, list) or not all(isinstance(s, Mapping) for s in summaries):
+                raise ResultsError("attribute 'summaries' is not a list of objects")
+        except Exception as exc:  # a damaged derived file must not stop the report; the checklist judges it
+            if strict:
+                raise ResultsError(f"{path}: damaged derived results", cause=exc) from exc
             continue
         found += [(family, s) for s in summaries if isinstance(s, Mapping) and s.get("value") is not None]
     return found
