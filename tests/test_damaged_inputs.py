@@ -87,6 +87,12 @@ def gbench(**changes) -> dict:
     return doc
 
 
+def gbench_aggregate(**changes) -> dict:
+    doc = copy.deepcopy(GBENCH)
+    doc["benchmarks"][3].update(changes)
+    return doc
+
+
 def hyperfine(**changes) -> dict:
     doc = copy.deepcopy(HYPERFINE)
     doc["results"][0].update(changes)
@@ -109,6 +115,8 @@ CASES = {
     "mllog time_ms as a string": (
         lambda t: training_with(t, mllog("seed", MLLOG_T0, 1).replace(f'"time_ms": {MLLOG_T0}', '"time_ms": "soon"')),
         ["line 4 (seed) time_ms is 'soon', not a number"]),
+    "mllog seed NaN": (lambda t: training_with(t, mllog("seed", MLLOG_T0, float("nan"))),
+                       ["result_0.txt", "line 4 (seed) value is 'nan', not an integer"]),
     "mllog line of 1 MiB": (lambda t: training_with(t, mllog("note", MLLOG_T0, "x" * (1 << 20))),
                             ["result_0.txt", "line 4 is longer than 65,536 bytes"]),
     "loadgen detail line that is a list": (lambda t: loadgen_with(t, detail_line=":::MLLOG [1, 2]"),
@@ -128,6 +136,8 @@ CASES = {
                                  ["gb.json", "benchmarks[0]", "time_unit"]),
     "gbench negative real_time": (lambda t: json_file(t, "gb.json", gbench(real_time=-1.0)),
                                   ["gb.json", "real_time is -1, below its minimum 0"]),
+    "gbench aggregate repetitions as a string": (lambda t: json_file(t, "gb.json", gbench_aggregate(repetitions="3")),
+                                                 ["gb.json", "benchmarks[3]", "repetitions is '3', not an integer"]),
     "hyperfine parameters as a list": (lambda t: json_file(t, "hf.json", hyperfine(parameters=["threads", "1"])),
                                        ["hf.json", "results[0].parameters is a list of 2 item(s), not an object"]),
     "hyperfine exit codes as strings": (lambda t: json_file(t, "hf.json", hyperfine(exit_codes=["0"] * 5)),
@@ -226,13 +236,15 @@ def test_fifo_and_socket_in_a_tree_are_skipped_and_listed(tmp_path, capsys):
     tree.mkdir()
     json_file(tree, "sort.json", HYPERFINE)
     report = tmp_path / "audit.json"
+    (tree / "gone.json").symlink_to(tmp_path / "moved-away.json")
     with fifo_watched(tree / "pipe") as opened, socket.socket(socket.AF_UNIX) as sock:
         sock.bind(str(tree / "sock"))
         code, _, err = run(capsys, "audit", tree, "--exit-zero", "--output", report)
     assert code == 0 and not opened and "Traceback" not in err, err
     skipped = {Path(item["path"]).name: item["why"] for item in json.loads(report.read_text())["skipped"]}
-    assert skipped == {"pipe": "a FIFO (named pipe): not opened", "sock": "a socket: not opened"}
-    assert "Skipped 2 file(s)" in err
+    assert skipped == {"pipe": "a FIFO (named pipe): not opened", "sock": "a socket: not opened",
+                       "gone.json": "a broken symbolic link: not opened"}
+    assert "Skipped 3 file(s)" in err
 
 
 def test_unrecognized_files_in_a_tree_are_skipped_and_listed(tmp_path, capsys):

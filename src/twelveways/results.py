@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import atomic
+from . import atomic, inputs
 from .errors import EnvironmentMismatchError, ResultsError
 from .jsonvalue import plain
 
@@ -374,9 +374,7 @@ def _kind_ok(values: np.ndarray, kind: str) -> bool:
 
 def open(path: str | os.PathLike) -> xr.Dataset:  # noqa: A001 - mirrors xarray.open_dataset
     """Open and validate one results file; load it fully so the file handle is released."""
-    path = Path(path)
-    if not path.is_file():
-        raise ResultsError(f"results file not found: {path}")
+    path = inputs.require_regular_file(path, "results file", ResultsError)  # a FIFO would block forever
     try:
         with xr.open_dataset(path, engine="h5netcdf") as handle:
             ds = handle.load()

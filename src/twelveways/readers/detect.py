@@ -132,7 +132,8 @@ def walk(path: Path, skipped: list | None = None) -> list[Path]:
     for root, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(f for f in files if not f.startswith(".")):
-            kind = inputs.special_kind(Path(root) / name)
+            kind = inputs.special_kind(Path(root) / name) or (None if (Path(root) / name).exists()
+                                                              else "a broken symbolic link")
             if kind is None:
                 found.append(Path(root) / name)
             elif skipped is not None:

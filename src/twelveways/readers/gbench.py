@@ -60,8 +60,12 @@ def _entry_rows(entry: dict, path: Path, index: int) -> list[dict]:
     return out
 
 
-def _summaries(entry: dict) -> list[dict]:
+def _summaries(entry: dict, path: Path, index: int) -> list[dict]:
     """An aggregate entry as stated summaries of real_time and cpu_time (and its counters)."""
+    where = f"{FORMAT}: benchmarks[{index}] ({inputs.brief(entry.get('name', '?'))})"
+    repetitions = entry.get("repetitions")
+    if repetitions is not None:
+        repetitions = number(path, f"{where} repetitions", repetitions, low=1, integer=True)
     aggregate = str(entry.get("aggregate_name", ""))
     statistic = STATISTICS.get(aggregate, aggregate)
     percent = entry.get("aggregate_unit") == "percentage"
@@ -73,8 +77,8 @@ def _summaries(entry: dict) -> list[dict]:
                 or isinstance(value, bool):
             continue
         unit = entry.get("time_unit", "ns") if metric in ("real_time", "cpu_time") else _counter_unit(metric)
-        summary = {"metric": metric, "statistic": statistic, "value": float(value), "unit": "1" if percent else unit,
-                   "filters": {"workload": name}, "n": entry.get("repetitions"),
+        summary = {"metric": metric, "statistic": statistic, "value": number(path, f"{where} {metric}", value, low=None),
+                   "unit": "1" if percent else unit, "filters": {"workload": name}, "n": repetitions,
                    "note": f"Google Benchmark aggregate {aggregate!r} over the repetitions of one process"}
         if kind:
             summary["kind"] = kind
@@ -90,7 +94,7 @@ def read(path: Path) -> list:
         if not isinstance(entry, dict):
             raise ReaderError(path, f"{FORMAT}: benchmarks[{index}] is not an object")
         if entry.get("run_type") == "aggregate":
-            summaries.extend(_summaries(entry))
+            summaries.extend(_summaries(entry, path, index))
         else:
             records.extend(_entry_rows(entry, path, index))
     context = data.get("context") if isinstance(data.get("context"), dict) else {}

@@ -83,6 +83,14 @@ def _epoch(path: Path, line) -> float | None:
     return number(path, f"{FORMAT}: line {line.lineno} ({line.key}) metadata epoch_num", value, high=MAX_EPOCH)
 
 
+def _seed(path: Path, line) -> int:
+    """The run's ``seed`` line: an integer of at most 64 bits (-1 when the log states none)."""
+    if line is None or _value(line) is None:
+        return -1
+    return number(path, f"{FORMAT}: line {line.lineno} (seed) value", _value(line), low=-(2.0 ** 63), high=2.0 ** 63 - 1,
+                  integer=True)
+
+
 def read_run(path: Path) -> dict:
     """One run's facts: submission metadata, seed, start/stop, status, quality, epochs, hyperparameters."""
     lines = _lines(path)
@@ -104,7 +112,7 @@ def read_run(path: Path) -> dict:
     return {
         "path": path, "run_id": path.stem, "start_ms": start, "stop_ms": stop,
         "status": str(_metadata(first["run_stop"]).get("status", "")).lower(),
-        "seed": _value(first["seed"]) if "seed" in first else -1,
+        "seed": _seed(path, first.get("seed")),
         "submission": {k: _value(first[k]) for k in SUBMISSION_KEYS if k in first},
         "target": next((_value(first[k]) for k in TARGET_KEYS if k in first), None),
         "quality": _value(evals[-1]) if evals else None,
