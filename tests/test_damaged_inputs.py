@@ -134,6 +134,8 @@ CASES = {
                                       ["gb.json", "benchmarks[0]", "iterations is '1000', not an integer"]),
     "gbench without time_unit": (lambda t: json_file(t, "gb.json", gbench(time_unit=None)),
                                  ["gb.json", "benchmarks[0]", "time_unit"]),
+    "gbench time_unit a list": (lambda t: json_file(t, "gb.json", gbench(time_unit=["ns"])),
+                                ["gb.json", "benchmarks[0]", "time_unit"]),
     "gbench negative real_time": (lambda t: json_file(t, "gb.json", gbench(real_time=-1.0)),
                                   ["gb.json", "real_time is -1, below its minimum 0"]),
     "gbench aggregate repetitions as a string": (lambda t: json_file(t, "gb.json", gbench_aggregate(repetitions="3")),

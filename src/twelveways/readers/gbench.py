@@ -42,7 +42,7 @@ def _entry_rows(entry: dict, path: Path, index: int) -> list[dict]:
     it has no unit, and is refused rather than assumed to be nanoseconds."""
     where = f"{FORMAT}: benchmarks[{index}] ({inputs.brief(entry.get('name', '?'))})"
     unit = entry.get("time_unit")
-    if unit not in TIME_UNITS or not isinstance(entry.get("real_time"), (int, float)):
+    if not isinstance(unit, str) or unit not in TIME_UNITS or not isinstance(entry.get("real_time"), (int, float)):
         raise ReaderError(path, f"{where} has no numeric real_time with a time_unit in {sorted(TIME_UNITS)}")
     name = str(entry.get("run_name", entry.get("name", "")))
     rep = number(path, f"{where} repetition_index", entry.get("repetition_index", 0), integer=True)
@@ -76,7 +76,9 @@ def _summaries(entry: dict, path: Path, index: int) -> list[dict]:
         if metric in NOT_COUNTERS - {"real_time", "cpu_time"} or not isinstance(value, (int, float)) \
                 or isinstance(value, bool):
             continue
-        unit = entry.get("time_unit", "ns") if metric in ("real_time", "cpu_time") else _counter_unit(metric)
+        unit = entry.get("time_unit") if metric in ("real_time", "cpu_time") else _counter_unit(metric)
+        if not isinstance(unit, str) or unit not in TIME_UNITS | {"B/s", "items/s", "1"}:
+            raise ReaderError(path, f"{where} states {metric} without a time_unit in {sorted(TIME_UNITS)}")
         summary = {"metric": metric, "statistic": statistic, "value": number(path, f"{where} {metric}", value, low=None),
                    "unit": "1" if percent else unit, "filters": {"workload": name}, "n": repetitions,
                    "note": f"Google Benchmark aggregate {aggregate!r} over the repetitions of one process"}
