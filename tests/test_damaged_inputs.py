@@ -396,9 +396,12 @@ def test_a_recorded_noise_floor_is_checked_before_use(tmp_path, capsys, change, 
 
 def test_a_valid_recorded_noise_floor_is_used(tmp_path, capsys):
     base, new = compare_folders(tmp_path, FLOOR)
+    (new / "notes.txt").write_text("second run, after the BIOS update\n")
     code, out, err = run(capsys, "compare", base, new, "--format", "json")
     assert code == 0, err
     assert json.loads(out)["noise_floor"]["relative"] == 0.04
+    assert err.splitlines() == [f"skipped (new) {new / 'notes.txt'}: not a format twelveways reads (text starting "
+                                "'second run, after the BIOS update')"]
 
 
 # ------------------------------------------------------------------ other commands' inputs
