@@ -71,8 +71,11 @@ def _score_statement(mode: str, n: int, forks: int) -> dict:
     note = (f"JMH score: mean of all {n} iterations pooled over {forks} fork(s); its error is a Student-t "
             f"interval at 99.9% over those {n} iterations, as if they were independent (the forks are the "
             f"replicates: n = {forks})")
-    return {"statistic": "arithmetic_mean", "ci_method": "student_t", "confidence": 0.999, "note": note,
-            "normality_checked": False, "kind": MODES.get(mode, "other")}
+    stated = {"statistic": "arithmetic_mean", "ci_method": "student_t", "confidence": 0.999, "note": note,
+              "normality_checked": False, "kind": MODES.get(mode, "other")}
+    if mode == "thrpt":  # every iteration lasts measurementTime: the mean rate is total operations / total time
+        stated["rate_intervals"] = "equal_time"
+    return stated
 
 
 def read(path: Path) -> list:
