@@ -188,3 +188,138 @@ def test_mean_of_rates_passes_only_over_equal_times():
     equal = {"statistic": "arithmetic_mean", "rate_intervals": "equal_time"}
     assert _judge_statistic(None, equal, "rate") == (Status.PASS, "arithmetic_mean")
     assert _judge_statistic(None, {"statistic": "arithmetic_mean"}, "rate") == (Status.FAIL, "arithmetic_mean")
+
+
+# ------------------------------------------------------------------ files written from each format's documentation
+
+def pytest_benchmark_doc(version="3.2.2"):
+    """``pytest --benchmark-json``: a parametrized test with its rounds saved (pytest-benchmark's documented keys)."""
+    data = [0.010, 0.011, 0.012, 0.010, 0.013, 0.011]
+    def entry(size):
+        values = [v * size for v in data]
+        return {"group": "sort", "name": f"test_sort[{size}]", "fullname": f"tests/test_sort.py::test_sort[{size}]",
+                "params": {"size": size}, "param": str(size), "extra_info": {},
+                "options": {"disable_gc": False, "timer": "perf_counter", "min_rounds": 5, "max_time": 1.0,
+                            "min_time": 5e-06, "warmup": False},
+                "stats": {"min": min(values), "max": max(values), "mean": float(np.mean(values)),
+                          "stddev": float(np.std(values, ddof=1)), "rounds": len(values),
+                          "median": float(np.median(values)), "iterations": 4, "data": values}}
+    return {"machine_info": {"node": "box1", "processor": "x86_64", "python_version": "3.11.4",
+                             "cpu": {"brand_raw": "Xeon", "count": 8}},
+            "commit_info": {"id": "abc123", "dirty": False, "branch": "main"},
+            "benchmarks": [entry(1), entry(2)], "datetime": "2024-01-01T10:00:00", "version": version}
+
+
+def test_pytest_benchmark_in_a_tree_beside_pyperf(tmp_path, capsys):
+    """The reported bug: version 3.2.2 was sent to pyperf ("file format version '3.2.2' not supported", exit 2)."""
+    tree = tmp_path / "results"
+    (tree / ".benchmarks").mkdir(parents=True)
+    (tree / "0001_abc.json").write_text(json.dumps(pytest_benchmark_doc()))
+    pyperf = {"version": "1.0", "metadata": {"unit": "second", "loops": 8},
+              "benchmarks": [{"metadata": {"name": "json_dumps"},
+                              "runs": [{"metadata": {}, "warmups": [[8, 0.07]], "values": [0.01, 0.011]}]}]}
+    (tree / "pyperf.json").write_text(json.dumps(pyperf))
+    (tree / "notes.txt").write_text("not results\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "import", tree, "--output", out)
+    assert code == 0, err
+    formats = {results.open(f).attrs["source_format"] for f in out.glob("*.nc")}
+    assert formats == {"pytest-benchmark", "pyperf"}
+    frame, attrs = imported(capsys, tmp_path, tree / "0001_abc.json")
+    assert len(frame) == 12 and set(frame["param_size"]) == {"1", "2"} and json.loads(attrs["factors"]) == ["param_size"]
+    assert set(frame["implementation"]) == {"sort"} and json.loads(attrs["settings"])["timer"] == "perf_counter"
+
+
+def test_jmh_sample_mode_histogram(tmp_path, capsys):
+    """``-bm sample`` without rawData: each iteration's histogram of [value, count] pairs becomes its mean."""
+    entry = {"jmhVersion": "1.37", "benchmark": "org.example.MyBench.render", "mode": "sample", "threads": 1,
+             "forks": 2, "jvm": "/usr/bin/java", "jvmArgs": ["-Xmx1g"], "jdkVersion": "21", "vmName": "OpenJDK",
+             "vmVersion": "21+35", "warmupIterations": 2, "warmupTime": "1 s", "measurementIterations": 2,
+             "measurementTime": "1 s", "params": {"size": "64"},
+             "primaryMetric": {"score": 2.0, "scoreError": 0.5, "scoreConfidence": [1.5, 2.5], "scoreUnit": "us/op",
+                               "rawDataHistogram": [[[[1.0, 1], [3.0, 1]], [[2.0, 2]]], [[[1.5, 2]], [[2.5, 2]]]]},
+             "secondaryMetrics": {}}
+    path = tmp_path / "sample.json"
+    path.write_text(json.dumps([entry]))
+    frame, _ = imported(capsys, tmp_path, path)
+    assert sorted(frame["value"]) == [1.5, 2.0, 2.0, 2.5] and set(frame["unit"]) == {"us"}
+    assert sorted(frame.groupby("invocation")["value"].mean()) == [2.0, 2.0]
+
+
+def test_criterion_linear_sampling_with_throughput(tmp_path, capsys):
+    """criterion's documented files: Linear sampling (iters 1, 2, 3, …), a Bytes throughput, a slope estimate."""
+    folder = tmp_path / "target" / "criterion" / "copy" / "1024" / "new"
+    folder.mkdir(parents=True)
+    iters = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    times = [100.0, 210.0, 300.0, 400.0, 520.0, 600.0]
+    per_iter = [t / i for t, i in zip(times, iters)]
+    def est(value):
+        return {"confidence_interval": {"confidence_level": 0.95, "lower_bound": value * 0.98,
+                                        "upper_bound": value * 1.02}, "point_estimate": value, "standard_error": 1.0}
+    (folder / "sample.json").write_text(json.dumps({"sampling_mode": "Linear", "iters": iters, "times": times}))
+    (folder / "estimates.json").write_text(json.dumps({
+        "mean": est(float(np.mean(per_iter))), "median": est(float(np.median(per_iter))), "median_abs_dev": est(2.0),
+        "slope": est(100.5), "std_dev": est(3.0)}))
+    (folder / "benchmark.json").write_text(json.dumps({
+        "group_id": "copy", "function_id": "memcpy", "value_str": "1024", "throughput": {"Bytes": 1024},
+        "full_id": "copy/memcpy/1024", "directory_name": "copy/memcpy_1024", "title": "copy/memcpy/1024"}))
+    (folder.parent / "change").mkdir()
+    (folder.parent / "change" / "estimates.json").write_text(json.dumps({"mean": est(0.01), "median": est(0.02)}))
+    frame, attrs = imported(capsys, tmp_path, tmp_path / "target")
+    time = frame[frame["metric"] == "time"]
+    assert list(time["value"]) == per_iter and list(time["iterations"]) == [1, 2, 3, 4, 5, 6]
+    rate = frame[frame["metric"] == "throughput"]
+    assert set(rate["unit"]) == {"B/s"} and np.isclose(rate["value"].iloc[0], 1024 / 100e-9)
+    assert set(frame["implementation"]) == {"memcpy"} and set(frame["param_value"]) == {"1024"}
+    assert json.loads(attrs["criterion_slope"])["point_estimate"] == 100.5
+
+
+def test_asv_parameters_failures_and_catalogue(tmp_path, capsys):
+    """asv's documented layout: results/benchmarks.json names the parameters; a null result is a failure."""
+    machine_dir = tmp_path / "results" / "box1"
+    machine_dir.mkdir(parents=True)
+    (machine_dir / "machine.json").write_text(json.dumps({"arch": "x86_64", "cpu": "Xeon", "machine": "box1",
+                                                          "num_cpu": "8", "os": "Linux 6.1", "ram": "32GB",
+                                                          "version": 1}))
+    (tmp_path / "results" / "benchmarks.json").write_text(json.dumps({
+        "bench.Suite.time_sort": {"name": "bench.Suite.time_sort", "param_names": ["n", "dtype"], "type": "time",
+                                  "unit": "seconds"}, "version": 2}))
+    columns = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b",
+               "stats_q_25", "stats_q_75", "stats_number", "stats_repeat", "samples", "profile"]
+    samples = [[0.10, 0.11, 0.12], [0.20, 0.22, 0.21], None, [0.40, 0.41, 0.39]]
+    result = [0.11, 0.21, None, 0.40]
+    doc = {"commit_hash": "abc", "env_name": "virtualenv-py3.11", "date": 1, "params": {"machine": "box1"},
+           "python": "3.11", "requirements": {"numpy": "1.26"}, "env_vars": {}, "result_columns": columns,
+           "results": {"bench.Suite.time_sort": [result, [["10", "100"], ["'f4'", "'f8'"]], "v", 0, 1.0,
+                                                 [0.09, 0.19, None, 0.38], [0.13, 0.23, None, 0.42],
+                                                 [0.105, 0.205, None, 0.395], [0.115, 0.215, None, 0.405],
+                                                 [10, 5, None, 2], [3, 3, None, 3], samples]},
+           "durations": {}, "version": 2}
+    (machine_dir / "abc-virtualenv-py3.11.json").write_text(json.dumps(doc))
+    frame, attrs = imported(capsys, tmp_path, machine_dir / "abc-virtualenv-py3.11.json")
+    good = frame[frame["valid"]]
+    assert len(good) == len(frame) == 9 and set(good["param_n"]) == {"10", "100"}
+    assert set(good["param_dtype"]) == {"'f4'", "'f8'"}
+    assert json.loads(attrs["not_measured"]) == [{"not_measured": "failed", "workload": "bench.Suite.time_sort",
+                                                  "param_n": "100", "param_dtype": "'f4'"}]
+    assert json.loads(attrs["environment"])["cpu"] == "Xeon"
+    assert set(good.loc[good["param_n"] == "10", "iterations"]) == {10, 5}
+
+
+def test_reframe_3_older_check_info_and_4_performance_failure(tmp_path, capsys):
+    """ReFrame 3's 'X on sys:part using env' check_info; ReFrame 4's result column beside a missed reference."""
+    v3 = ("2020-06-24T00:27:06|reframe 3.1|StreamTest on daint:gpu using PrgEnv-gnu|jobid=58384|Copy=24762.2|"
+          "ref=25200 (l=-0.05, u=0.05)|MB/s\n"
+          "2020-06-24T00:27:06|reframe 3.1|StreamTest on daint:gpu using PrgEnv-gnu|jobid=58384|time=0.62|"
+          "ref=0 (l=null, u=null)|s\n")
+    (tmp_path / "v3.log").write_text(v3)
+    frame, _ = imported(capsys, tmp_path, tmp_path / "v3.log")
+    assert list(frame["partition"]) == ["gpu", "gpu"] and list(frame["implementation"]) == ["PrgEnv-gnu"] * 2
+    assert list(frame["within_reference"]) == [True, True] and list(frame["unit"]) == ["MB/s", "s"]
+    header = "job_completion_time|version|display_name|system|partition|environ|jobid|result|" \
+             "bw_value|bw_unit|bw_ref|bw_lower_thres|bw_upper_thres"
+    lines = [header, "2024-01-01T10:00:00|4.5.0|Stream %size=1|cluster|cpu|gnu|7|fail|90.0|GB/s|100|-0.05|0.05"]
+    (tmp_path / "v4.log").write_text("\n".join(lines) + "\n")
+    frame4, _ = imported(capsys, tmp_path, tmp_path / "v4.log")
+    assert list(frame4["result"]) == ["fail"] and list(frame4["within_reference"]) == [False]
+    assert frame4["valid"].all() and "outside the reference [95, 105]" in frame4["status"].iloc[0]

@@ -1,7 +1,7 @@
 """airspeed velocity (asv) results JSON (``results/<machine>/<commit>-<env>.json``, format version 2).
 
 ``results`` maps each benchmark to a list laid out by ``result_columns``: ``result`` (asv's median,
-one per parameter combination; null = failed, NaN = skipped), ``params`` (one list of values per
+one per parameter combination; null = failed, NaN = skipped: listed in attr ``not_measured``), ``params`` (one list of values per
 parameter: the combinations are their product), ``stats_ci_99_a`` / ``_b`` (asv's 99% CI of the
 median), ``stats_q_25`` / ``_q_75`` (quartiles, rounded by asv), ``stats_number`` (calls per
 sample), ``stats_repeat`` (samples) and, with ``--record-samples``, ``samples``.  Samples become
@@ -59,9 +59,8 @@ def _combination_rows(path, name, entry, index, combo, names) -> tuple[list[dict
     common = dict(benchmark=FORMAT, workload=name, **params, run_id=f"{name}{sorted(params.items())}")
     number_ = _column(entry, "stats_number", index)
     repeat = _column(entry, "stats_repeat", index)
-    if result is None or math.isnan(result):
-        status = "failed" if result is None else "skipped"
-        return [row(**common, metric=metric, value=math.nan, unit=unit, valid=False, status=status)], []
+    if result is None or math.isnan(result):  # no number to keep: listed in attr not_measured instead
+        return [], [{"not_measured": "failed" if result is None else "skipped", "workload": name, **params}]
     samples = _column(entry, "samples", index)
     filters = {"workload": name, "metric": metric, **params}
     if isinstance(samples, list) and samples:
@@ -105,6 +104,12 @@ def _benchmark(path, name, values, columns, names) -> tuple[list[dict], list[dic
     return records, stated
 
 
+def _split(stated: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Stated summaries apart from the combinations asv did not measure (null = failed, NaN = skipped)."""
+    missing = [s for s in stated if "not_measured" in s]
+    return [s for s in stated if "not_measured" not in s], missing
+
+
 def _environment(path: Path, data: dict) -> dict:
     machine_file = path.parent / "machine.json"
     machine = {}
@@ -128,9 +133,10 @@ def read(path: Path) -> list:
         found, said = _benchmark(path, text(path, FORMAT, "a results key", name), values, columns, names.get(name))
         records += found
         stated += said
+    stated, missing = _split(stated)
     factors = sorted({k for r in records for k in r if k.startswith("param_")})
     derived = sorted({r["metric"] for r in records if r["metric"].endswith("_median")})
-    attrs = {"summaries": stated, "factors": factors, "derived_metrics": derived,
+    attrs = {"summaries": stated, "factors": factors, "derived_metrics": derived, "not_measured": missing,
              "benchmarked_commit": str(data.get("commit_hash", "")), "run_date": str(data.get("date", "")),
              "levels": {"iteration": "sample number; asv ran the samples in several processes without saying which"},
              "metric_kinds": {"iterations": "count"}}

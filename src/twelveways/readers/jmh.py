@@ -7,7 +7,8 @@ and code cache, so the fork is the replicate level: ``invocation`` = fork number
 1..N inside it, attr ``ci_level`` ``invocation`` (n = forks, never forks × iterations).  JMH's own
 ``score`` (the mean of every iteration of every fork) and ``scoreError`` / ``scoreConfidence`` (a
 Student-t interval at 99.9% over those pooled iterations) are stated numbers (attr ``summaries``).
-``forks: 0`` means the benchmark ran inside JMH's own JVM (one invocation, no fork).
+``forks: 0`` means the benchmark ran inside JMH's own JVM (one invocation, no fork).  Sample mode
+without ``rawData``: each iteration's ``rawDataHistogram`` ([value, count] pairs) becomes its mean.
 The unit is kept as JMH states it (``ops/ms``, ``ns/op`` → ``ns``); the metric is the mode.
 """
 
@@ -32,8 +33,26 @@ def _unit(unit: str) -> str:
     return unit[:-3] if unit.endswith("/op") else unit
 
 
+def _histogram_means(path: Path, where: str, histogram) -> list:
+    """Sample mode's ``rawDataHistogram`` (per fork, per iteration: [value, count] pairs) as one mean per iteration."""
+    if not isinstance(histogram, list):
+        return []
+    out = []
+    for f, fork in enumerate(histogram):
+        iterations = []
+        for i, pairs in enumerate(fork if isinstance(fork, list) else []):
+            counts = [numbers(path, FORMAT, f"{where}.rawDataHistogram[{f}][{i}][{k}]", p)
+                      for k, p in enumerate(pairs if isinstance(pairs, list) else [])]
+            total = sum(c[1] for c in counts if len(c) == 2)
+            if not total:
+                raise ReaderError(path, f"{FORMAT}: {where}.rawDataHistogram[{f}][{i}] holds no [value, count] pairs")
+            iterations.append(sum(v * c for v, c in counts) / total)
+        out.append(iterations)
+    return out
+
+
 def _forks(metric: dict, entry: dict, path: Path, where: str) -> list[list[float]]:
-    raw = metric.get("rawData")
+    raw = metric.get("rawData") or _histogram_means(path, where, metric.get("rawDataHistogram"))
     if not isinstance(raw, list) or not raw:
         raise ReaderError(path, f"{FORMAT}: {where}.primaryMetric has no rawData list (one list per fork)")
     forks = int(number(path, FORMAT, f"{where}.forks", entry.get("forks", len(raw))))
