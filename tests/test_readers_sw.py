@@ -323,3 +323,13 @@ def test_reframe_3_older_check_info_and_4_performance_failure(tmp_path, capsys):
     frame4, _ = imported(capsys, tmp_path, tmp_path / "v4.log")
     assert list(frame4["result"]) == ["fail"] and list(frame4["within_reference"]) == [False]
     assert frame4["valid"].all() and "outside the reference [95, 105]" in frame4["status"].iloc[0]
+
+
+def test_every_software_fixture_in_one_tree(tmp_path, capsys):
+    """tests/data/formats read in one command: each of these five formats recognized, READMEs skipped."""
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "import", DATA, "--output", out)
+    assert code == 0, err
+    formats = [results.open(f).attrs["source_format"] for f in out.glob("*.nc")]
+    assert {"reframe-perflog", "asv", "pytest-benchmark", "criterion", "jmh"} <= set(formats)
+    assert formats.count("criterion") == 2 and formats.count("asv") == 2 and formats.count("jmh") == 2
