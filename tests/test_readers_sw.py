@@ -147,13 +147,27 @@ def test_asv_samples_quartiles_and_machine(tmp_path, capsys):
     assert sorted(rows["value"]) == sorted(entry["samples"][0]) and set(rows["unit"]) == {"s"}
     assert float(np.median(rows["value"])) == entry["result"][0]
     stated = [s for s in json.loads(attrs["summaries"]) if s["filters"]["workload"] == name]
-    assert {s["statistic"] for s in stated} == {"median", "p25", "p75"}
+    assert {s["statistic"] for s in stated} == {"median", "p25", "p75"} and {s["n"] for s in stated} == {10}
     assert [s["ci"] for s in stated if s["statistic"] == "median"] == [[entry["stats_ci_99_a"][0],
                                                                        entry["stats_ci_99_b"][0]]]
     assert set(rows["iterations"]) == {entry["stats_number"][0]}
     assert json.loads(attrs["environment"])["machine"] == "ubuntu-22.04"
     checks = audit(capsys, tmp_path, DATA / "asv")
     assert '"contradicts": 0' in json.dumps(checks["R3"]["evidence"])
+
+
+def test_asv_stats_without_samples(tmp_path, capsys):
+    """django-asv's windows-2022 run kept no samples: asv's medians are stated numbers, n = stats_repeat."""
+    path = DATA / "asv" / "results" / "windows-2022" / "fde6fb28-virtualenv-py3.10.json"
+    doc = json.loads(path.read_text())
+    frame, attrs = imported(capsys, tmp_path, path)
+    assert len(frame) == len(doc["results"]) and set(frame["metric"]) == {"time_median"}
+    medians = {s["filters"]["workload"]: s for s in json.loads(attrs["summaries"]) if s["statistic"] == "median"}
+    for name, values in doc["results"].items():
+        entry = dict(zip(doc["result_columns"], values))
+        assert medians[name]["value"] == entry["result"][0] and medians[name]["n"] == entry["stats_repeat"][0] == 10
+        assert medians[name]["recomputable"] == 0
+    assert json.loads(attrs["environment"])["machine"] == "windows-2022"
 
 
 def test_asv_machine_json_alone_is_not_results(tmp_path, capsys):

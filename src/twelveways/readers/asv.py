@@ -68,15 +68,17 @@ def _combination_rows(path, name, entry, index, combo, names) -> tuple[list[dict
                        value=number(path, FORMAT, f"{where} samples[{i - 1}]", v)) for i, v in enumerate(samples, 1)]
     else:
         records = [row(**common, metric=f"{metric}_median", unit=unit, value=result)]
-    return records, _stated(entry, index, metric, unit, filters, result, len(records) > 1 or repeat)
+    sampled = isinstance(samples, list) and bool(samples)
+    n = len(samples) if sampled else repeat if isinstance(repeat, int) and not isinstance(repeat, bool) else None
+    return records, _stated(entry, index, metric, unit, filters, result, n, sampled)
 
 
-def _stated(entry, index, metric, unit, filters, result, n) -> list[dict]:
+def _stated(entry, index, metric, unit, filters, result, n, sampled: bool) -> list[dict]:
     low, high = _column(entry, "stats_ci_99_a", index), _column(entry, "stats_ci_99_b", index)
     ci = [low, high] if all(isinstance(v, (int, float)) for v in (low, high)) else None
-    n = n if isinstance(n, int) and not isinstance(n, bool) else None
     out = [summary(metric, "median", result, unit, filters, n, "asv's result: the median of its samples",
-                   ci=ci, confidence=0.99 if ci else None, ci_method="asv_quantile_ci" if ci else None)]
+                   ci=ci, confidence=0.99 if ci else None, ci_method="asv_quantile_ci" if ci else None,
+                   recomputable=None if sampled else 0)]
     for key, statistic in (("stats_q_25", "p25"), ("stats_q_75", "p75")):
         value = _column(entry, key, index)
         if isinstance(value, (int, float)):
