@@ -347,3 +347,19 @@ def test_every_software_fixture_in_one_tree(tmp_path, capsys):
     formats = [results.open(f).attrs["source_format"] for f in out.glob("*.nc")]
     assert {"reframe-perflog", "asv", "pytest-benchmark", "criterion", "jmh"} <= set(formats)
     assert formats.count("criterion") == 2 and formats.count("asv") == 2 and formats.count("jmh") == 2
+
+
+def test_files_longer_than_the_sniffed_head(tmp_path, capsys):
+    """Past 64 KiB the head does not parse: JMH (old JMH writes no jmhVersion) and pytest-benchmark are still
+    recognized from their first keys, the latter not as pyperf."""
+    entries = json.loads((DATA / "jmh" / "arraycopy-jmh-result.json").read_text()) * 40
+    jmh = tmp_path / "long-jmh.json"
+    jmh.write_text(json.dumps(entries, indent=4))
+    doc = pytest_benchmark_doc()
+    doc["benchmarks"][0]["stats"].update(data=[0.01] * 9000, rounds=9000)
+    pb = tmp_path / "long-pb.json"
+    pb.write_text(json.dumps(doc))
+    assert jmh.stat().st_size > 1 << 16 and pb.stat().st_size > 1 << 16
+    assert imported(capsys, tmp_path, jmh)[1]["source_format"] == "jmh"
+    frame, attrs = imported(capsys, tmp_path, pb)
+    assert attrs["source_format"] == "pytest-benchmark" and len(frame) == 9006

@@ -61,7 +61,7 @@ def json_kind(value) -> str | None:
 
 def json_guess(window: str) -> str | None:
     """The format of a JSON file too long to parse from its head, by the keys its tool writes first."""
-    if window.startswith("[") and '"primaryMetric"' in window and '"jmhVersion"' in window:
+    if window.startswith("[") and '"benchmark"' in window and ('"primaryMetric"' in window or '"jmhVersion"' in window):
         return JMH
     if '"benchmarks"' in window and ('"machine_info"' in window or '"commit_info"' in window):
         return PYTEST_BENCHMARK
