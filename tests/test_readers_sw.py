@@ -356,7 +356,7 @@ def test_files_longer_than_the_sniffed_head(tmp_path, capsys):
     jmh = tmp_path / "long-jmh.json"
     jmh.write_text(json.dumps(entries, indent=4))
     doc = pytest_benchmark_doc()
-    doc["benchmarks"][0]["stats"].update(data=[0.01] * 9000, rounds=9000)
+    doc["benchmarks"][0]["stats"].update(data=[0.0123456789012] * 9000, rounds=9000)
     pb = tmp_path / "long-pb.json"
     pb.write_text(json.dumps(doc))
     assert jmh.stat().st_size > 1 << 16 and pb.stat().st_size > 1 << 16
