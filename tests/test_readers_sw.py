@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from twelveways import results
 from twelveways.cli import main
@@ -363,3 +364,41 @@ def test_files_longer_than_the_sniffed_head(tmp_path, capsys):
     assert imported(capsys, tmp_path, jmh)[1]["source_format"] == "jmh"
     frame, attrs = imported(capsys, tmp_path, pb)
     assert attrs["source_format"] == "pytest-benchmark" and len(frame) == 9006
+
+
+def _damaged_pytest_benchmark(doc):
+    doc["benchmarks"][0]["stats"]["data"] = doc["benchmarks"][0]["stats"]["data"][:3]
+    return doc, ["benchmarks[0]", "3 data values but stats.rounds = 6"]
+
+
+def _damaged_asv(doc):
+    doc["result_columns"] = ["median"] + doc["result_columns"][1:]
+    return doc, ["result_columns does not name a 'result' column"]
+
+
+def _damaged_asv_sample(doc):
+    name = next(iter(doc["results"]))
+    doc["results"][name][11][0][0] = "slow"
+    return doc, ["samples[0]", "'slow'", "not a finite number"]
+
+
+@pytest.mark.parametrize("source, damage", [
+    (None, _damaged_pytest_benchmark),
+    (DATA / "asv" / "results" / "ubuntu-22.04" / "00370342-conda-py3.10.json", _damaged_asv),
+    (DATA / "asv" / "results" / "ubuntu-22.04" / "00370342-conda-py3.10.json", _damaged_asv_sample),
+])
+def test_damaged_files_are_one_line(tmp_path, capsys, source, damage):
+    doc = json.loads(source.read_text()) if source else pytest_benchmark_doc()
+    doc, needles = damage(doc)
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(doc))
+    one_error(capsys, path, "damaged.json", *needles)
+
+
+def test_criterion_iteration_counts_must_match(tmp_path, capsys):
+    folder = tmp_path / "bench" / "new"
+    shutil.copytree(DATA / "criterion" / "gg1_circular_threads" / "1" / "new", folder)
+    sample = json.loads((folder / "sample.json").read_text())
+    sample["iters"] = sample["iters"][:-1]
+    (folder / "sample.json").write_text(json.dumps(sample))
+    one_error(capsys, tmp_path / "bench", "sample.json", "99 iteration counts for 100 times")
