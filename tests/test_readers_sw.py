@@ -402,3 +402,11 @@ def test_criterion_iteration_counts_must_match(tmp_path, capsys):
     sample["iters"] = sample["iters"][:-1]
     (folder / "sample.json").write_text(json.dumps(sample))
     one_error(capsys, tmp_path / "bench", "sample.json", "99 iteration counts for 100 times")
+
+
+def test_criterion_folder_names_without_benchmark_json(tmp_path, capsys):
+    folder = tmp_path / "criterion" / "fib" / "20" / "new"
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / "criterion" / "gg1_circular_threads" / "1" / "new" / "sample.json", folder)
+    frame, _ = imported(capsys, tmp_path, tmp_path / "criterion")
+    assert set(frame["workload"]) == {"fib"} and set(frame["param_value"]) == {"20"} and len(frame) == 100

@@ -41,9 +41,9 @@ def _files(folder: Path, files: list[Path]) -> dict[str, dict]:
 
 def _identity(found: dict, folder: Path) -> dict:
     bench = found.get(sniff_sw.CRITERION_BENCHMARK, {}).get("data", {})
-    group = str(bench.get("group_id") or folder.parent.name)
-    return {"workload": group, "implementation": str(bench.get("function_id") or ""),
-            "param_value": str(bench.get("value_str") or "" if bench else folder.name)}
+    group = str(bench.get("group_id") or folder.parent.parent.name)
+    value = (bench.get("value_str") or "") if bench else folder.parent.name
+    return {"workload": group, "implementation": str(bench.get("function_id") or ""), "param_value": str(value)}
 
 
 def _rows(found: dict, identity: dict) -> list[dict]:
