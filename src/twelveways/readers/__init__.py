@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import inputs, results
 from ..errors import AuditInputError, ResultsError
-from . import detect
+from . import detect, sniff_sw
 from .common import Loaded, ReaderError
 
 __all__ = ["Loaded", "ReaderError", "read_paths", "FORMATS_READ"]
@@ -42,6 +42,7 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
     training: dict[Path, list[Path]] = defaultdict(list)
     loadgen: dict[Path, dict[str, Path]] = defaultdict(dict)
     skipped = [] if skipped is None else skipped
+    criterion: dict[Path, list[Path]] = defaultdict(list)
     for raw in paths:
         path = Path(raw)
         if not path.is_dir():
@@ -49,10 +50,15 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
         found = 0
         for file in detect.walk(path, skipped):
             fmt = _classify(file, explicit=not path.is_dir())
+            if fmt in sniff_sw.COMPANIONS:  # e.g. asv's machine.json: read with the results beside it
+                _companion(file, explicit=not path.is_dir())
+                continue
             found += fmt is not None
             if fmt is None:
                 skipped.append((file, f"not a format twelveways reads ({detect.looks_like(file)})"))
-            if fmt == detect.TRAINING:
+            elif fmt in sniff_sw.CRITERION:
+                criterion[file.parent].append(file)
+            elif fmt == detect.TRAINING:
                 training[file.parent].append(file)
             elif fmt in LOADGEN_NAMES:
                 _add_loadgen(loadgen[file.parent], LOADGEN_NAMES[fmt], file)
@@ -68,7 +74,18 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
         loaded.extend(mlperf_training.read(sorted(training[folder])))
     for folder in loadgen:
         loaded.extend(loadgen_reader.read(loadgen[folder]))
+    if criterion:
+        from . import criterion as criterion_reader
+
+        loaded.extend(item for folder in criterion for item in criterion_reader.read(folder, criterion[folder]))
     return loaded
+
+
+def _companion(file: Path, explicit: bool) -> None:
+    if explicit:
+        raise AuditInputError(f"{file}: asv's machine description, not results: name the results files beside it "
+                              f"(results/<machine>/<commit>-<env>.json), which are read with it")
+    return None
 
 
 def _add_loadgen(group: dict, name: str, file: Path) -> None:
@@ -88,6 +105,10 @@ def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants) -> list
         from ..checklist import importcsv
 
         return [Loaded(str(file), fmt, importcsv.read_csv(file, csv_metadata, mapping, constants))]
+    if fmt in sniff_sw.READERS:
+        import importlib
+
+        return importlib.import_module(f".{sniff_sw.READERS[fmt]}", __name__).read(file)
     from . import gbench, hyperfine, pyperf_json
 
     reader = {detect.PYPERF: pyperf_json, detect.GBENCH: gbench, detect.HYPERFINE: hyperfine}[fmt]

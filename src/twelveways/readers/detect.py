@@ -18,6 +18,7 @@ import zlib
 from pathlib import Path
 
 from .. import inputs
+from . import sniff_sw
 from .common import ReaderError
 
 NETCDF, CSV = "twelveways-netcdf", "csv"
@@ -26,7 +27,7 @@ TRAINING, LOADGEN_SUMMARY, LOADGEN_DETAIL, LOADGEN_ACCURACY = ("mlperf-training"
 PYPERF, GBENCH, HYPERFINE = "pyperf", "google-benchmark", "hyperfine"
 FORMATS_READ = ("twelveways NetCDF results, MLPerf Training logs (:::MLLOG), MLPerf Inference LoadGen logs, "
                 "pyperf/pyperformance JSON (.json or .json.gz), Google Benchmark JSON, hyperfine JSON, "
-                "CSV (schema columns, or --map/--set)")
+                "CSV (schema columns, or --map/--set), " + sniff_sw.FORMATS_READ)
 HEAD_BYTES = 1 << 16
 LOADGEN_KEYS = ('"loadgen_version"', '"effective_scenario"', '"requested_scenario"', '"result_validity"')
 
@@ -45,6 +46,9 @@ def _head(path: Path) -> bytes:
 
 
 def _json_kind(value) -> str | None:
+    software = sniff_sw.json_kind(value)  # first: a pytest-benchmark file also has benchmarks + version
+    if software:
+        return software
     if isinstance(value, list):
         return LOADGEN_ACCURACY if all(isinstance(e, dict) and "qsl_idx" in e for e in value) else None
     if not isinstance(value, dict):
@@ -71,6 +75,8 @@ def sniff(path: Path) -> str | None:
             return _json_kind(json.loads(text))
         except ValueError:
             return _json_guess(stripped)
+    if sniff_sw.text_kind(text):
+        return sniff_sw.text_kind(text)
     if ":::MLLOG" in text:
         return LOADGEN_DETAIL if any(k in text for k in LOADGEN_KEYS) else TRAINING
     if "MLPerf Results Summary" in text:
@@ -94,6 +100,8 @@ def _is_csv(text: str) -> bool:
 def _json_guess(text: str) -> str | None:
     """A JSON file too long (or too damaged) to parse from its head: judge by its first keys."""
     window = text[:4000]
+    if sniff_sw.json_guess(window):
+        return sniff_sw.json_guess(window)
     if '"context"' in window and '"benchmarks"' in window:
         return GBENCH
     if '"benchmarks"' in window and ('"runs"' in text or '"version"' in window):
