@@ -81,7 +81,10 @@ def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants) -> list
         from ..checklist import importcsv
 
         return [Loaded(str(file), fmt, importcsv.read_csv(file, csv_metadata, mapping, constants))]
-    from . import gbench, hyperfine, pyperf_json
+    from . import gbench, hyperfine, pyperf_json, sniff_hpc
+
+    if fmt in sniff_hpc.READERS:
+        return sniff_hpc.read(file, fmt)
 
     reader = {detect.PYPERF: pyperf_json, detect.GBENCH: gbench, detect.HYPERFINE: hyperfine}[fmt]
     return reader.read(file)

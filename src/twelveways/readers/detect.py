@@ -17,6 +17,7 @@ import os
 import zlib
 from pathlib import Path
 
+from . import sniff_hpc
 from .common import ReaderError
 
 NETCDF, CSV = "twelveways-netcdf", "csv"
@@ -26,6 +27,7 @@ PYPERF, GBENCH, HYPERFINE = "pyperf", "google-benchmark", "hyperfine"
 FORMATS_READ = ("twelveways NetCDF results, MLPerf Training logs (:::MLLOG), MLPerf Inference LoadGen logs, "
                 "pyperf/pyperformance JSON (.json or .json.gz), Google Benchmark JSON, hyperfine JSON, "
                 "CSV (schema columns, or --map/--set)")
+FORMATS_READ += ", " + sniff_hpc.FORMATS_READ
 HEAD_BYTES = 1 << 16
 LOADGEN_KEYS = ('"loadgen_version"', '"effective_scenario"', '"requested_scenario"', '"result_validity"')
 
@@ -54,7 +56,7 @@ def _json_kind(value) -> str | None:
         return PYPERF
     if isinstance(results, list) and all(isinstance(r, dict) and ("times" in r or "command" in r) for r in results):
         return HYPERFINE
-    return None
+    return sniff_hpc.json_kind(value)
 
 
 def sniff(path: Path) -> str | None:
@@ -73,7 +75,7 @@ def sniff(path: Path) -> str | None:
         return LOADGEN_DETAIL if any(k in text for k in LOADGEN_KEYS) else TRAINING
     if "MLPerf Results Summary" in text:
         return LOADGEN_SUMMARY
-    return CSV if _is_csv(stripped) else None
+    return sniff_hpc.sniff_text(text) or (CSV if _is_csv(stripped) else None)
 
 
 def _is_csv(text: str) -> bool:
@@ -100,7 +102,7 @@ def _json_guess(text: str) -> str | None:
         return HYPERFINE
     if window.startswith("[") and '"qsl_idx"' in window:
         return LOADGEN_ACCURACY
-    return None
+    return sniff_hpc.json_guess(window)
 
 
 def looks_like(path: Path) -> str:
