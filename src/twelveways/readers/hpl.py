@@ -112,6 +112,7 @@ def read(path: Path) -> list:
              "levels": {"invocation": INVOCATION_LEVEL + " (HPL: every run of an HPL.out is in one xhpl process)",
                         "repetition": "the how-many-th run of the same N, NB, P, Q and variant"},
              "metric_kinds": {"gflops": "rate", "time": "cost"},
+             "op_count": "formula: HPL credits 2/3 N^3 + 3/2 N^2 operations per solve, whatever it executed",
              "derived_from_time": {"gflops": "HPL computes Gflops as (2/3 N^3 + 3/2 N^2) / time / 1e9"}}
     return [build(path, FORMAT, FORMAT, records, environment=environment or None, config=_settings(text),
                   attrs=attrs)]

@@ -125,6 +125,7 @@ def read(path: Path) -> list:
                                                  "test_id"],
              "levels": {"invocation": INVOCATION_LEVEL + " (IOR: every repetition (-i) runs in one ior process)",
                         "repetition": "IOR's iteration number within its test"},
-             "nesting": ["invocation", "repetition"]}
+             "nesting": ["invocation", "repetition"],
+             "op_count": "executed"}  # IOR's operations are the transfer-size requests it issued
     return [build(path, FORMAT, FORMAT, records, environment={k: v for k, v in environment.items() if v} or None,
                   config={k: v for k, v in settings.items() if v not in ("", None)}, attrs=attrs)]
