@@ -58,7 +58,7 @@ def _kernel(m: re.Match, facts: dict, common: dict, path: Path) -> tuple[dict, l
     kernel = m.group(1).lower()
     rate, avg, low, high = (hpc_input.number(m.group(i), path, FORMAT, f"{m.group(1)} column {i}") for i in range(2, 6))
     n = facts["ntimes"] - 1 if facts["ntimes"] > 1 else None
-    record = row(**common, workload=kernel, metric="bandwidth", value=rate, unit="MB/s", run_id=kernel)
+    record = row(**common, workload=kernel, metric="bandwidth", value=rate, unit="MB/s", run_id="stream")
     filters = {"workload": kernel}
     note = f"stated by STREAM over the {n or 'NTIMES-1'} timed iterations (first iteration dropped); not in the file"
     summaries = [{"metric": "time", "statistic": stat, "value": value, "unit": "s", "filters": filters, "n": n,
