@@ -4,8 +4,9 @@
 JSON objects by their keys (pyperf: ``benchmarks`` entries with ``runs``; Google Benchmark:
 ``context`` + ``benchmarks``; hyperfine: ``results`` entries with ``times``; LoadGen accuracy
 log: a list of ``qsl_idx`` entries); text: ``:::MLLOG`` lines (LoadGen detail when they carry
-LoadGen's keys, else MLPerf Training), LoadGen's "MLPerf Results Summary", else a comma-separated
-header (CSV).  A directory is walked; MLPerf Training logs and LoadGen logs are grouped by folder.
+LoadGen's keys, else MLPerf Training), LoadGen's "MLPerf Results Summary", the HPC benchmarks'
+outputs (:mod:`.sniff_hpc`: OSU, HPL, HPCG, STREAM, IOR), else a comma-separated header (CSV).
+A directory is walked; MLPerf Training logs and LoadGen logs are grouped by folder.
 """
 
 from __future__ import annotations
