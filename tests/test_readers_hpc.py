@@ -254,6 +254,19 @@ def test_hpcg_short_run_is_valid_but_not_for_submission(tmp_path, capsys):
     assert r5["status"] == "warn" and "not valid for submission" in said[0] and "160.038" in said[0]
 
 
+@pytest.mark.parametrize("final, reason", [
+    ("Final Summary::Results are valid but execution time (sec) is=300\n"
+     "Final Summary::     You have selected the QuickPath option=Results are official for legacy installed systems "
+     "with confirmation from the HPCG Benchmark leaders.", "QuickPath"),
+    ("", "does not say the results may be uploaded")])
+def test_hpcg_submission_needs_the_report_to_say_so(tmp_path, capsys, final, reason):
+    path = tmp_path / "HPCG-Benchmark_3.1_quick.txt"
+    path.write_text(hpcg_report("\nFinal Summary::HPCG result is VALID with a GFLOP/s rating of=9.48102\n" + final))
+    frame, attrs = imported(capsys, tmp_path, path)
+    assert frame["valid"].all() and not frame["valid_for_submission"].any()
+    assert reason in attrs["hpcg_result"]["reason"] and reason in attrs["source_warnings"][0]
+
+
 def test_hpcg_invalid_run_is_invalid(tmp_path, capsys):
     path = tmp_path / "HPCG-Benchmark_3.1_invalid.txt"
     path.write_text(hpcg_report("\nFinal Summary::HPCG result is=INVALID.\nFinal Summary::Please review the YAML "

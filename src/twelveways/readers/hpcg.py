@@ -78,7 +78,8 @@ def _verdict(pairs: dict) -> dict:
     minimum = pairs.get("Final Summary::Official results execution time (sec) must be at least", "")
     short_time = pairs.get("Final Summary::Results are valid but execution time (sec) is", "")
     quick = any("QuickPath" in k for k in pairs)
-    official = bool(rating) and not invalid and not minimum and not quick
+    upload = any(k.startswith(("Final Summary::Please upload", "Final Summary::Please send")) for k in pairs)
+    official = bool(rating) and not invalid and upload and not minimum and not quick
     if invalid or not rating:
         reason = "HPCG result is INVALID" + (f" (tests not PASSED: {', '.join(k for k, v in tests.items() if v != 'PASSED')})"
                                               if any(v != "PASSED" for v in tests.values()) else "")
@@ -87,7 +88,8 @@ def _verdict(pairs: dict) -> dict:
     else:
         reason = ("VALID but not valid for submission: "
                   + (f"execution time {short_time} s is below the official minimum {minimum} s" if minimum
-                     else "QuickPath run, official only with the HPCG leaders' confirmation"))
+                     else "QuickPath run, official only with the HPCG leaders' confirmation" if quick
+                     else "the Final Summary does not say the results may be uploaded"))
     return {"result": "VALID" if rating and not invalid else "INVALID", "rating": rating, "valid_for_submission": official,
             "reason": reason, "tests": tests, "execution_time_s": short_time, "official_minimum_s": minimum}
 
