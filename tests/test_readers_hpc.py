@@ -109,6 +109,15 @@ def test_osu_collective_full_format(tmp_path, capsys):
     assert r5["configurations"] == 3  # min/max over ranks are not measurements of their own
 
 
+def test_osu_buffer_placement_is_kept(tmp_path, capsys):
+    path = tmp_path / "cuda_latency.log"
+    path.write_text("# OSU MPI-CUDA Latency Test v5.3.2\n# Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)\n"
+                    "# Size          Latency (us)\n0                       2.31\n1                       2.40\n")
+    frame, attrs = imported(capsys, tmp_path, path)
+    assert list(frame["value"]) == [2.31, 2.4] and set(frame["ranks"]) == {2}
+    assert attrs["settings"]["header_lines"] == ["Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)"]
+
+
 def test_osu_repeated_runs_are_replicates(tmp_path, capsys):
     """Six osu_latency runs logged one after another: each size has six values, one per process."""
     runs = []
@@ -193,6 +202,17 @@ def test_hpl_failed_residual_makes_that_run_invalid(tmp_path, capsys):
     assert left_out["runs"] == 1 and "FAILED" in left_out["reasons"][0]
     worst = next(e for e in r5["evidence"] if "metric=gflops" in e["what"])
     assert "n=2" in worst["what"]  # the failed run's 55.0 Gflop/s is not among the values judged
+
+
+def test_hpl_log_of_several_processes(tmp_path, capsys):
+    """Two xhpl runs appended to one log: each banner starts a process, the same configuration is a replicate."""
+    path = tmp_path / "hpl.log"
+    runs = [("WR11C2R4", 40.1, 8.51, 3.2e-3), ("WR11C2R4", 40.4, 8.45, 4.0e-3)]
+    path.write_text(hpl_out(runs, passed=2, failed=0) + hpl_out(runs[:1], passed=1, failed=0))
+    frame, attrs = imported(capsys, tmp_path, path)
+    gflops = frame[frame["metric"] == "gflops"]
+    assert list(gflops["invocation"]) == [0, 0, 1] and list(gflops["repetition"]) == [0, 1, 0]
+    assert attrs["hpl_tally"]["passed"] == 3 and attrs["source_warnings"] == []
 
 
 def test_hpl_only_failed_runs_is_not_silent(tmp_path, capsys):

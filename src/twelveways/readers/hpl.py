@@ -5,8 +5,9 @@ a ``T/V N NB P Q Time Gflops`` line (the encoded variant ``W<map><depth><bcast><
 <pfact><nbmin>``) and then its scaled residual check(s) ``... ...... PASSED`` / ``FAILED``.
 Each T/V line becomes two rows, ``gflops`` (GFLOP/s, HPL's operation count 2/3 N^3 + 3/2 N^2
 over the time) and ``time`` (s), with N as ``size``, NB/P/Q/variant as factors and P x Q ranks;
-a FAILED residual makes that run invalid.  All runs share one process (``invocation`` 0); a
-combination listed twice in HPL.dat is run twice (``repetition``).  The header's parameters
+a FAILED residual makes that run invalid.  The runs after one ``HPLinpack`` banner share a process
+(``invocation``: a log of several xhpl runs has several banners); a combination listed twice in
+HPL.dat is run twice (``repetition``).  The header's parameters
 are the settings; HPL's closing tally (tests passed / failed / skipped) is checked against the
 runs read.
 """
@@ -57,15 +58,17 @@ def _checks(text: str, start: int, end: int) -> list[tuple[str, float, bool]]:
 
 def _run_rows(text: str, path: Path) -> list[dict]:
     matches = list(RUN.finditer(text))
+    banners = [m.start() for m in re.finditer(r"^HPLinpack ", text, re.MULTILINE)]  # one per xhpl process
     seen: dict[tuple, int] = {}
     out = []
     for index, m in enumerate(matches):
+        process = max(0, sum(b < m.start() for b in banners) - 1)
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         variant, n, nb, p, q = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))
         time = hpc_input.number(m.group(6), path, FORMAT, f"run {index + 1} ({variant}) Time")
         gflops = hpc_input.number(m.group(7), path, FORMAT, f"run {index + 1} ({variant}) Gflops")
         checks = _checks(text, m.end(), end)
-        key = (variant, n, nb, p, q)
+        key = (process, variant, n, nb, p, q)
         repetition = seen.get(key, 0)
         seen[key] = repetition + 1
         valid = all(ok for _, _, ok in checks)
@@ -73,7 +76,7 @@ def _run_rows(text: str, path: Path) -> list[dict]:
         status = (f"residual {residual:.4g} {'PASSED' if valid else 'FAILED'}" if checks
                   else "no residual check printed")
         common = dict(benchmark=FORMAT, workload="HPL", implementation="", ranks=p * q, size=n, precision="fp64",
-                      run_id=f"run{index + 1}", invocation=0, repetition=repetition, nb=nb, p=p, q=q,
+                      run_id=f"run{index + 1}", invocation=process, repetition=repetition, nb=nb, p=p, q=q,
                       variant=variant, residual=residual, valid=valid, status=status)
         out.append(row(**common, metric="gflops", value=gflops, unit="GFLOP/s"))
         out.append(row(**common, metric="time", value=time, unit="s"))
@@ -81,8 +84,9 @@ def _run_rows(text: str, path: Path) -> list[dict]:
 
 
 def _tally(text: str, runs: int, failed: int) -> tuple[dict, list[str]]:
-    """HPL's own count of passed / failed / skipped tests, and how it compares with the runs read."""
-    tally = {k: int(v) for k, pattern in TALLY.items() if (v := hpc_input.first(pattern, text))}
+    """HPL's own count of passed / failed / skipped tests (summed over the xhpl processes of a log), and how
+    it compares with the runs read."""
+    tally = {k: sum(int(v) for v in found) for k, pattern in TALLY.items() if (found := re.findall(pattern, text))}
     warnings = []
     if tally and tally.get("passed", 0) + tally.get("failed", 0) != runs:
         warnings.append(f"HPL reports {tally.get('passed', 0) + tally.get('failed', 0)} completed tests but the file "
@@ -109,8 +113,9 @@ def read(path: Path) -> list:
     vendor = hpc_input.first(r"^(HPL-\S+ \S+)", text)
     environment = {k: v for k, v in (("hpl_version", version), ("hpl_build", vendor)) if v}
     attrs = {"factors": ["nb", "p", "q", "variant"], "source_warnings": warnings, "hpl_tally": tally,
-             "levels": {"invocation": INVOCATION_LEVEL + " (HPL: every run of an HPL.out is in one xhpl process)",
-                        "repetition": "the how-many-th run of the same N, NB, P, Q and variant"},
+             "levels": {"invocation": INVOCATION_LEVEL + " (HPL: the runs after one HPLinpack banner share an xhpl "
+                                                          "process; a log of several xhpl runs has several banners)",
+                        "repetition": "the how-many-th run of the same N, NB, P, Q and variant in its process"},
              "metric_kinds": {"gflops": "rate", "time": "cost"},
              "op_count": "formula: HPL credits 2/3 N^3 + 3/2 N^2 operations per solve, whatever it executed",
              "derived_from_time": {"gflops": "HPL computes Gflops as (2/3 N^3 + 3/2 N^2) / time / 1e9"}}

@@ -76,7 +76,7 @@ def _layout(lines: list[str]) -> tuple[list[str], dict]:
             key, _, value = text.partition(":")
             notes[key.strip().lower()] = value.strip().rstrip(".")
         else:
-            notes.setdefault("notes", []).append(text)
+            notes.setdefault("header_lines", []).append(text)  # e.g. "Send Buffer on DEVICE (D) and ..."
     return columns, notes
 
 
@@ -158,5 +158,5 @@ def read(path: Path) -> list:
              "iterations_printed": int(any(r["iterations"] > 0 for r in records))}
     environment = {"osu_version": ", ".join(versions)} if versions else None
     return [build(path, FORMAT, FORMAT, records, environment=environment,
-                  config={"tests": attrs["osu_tests"], **{k: v for k, v in notes.items() if k != "notes"}},
+                  config={"tests": attrs["osu_tests"], **notes},
                   attrs=attrs)]
