@@ -9,9 +9,11 @@ per-iteration maximum over ranks, as it was computed.
 
 Tolerances: a statistic that is a deterministic function of the rows (the means, median,
 olympic mean, percentiles, min, max, and an exact order-statistic CI) must agree to a relative
-:data:`EXACT_RTOL`; a CI made by another method (bootstrap, ...) is not recomputed, and its
-value is allowed to differ by the CI's half-width.  A percentile agrees when one of the usual
-definitions (numpy's linear, nearest, lower, higher, inverted-CDF methods) gives the stated value.
+:data:`EXACT_RTOL`, or within the summary's ``resolution`` (one unit in the last digit a tool
+printed the number and its rows with, e.g. IOR's 0.0001); a CI made by another method
+(bootstrap, ...) is not recomputed, and its value is allowed to differ by the CI's half-width.
+A percentile agrees when one of the usual definitions (numpy's linear, nearest, lower, higher,
+inverted-CDF methods) gives the stated value.
 """
 
 from __future__ import annotations
@@ -127,10 +129,10 @@ def _percentile_q(statistic: str) -> float | None:
     return q if 0 <= q <= 100 else None
 
 
-def _close(stated: float, candidates: list[float], rtol: float) -> float | None:
-    """The candidate the stated value equals within ``rtol`` (None when none does)."""
+def _close(stated: float, candidates: list[float], rtol: float, atol: float = 0.0) -> float | None:
+    """The candidate the stated value equals within ``rtol`` (or ``atol``; None when none does)."""
     for value in candidates:
-        if math.isclose(stated, value, rel_tol=rtol, abs_tol=0.0):
+        if math.isclose(stated, value, rel_tol=rtol, abs_tol=atol):
             return value
     return None
 
@@ -159,11 +161,13 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
     ci = summary.get("ci")
     if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS and stated:
         rtol = max(EXACT_RTOL, stats.relative_half_width(stated, min(ci), max(ci)))
-    match = _close(stated, candidates, rtol)
+    atol = _number(summary.get("resolution")) or 0.0  # a number printed to a last digit, from rows printed so too
+    match = _close(stated, candidates, rtol, atol)
     if match is not None:
         return Recomputed("agrees", stated, match, int(values.size))
+    printed = f", printed resolution {atol:g}" if atol else ""
     return Recomputed("contradicts", stated, candidates[0], int(values.size),
-                      f"stated {stated:.6g} but the rows give {candidates[0]:.6g} (relative tolerance {rtol:.1g})")
+                      f"stated {stated:.6g} but the rows give {candidates[0]:.6g} (relative tolerance {rtol:.1g}{printed})")
 
 
 def _check_with_invalid(data, src, summary, stated: float, statistic: str, valid: np.ndarray) -> Recomputed:

@@ -375,8 +375,13 @@ def r5_confidence_intervals(data: AuditData):
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
                   "too_few_noted": 0, "too_few_unnoted": 0}
         cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
-        if not counts["configurations"]:
+        source_statuses, source_evidence = _source_validity(src)
+        if not counts["configurations"]:  # e.g. every run failed its own check: say so, not "no data"
+            statuses += (source_statuses or [Status.WARN]) if source_evidence else []
+            evidence += source_evidence
             continue
+        statuses += source_statuses
+        evidence += source_evidence
         stable_status, stable_evidence = stability.judge(src, rows, target, reduce=_max_over_ranks)
         target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
         status = _r5_status(counts)
@@ -400,6 +405,27 @@ def r5_confidence_intervals(data: AuditData):
                   ("Repeat until the CI of the median is within the target, or record why not "
                    "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
                    "iterations and interference out of the timed iterations (SC15 R5)."))
+
+
+def _source_validity(src) -> tuple[list[Status], list]:
+    """Runs the tool itself judged invalid (HPL's FAILED residual, STREAM's failed validation, an INVALID
+    HPCG or LoadGen run: left out of every CI) and what the tool warns about the runs it kept
+    (attr ``source_warnings``, e.g. HPCG's "valid but not valid for submission")."""
+    statuses, evidence = [], []
+    measured = src.frame[src.kinds.isin(["cost", "rate"]) & (src.frame["iteration"] != 0)]
+    invalid = measured[~measured["valid"]]
+    if len(invalid):
+        reasons = sorted(set(src.column("status").loc[invalid.index].astype(str)) - {""})
+        evidence.append(ev("runs their source judged invalid, left out", {
+            "runs": int(invalid["run_id"].nunique()), "rows": int(len(invalid)),
+            "reasons": reasons[:3] or ["none stated"]}, src.path, "column valid", "column status"))
+    warnings = src.attr("source_warnings", [])
+    warnings = [str(w) for w in warnings if str(w).strip()] if isinstance(warnings, list) else []
+    if warnings:
+        statuses.append(Status.WARN)
+        evidence.append(ev("what the source itself says about the runs it kept", warnings[:5], src.path,
+                           "attr source_warnings"))
+    return statuses, evidence
 
 
 def _r5_rows(src) -> tuple[pd.DataFrame, int]:

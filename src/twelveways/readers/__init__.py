@@ -4,7 +4,8 @@
 (:mod:`.detect`) and hands it to its reader: twelveways NetCDF (:func:`twelveways.results.open`),
 MLPerf Training logs (:mod:`.mlperf_training`), MLPerf Inference LoadGen logs (:mod:`.loadgen`),
 pyperf JSON (:mod:`.pyperf_json`), Google Benchmark JSON (:mod:`.gbench`), hyperfine JSON
-(:mod:`.hyperfine`) and CSV (``twelveways.checklist.importcsv``, with an optional column map).
+(:mod:`.hyperfine`), the HPC benchmarks' outputs (OSU, HPL, HPCG, STREAM, IOR: :mod:`.sniff_hpc`)
+and CSV (``twelveways.checklist.importcsv``, with an optional column map).
 Every problem is an :class:`~twelveways.errors.AuditInputError` of one line naming the file.
 """
 
@@ -109,7 +110,10 @@ def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants) -> list
         import importlib
 
         return importlib.import_module(f".{sniff_sw.READERS[fmt]}", __name__).read(file)
-    from . import gbench, hyperfine, pyperf_json
+    from . import gbench, hyperfine, pyperf_json, sniff_hpc
+
+    if fmt in sniff_hpc.READERS:
+        return sniff_hpc.read(file, fmt)
 
     reader = {detect.PYPERF: pyperf_json, detect.GBENCH: gbench, detect.HYPERFINE: hyperfine}[fmt]
     return reader.read(file)

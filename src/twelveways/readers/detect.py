@@ -4,8 +4,9 @@
 JSON objects by their keys (pyperf: ``benchmarks`` entries with ``runs``; Google Benchmark:
 ``context`` + ``benchmarks``; hyperfine: ``results`` entries with ``times``; LoadGen accuracy
 log: a list of ``qsl_idx`` entries); text: ``:::MLLOG`` lines (LoadGen detail when they carry
-LoadGen's keys, else MLPerf Training), LoadGen's "MLPerf Results Summary", else a comma-separated
-header (CSV).  A directory is walked; MLPerf Training logs and LoadGen logs are grouped by folder.
+LoadGen's keys, else MLPerf Training), LoadGen's "MLPerf Results Summary", the HPC benchmarks'
+outputs (:mod:`.sniff_hpc`: OSU, HPL, HPCG, STREAM, IOR), else a comma-separated header (CSV).
+A directory is walked; MLPerf Training logs and LoadGen logs are grouped by folder.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import zlib
 from pathlib import Path
 
 from .. import inputs
-from . import sniff_sw
+from . import sniff_hpc, sniff_sw
 from .common import ReaderError
 
 NETCDF, CSV = "twelveways-netcdf", "csv"
@@ -27,7 +28,7 @@ TRAINING, LOADGEN_SUMMARY, LOADGEN_DETAIL, LOADGEN_ACCURACY = ("mlperf-training"
 PYPERF, GBENCH, HYPERFINE = "pyperf", "google-benchmark", "hyperfine"
 FORMATS_READ = ("twelveways NetCDF results, MLPerf Training logs (:::MLLOG), MLPerf Inference LoadGen logs, "
                 "pyperf/pyperformance JSON (.json or .json.gz), Google Benchmark JSON, hyperfine JSON, "
-                "CSV (schema columns, or --map/--set), " + sniff_sw.FORMATS_READ)
+                "CSV (schema columns, or --map/--set), " + sniff_sw.FORMATS_READ + ", " + sniff_hpc.FORMATS_READ)
 HEAD_BYTES = 1 << 16
 LOADGEN_KEYS = ('"loadgen_version"', '"effective_scenario"', '"requested_scenario"', '"result_validity"')
 
@@ -60,7 +61,7 @@ def _json_kind(value) -> str | None:
         return PYPERF
     if isinstance(results, list) and all(isinstance(r, dict) and ("times" in r or "command" in r) for r in results):
         return HYPERFINE
-    return None
+    return sniff_hpc.json_kind(value)
 
 
 def sniff(path: Path) -> str | None:
@@ -81,7 +82,7 @@ def sniff(path: Path) -> str | None:
         return LOADGEN_DETAIL if any(k in text for k in LOADGEN_KEYS) else TRAINING
     if "MLPerf Results Summary" in text:
         return LOADGEN_SUMMARY
-    return CSV if _is_csv(stripped) else None
+    return sniff_hpc.sniff_text(text) or (CSV if _is_csv(stripped) else None)
 
 
 def _is_csv(text: str) -> bool:
@@ -110,7 +111,7 @@ def _json_guess(text: str) -> str | None:
         return HYPERFINE
     if window.startswith("[") and '"qsl_idx"' in window:
         return LOADGEN_ACCURACY
-    return None
+    return sniff_hpc.json_guess(window)
 
 
 def looks_like(path: Path) -> str:

@@ -1,0 +1,139 @@
+"""HPCG reports: the ``HPCG-Benchmark_<version>_<date>.txt`` summary (``Section::Key=value`` lines,
+also NVIDIA's and Intel's builds and competition ``.rslts`` copies) and the older indented YAML.
+
+One file is one run of one process group: the official rating (``Final Summary::HPCG result is
+VALID with a GFLOP/s rating of``) is row ``gflops`` (GFLOP/s), beside the raw GFLOP/s of each
+kernel, the memory bandwidth and the benchmark time.  Validity follows HPCG's own verdict
+(``VALID`` / ``INVALID``, and each V&V test's ``Result=PASSED``); whether the run is *valid for
+submission* is a second verdict: HPCG says so only when the timed phase lasted the official
+minimum (1800 s) -- a shorter (or QuickPath) run is correct but not an official result, which is
+recorded (column ``valid_for_submission``, attr ``hpcg_result``) and flagged as a source warning.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from . import hpc_input
+from .common import INVOCATION_LEVEL, ReaderError, build, row
+
+FORMAT = "hpcg"
+RATING = "Final Summary::HPCG result is VALID with a GFLOP/s rating of"
+#: key of the report -> (metric, unit) of a row.
+METRICS = {"GFLOP/s Summary::Raw DDOT": ("gflops_raw_ddot", "GFLOP/s"),
+           "GFLOP/s Summary::Raw WAXPBY": ("gflops_raw_waxpby", "GFLOP/s"),
+           "GFLOP/s Summary::Raw SpMV": ("gflops_raw_spmv", "GFLOP/s"),
+           "GFLOP/s Summary::Raw MG": ("gflops_raw_mg", "GFLOP/s"),
+           "GFLOP/s Summary::Raw Total": ("gflops_raw_total", "GFLOP/s"),
+           "GB/s Summary::Raw Total B/W": ("memory_bandwidth_raw", "GB/s"),
+           "Benchmark Time Summary::Total": ("time", "s")}
+SETTINGS = ("Machine Summary::Distributed Processes", "Machine Summary::Threads per processes",
+            "Global Problem Dimensions::Global nx", "Global Problem Dimensions::Global ny",
+            "Global Problem Dimensions::Global nz", "Local Domain Dimensions::nx", "Local Domain Dimensions::ny",
+            "Local Domain Dimensions::nz", "Iteration Count Information::Reference CG iterations per set",
+            "Iteration Count Information::Optimized CG iterations per set",
+            "Linear System Information::Number of Equations")
+
+
+def _key(parts) -> str:
+    """``Final Summary :: HPCG  result`` -> ``Final Summary::HPCG result`` (builds differ in spacing)."""
+    return "::".join(" ".join(p.split()) for p in parts if p.strip())
+
+
+def _report_pairs(text: str) -> dict:
+    """``Section::Key=value`` lines (the .txt report); the first of a repeated key wins."""
+    pairs: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and "::" in key:
+            pairs.setdefault(_key(key.split("::")), value.strip())
+        elif sep and re.match(r"^\s*(HPCG-Benchmark )?version\s*$", key):
+            pairs.setdefault("version", value.strip())
+    return pairs
+
+
+def _yaml_pairs(text: str) -> dict:
+    """The indented YAML report (``Key: value`` under ``Section:``), as the same ``Section::Key`` pairs."""
+    pairs: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        match = re.match(r"^(\s*)([^:]+?):\s?(.*)$", line)
+        if not match or not match.group(2).strip():
+            continue
+        indent, name, value = len(match.group(1)), match.group(2).strip("* ").strip(), match.group(3).strip()
+        stack = [(i, n) for i, n in stack if i < indent]
+        path = [n for _, n in stack if n != "HPCG-Benchmark"] + [name]
+        if value:
+            pairs.setdefault(_key(path), value)
+        stack.append((indent, name))
+    return pairs
+
+
+def _verdict(pairs: dict) -> dict:
+    """HPCG's verdicts: correctness (VALID/INVALID, V&V tests) and whether the result may be submitted."""
+    tests = {k.rsplit("::", 1)[0]: v for k, v in pairs.items() if k.endswith("::Result")}
+    rating = pairs.get(RATING, "")
+    invalid = "INVALID" in pairs.get("Final Summary::HPCG result is", "") or any(v != "PASSED" for v in tests.values())
+    minimum = pairs.get("Final Summary::Official results execution time (sec) must be at least", "")
+    short_time = pairs.get("Final Summary::Results are valid but execution time (sec) is", "")
+    quick = any("QuickPath" in k for k in pairs)
+    upload = any(k.startswith(("Final Summary::Please upload", "Final Summary::Please send")) for k in pairs)
+    official = bool(rating) and not invalid and upload and not minimum and not quick
+    if invalid or not rating:
+        reason = "HPCG result is INVALID" + (f" (tests not PASSED: {', '.join(k for k, v in tests.items() if v != 'PASSED')})"
+                                              if any(v != "PASSED" for v in tests.values()) else "")
+    elif official:
+        reason = "VALID and valid for submission"
+    else:
+        reason = ("VALID but not valid for submission: "
+                  + (f"execution time {short_time} s is below the official minimum {minimum} s" if minimum
+                     else "QuickPath run, official only with the HPCG leaders' confirmation" if quick
+                     else "the Final Summary does not say the results may be uploaded"))
+    return {"result": "VALID" if rating and not invalid else "INVALID", "rating": rating, "valid_for_submission": official,
+            "reason": reason, "tests": tests, "execution_time_s": short_time, "official_minimum_s": minimum}
+
+
+def _rows(pairs: dict, verdict: dict, path: Path) -> list[dict]:
+    def value(key: str) -> float:
+        return hpc_input.number(pairs[key], path, FORMAT, key)
+
+    ranks = int(value("Machine Summary::Distributed Processes")) if "Machine Summary::Distributed Processes" in pairs else 1
+    threads = int(value("Machine Summary::Threads per processes")) if "Machine Summary::Threads per processes" in pairs else 1
+    size = int(value("Linear System Information::Number of Equations")) \
+        if "Linear System Information::Number of Equations" in pairs else 0
+    common = dict(benchmark=FORMAT, workload="HPCG", ranks=ranks, threads=threads, size=size, precision="fp64",
+                  run_id=path.stem, invocation=0, valid=verdict["result"] == "VALID", status=verdict["reason"],
+                  valid_for_submission=verdict["valid_for_submission"])
+    rating_key = RATING if RATING in pairs else \
+        "GFLOP/s Summary::Total with convergence and optimization phase overhead"
+    out = [row(**common, metric="gflops", value=value(rating_key), unit="GFLOP/s")] if rating_key in pairs else []
+    out += [row(**common, metric=metric, value=value(key), unit=unit) for key, (metric, unit) in METRICS.items()
+            if key in pairs]
+    return out
+
+
+def read(path: Path) -> list:
+    """The rating, the raw kernel rates and the time of one HPCG run, with HPCG's verdicts."""
+    text = hpc_input.read_text(path, FORMAT)
+    pairs = _report_pairs(text) or _yaml_pairs(text)
+    if not any(k.startswith("Final Summary") for k in pairs):
+        raise ReaderError(path, f"{FORMAT}: no 'Final Summary' section (the run did not finish, or this is the "
+                                f"console output rather than the HPCG-Benchmark_*.txt report)")
+    verdict = _verdict(pairs)
+    records = _rows(pairs, verdict, path)
+    if not records:
+        raise ReaderError(path, f"{FORMAT}: neither a GFLOP/s rating nor a 'GFLOP/s Summary' in the report")
+    notes = {k.split("::", 1)[1]: v for k, v in pairs.items()
+             if k.startswith("Final Summary::") and "suboptimal" in v}
+    attrs = {"factors": [], "hpcg_result": verdict, "hpcg_notes": notes,
+             "source_warnings": [] if verdict["valid_for_submission"] or verdict["result"] != "VALID"
+             else [f"HPCG: {verdict['reason']}"],
+             "op_count": "formula: HPCG's count of the reference algorithm's operations (optimized iterations "
+                         "beyond the reference count are not credited)",
+             "levels": {"invocation": INVOCATION_LEVEL + " (HPCG: one run; its rating covers every CG set it timed)"}}
+    environment = {k: pairs[k] for k in ("version", "HPCG-CUDA-Benchmark version") if k in pairs}
+    if "HPCG-CUDA-Benchmark version" not in pairs and re.search(r"^HPCG-CUDA-Benchmark version=(\S+)", text, re.M):
+        environment["HPCG-CUDA-Benchmark version"] = hpc_input.first(r"^HPCG-CUDA-Benchmark version=(\S+)", text)
+    return [build(path, FORMAT, FORMAT, records, environment=environment or None,
+                  config={k: pairs[k] for k in SETTINGS if k in pairs}, attrs=attrs)]
