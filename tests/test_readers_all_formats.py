@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import test_readers as documented  # noqa: E402  (the writers of the formats read before)
 
 DATA = Path(__file__).parent / "data" / "formats"
+FOLDER_FORMAT = {"reframe": "reframe-perflog"}  # folders named otherwise than their format id
 GROUPED_BY_FOLDER = {"criterion"}  # one result per folder, named by one of its files
 COMPANIONS = {"machine.json"}  # asv's machine description: read with the results beside it, not on its own
 NEUTRAL = {"benchmark": "csv", "workload": "copy", "implementation": "c", "ranks": 1, "threads": 1, "size": 1000,
@@ -36,7 +37,7 @@ def published_fixtures(tree: Path) -> dict[Path, str]:
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, copy)
             if source.name not in COMPANIONS:
-                expected[copy] = folder.name
+                expected[copy] = FOLDER_FORMAT.get(folder.name, folder.name)
     return expected
 
 
