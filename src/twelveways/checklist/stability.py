@@ -5,7 +5,7 @@ iterations came from one steady state.  Each run (configuration and ``run_id``) 
 iterations 1..N is tested in iteration order with :func:`twelveways.stats.stability` (ranks,
 permutation-calibrated, so a spike is not a change).  The runs of a file are a family: their
 whole-series p-values are Holm-adjusted (statsmodels ``multipletests``), after re-testing the
-candidates with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
+candidates' whole series with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
 the CI target are ignored.  A warm-up past iteration 0 or a mid-run shift makes R5 warn, naming
 the run, the iteration and the size: the summaries drop iteration 0 only, so both are summarized.
 """
@@ -91,7 +91,7 @@ def _family(found: list, target: float) -> list[Series]:
     for i in judged:
         if len(judged) > 1 and results[i].p_value < ALPHA:
             results[i] = stats.stability(found[i][3], alpha=ALPHA, min_shift=target,
-                                         permutations=_permutations(len(judged), found[i][3].size))
+                                         whole_permutations=_permutations(len(judged), found[i][3].size))
     reject = stats.holm_adjust([results[i].p_value for i in judged], alpha=ALPHA)[0]
     significant = dict(zip(judged, reject))
     return [Series(label, unit, iterations, results[i], bool(significant.get(i, False)))
@@ -101,7 +101,8 @@ def _family(found: list, target: float) -> list[Series]:
 def _permutations(family: int, n: int) -> int:
     """Enough reorderings that the smallest p (1 / (B + 1)) is a tenth of Holm's strictest threshold."""
     wanted = math.ceil(10 * family / ALPHA) - 1
-    return int(max(stats.changepoint.PERMUTATIONS, min(wanted, MAX_WORK // max(n, 1))))
+    tested = min(n, stats.changepoint.MAX_POINTS)  # longer series are tested on block medians
+    return int(max(stats.changepoint.PERMUTATIONS, min(wanted, MAX_WORK // max(tested, 1))))
 
 
 def _numbers(s: Series) -> dict:
