@@ -211,3 +211,9 @@ def test_more_reorderings_for_the_whole_series_refine_its_p_value_only():
     assert coarse.p_value == pytest.approx(1 / 1000) and fine.p_value == pytest.approx(1 / 20_001)
     assert fine.change_points == coarse.change_points and fine.whole_permutations == 20_000
     assert "20000 (whole series) and 999 (each segment)" in fine.method
+
+
+@pytest.mark.parametrize("values", [lognormal(12, 50), np.round(lognormal(13, 50), 1), [3.0], [], [2.0, 2.0]])
+def test_ranks_are_scipys_with_and_without_ties(values):
+    values = np.asarray(values, dtype=float)
+    assert np.array_equal(stats.changepoint._ranks(values), sps.rankdata(values))

@@ -191,6 +191,18 @@ def _undecidable(n: int, alpha: float, min_segment: int) -> str:
     return ""
 
 
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n; with ties the midranks of scipy.stats.rankdata (whose per-call overhead a family of
+    thousands of short runs would otherwise pay for every run)."""
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    if ordered.size > 1 and not np.all(ordered[1:] != ordered[:-1]):
+        return sps.rankdata(x)
+    ranks = np.empty(x.size)
+    ranks[order] = np.arange(1, x.size + 1)
+    return ranks
+
+
 def _split_z(ranks: np.ndarray, min_segment: int) -> np.ndarray:
     """Standardized Mann–Whitney z of every admissible split (last axis), for ranks 1..m."""
     m = ranks.shape[-1]
@@ -240,7 +252,7 @@ def _test_segment(segment: np.ndarray, min_segment: int, permutations: int, seed
     The p-value counts reorderings at least as extreme as observed, as scipy.stats.permutation_test
     does (plus one for the observed order unless every reordering was enumerated).
     """
-    ranks = sps.rankdata(segment)
+    ranks = _ranks(segment)
     z = np.abs(_split_z(ranks, min_segment))
     observed = float(np.max(z))
     null, exact = _null(ranks, min_segment, permutations, seed)
@@ -280,7 +292,7 @@ def _refine(x: np.ndarray, points: list[int], block: int) -> list[int]:
     edges = [0, *(p * block for p in points), x.size]
     refined = []
     for before, at, after in zip(edges, edges[1:], edges[2:]):
-        z = np.abs(_split_z(sps.rankdata(x[before:after]), 1))  # z[k - 1]: split k iterations after `before`
+        z = np.abs(_split_z(_ranks(x[before:after]), 1))  # z[k - 1]: split k iterations after `before`
         lo, hi = max(1, at - block - before), min(after - before - 1, at + block - before)
         refined.append(before + lo + int(np.argmax(z[lo - 1:hi])))
     return refined
