@@ -118,14 +118,16 @@ def _numbers(s: Series) -> dict:
             "largest_shift": r.shift, "largest_shift_at_iteration": s.iterations[r.shift_at] if k is not None else None,
             "median_before": r.segment_medians[k] if k is not None else None,
             "median_after": r.segment_medians[k + 1] if k is not None else None,
-            "unit": s.unit, "n": r.n, "p_value": r.p_value, "state": r.state}
+            "unit": s.unit, "n": r.n, "p_value": r.p_value, "state": r.state,
+            "iterations_per_tested_point": r.block}
 
 
 def _reading(target: float, judged: int) -> str:
     """The method as one sentence a reader can check."""
     shortest = stats.min_series_length(ALPHA)
     return (f"each run's iterations 1..N in order: ranks, max standardized Mann-Whitney statistic over split "
-            f"points, permutation p (seeded), binary segmentation; Holm over the {judged} judged runs at alpha "
+            f"points, permutation p (seeded), binary segmentation (runs longer than {stats.changepoint.MAX_POINTS} "
+            f"iterations: on medians of equal consecutive blocks); Holm over the {judged} judged runs at alpha "
             f"{ALPHA:g}; changes below the CI target ±{target:.1%} ignored; a change in the first "
             f"{stats.changepoint.MAX_WARMUP:.0%} of a run is a warm-up; runs with fewer than {shortest} iterations "
             "are too short to judge")
