@@ -33,7 +33,8 @@ def fraction() -> float:
 
 
 def timed(argv: list[str]) -> dict:
-    """Run one command as a child: wall seconds, peak RSS in MiB, exit status, last stderr line."""
+    """Run one command as a child: wall seconds, CPU seconds (user + system: on a shared machine the wall time
+    also counts other people's work), peak RSS in MiB, exit status, last stderr line."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: bytecode cached
     start = time.perf_counter()
     with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
@@ -43,7 +44,8 @@ def timed(argv: list[str]) -> dict:
         child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
     lines = [line for line in stderr.splitlines() if line.strip()]
-    return {"seconds": round(seconds, 2), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+    return {"seconds": round(seconds, 2), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
             "exit": child.returncode, "stderr_tail": lines[-1][:300] if lines else ""}
 
 
