@@ -175,3 +175,45 @@ def test_a_real_run_is_steady_and_a_cpu_hog_started_halfway_is_flagged():
     hogged = stats.stability(timed_run(cpu, HOG_AT), alpha=ALPHA, min_shift=0.25)
     assert not hogged.steady and hogged.p_value < ALPHA, hogged.describe("s")
     assert abs(hogged.shift_at - HOG_AT) <= 3 and hogged.shift >= 0.25, hogged.describe("s")  # ~1.6-2x here
+
+
+# ------------------------------------------------------------------ long series and shared reorderings
+
+def test_a_long_series_is_tested_on_block_medians_and_a_shift_is_placed_on_its_iteration():
+    values = lognormal(7, n=200_000, sigma=0.2)
+    values[123_457:] *= 1.1
+    result = stats.stability(values, alpha=ALPHA, min_shift=0.05)
+    assert result.block == 100 and "medians of consecutive blocks of 100" in result.method
+    assert result.state == "shift" and abs(result.shift_at - 123_457) <= 50, result.describe()
+    assert "tested on medians of 2000 blocks of 100 iterations" in result.describe()
+    clean = stats.stability(lognormal(8, n=200_000, sigma=0.2), alpha=ALPHA, min_shift=0.05)
+    assert clean.state == "steady" and clean.block == 100
+
+
+def test_the_answer_does_not_depend_on_reorderings_cached_by_earlier_series():
+    values = lognormal(9)
+    values[40:] *= 1.2
+    first = stats.stability(values, seed=4)
+    stats.changepoint._nulls.clear()
+    assert stats.stability(values, seed=4) == first
+    tied = np.round(lognormal(10), 1)  # a coarse timer: ties get their own reorderings, as scipy's would be
+    direct = sps.permutation_test((sps.rankdata(tied),), lambda r, axis=-1: np.max(np.abs(
+        stats.changepoint._split_z(np.moveaxis(r, axis, -1), 3)), axis=-1), permutation_type="pairings",
+        vectorized=True, n_resamples=19_999, alternative="greater", rng=np.random.default_rng(5))
+    assert stats.stability(tied, seed=4, permutations=19_999).p_value == pytest.approx(direct.pvalue, abs=0.02)
+
+
+def test_more_reorderings_for_the_whole_series_refine_its_p_value_only():
+    values = lognormal(11)
+    values[50:] *= 1.3
+    coarse = stats.stability(values, alpha=ALPHA)
+    fine = stats.stability(values, alpha=ALPHA, whole_permutations=20_000)
+    assert coarse.p_value == pytest.approx(1 / 1000) and fine.p_value == pytest.approx(1 / 20_001)
+    assert fine.change_points == coarse.change_points and fine.whole_permutations == 20_000
+    assert "20000 (whole series) and 999 (each segment)" in fine.method
+
+
+@pytest.mark.parametrize("values", [lognormal(12, 50), np.round(lognormal(13, 50), 1), [3.0], [], [2.0, 2.0]])
+def test_ranks_are_scipys_with_and_without_ties(values):
+    values = np.asarray(values, dtype=float)
+    assert np.array_equal(stats.changepoint._ranks(values), sps.rankdata(values))

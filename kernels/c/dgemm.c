@@ -5,50 +5,57 @@
  * Validation (PRK): sum(C) = (iterations+1) * order^3 * (order-1)^2 / 4, relative error.
  *
  * Implementation (cache-aware, in the style of BLIS/GotoBLAS; written for this project):
- *  - NC loop: column panels of B (KC x NC packed, sized for a share of L3);
+ *  - NC loop: column panels of B (KC x NC packed, half of L3 shared among the threads);
  *  - KC loop: pack KC x NC of B into micro-panels of KC x NR (k-major), KC chosen so that one
- *    micro-panel (KC * NR * 8 bytes) fills about half of L1;
+ *    micro-panel (KC * NR * 8 bytes) fills (ways - 2) / ways of L1d (BLIS's analytical model:
+ *    the other ways hold the streaming A micro-panel and the C tile);
  *  - MC loop: pack MC x KC of A into micro-panels of MR x KC (k-major), an MC x KC block sized
- *    for about a third of L2;
+ *    for a quarter of L2;
+ *  - cache sizes are the build machine's (-DPRK_L1D_BYTES ... from src/twelveways/prk/build.py,
+ *    read from sysfs); SMT siblings that share a core's caches (PRK_CORE_CPUS) split them;
  *  - micro-kernel: an MR x NR tile of C in MR * NR/VL vector registers, per k NR/VL vector loads
  *    of B and MR broadcasts of A, so accumulators + B vectors + one broadcast fit the register
  *    file without spills (AVX2 6x8: 12 + 2 + 1 of 16 ymm; AVX-512 12x16: 24 + 2 + 1 of 32 zmm;
  *    SSE2 4x4: 8 + 2 + 1 of 16 xmm). GCC vector extensions; -march picks the instruction set.
  *    Edges are zero-padded in the packed buffers and the tile is added back only inside C.
- * OpenMP: each thread owns a contiguous range of row blocks and packs its own B panels (no
- * barrier inside an iteration: a thread descheduled on a busy machine delays only itself).
+ * OpenMP: each thread owns a contiguous, balanced range of MR-row tiles (thread shares differ by
+ * at most one tile, the ragged last tile counted as a whole one), cut into equal row blocks, and
+ * packs its own B panels (no barrier inside an iteration: a thread descheduled on a busy machine
+ * delays only itself).  A last column panel at most VL wide runs a one-vector-wide micro-kernel.
  * Usage: dgemm <iterations> <order>
  */
 #include "prk_common.h"
 
-/* Per instruction set: vector length VL (doubles), tile rows MR, and the cache blocking: a KC x NR
- * B micro-panel takes about half of a 32 KiB L1d, an MC x KC A block well under half of L2. */
+/* Per instruction set: vector length VL (doubles) and tile rows MR. */
 #if defined(__AVX512F__)
 #define VL 8
 #define MR 12
-#define KC_MAX 192    /* 24 KiB */
-#define MC_DEFAULT 144 /* 216 KiB */
 #elif defined(__AVX__)
 #define VL 4
 #define MR 6
-#define KC_MAX 256    /* 16 KiB */
-#define MC_DEFAULT 120 /* 240 KiB of a 512 KiB L2 */
 #else
 #define VL 2
 #define MR 4
-#define KC_MAX 256    /* 8 KiB */
-#define MC_DEFAULT 128 /* 256 KiB */
 #endif
 #define NV 2
 #define NR (NV * VL)
-#ifndef KC /* -DKC=... and -DMC_MAX=... override, for tuning */
-#define KC KC_MAX
+
+/* The build machine's caches (build.py passes them from sysfs); these defaults describe a common
+ * x86 core when the build could not read them.  -DKC=, -DMC_MAX=, -DNC_MAX= override, for tuning. */
+#ifndef PRK_L1D_BYTES
+#define PRK_L1D_BYTES 32768
 #endif
-#ifndef MC_MAX
-#define MC_MAX MC_DEFAULT
+#ifndef PRK_L1D_WAYS
+#define PRK_L1D_WAYS 8
 #endif
-#ifndef NC_MAX
-#define NC_MAX 4096 /* B panel KC x NC: 8 MiB per thread in L3 */
+#ifndef PRK_L2_BYTES
+#define PRK_L2_BYTES 524288
+#endif
+#ifndef PRK_L3_BYTES
+#define PRK_L3_BYTES 8388608
+#endif
+#ifndef PRK_CORE_CPUS /* logical CPUs sharing one core's L1d and L2 (SMT siblings) */
+#define PRK_CORE_CPUS 1
 #endif
 
 typedef double vd __attribute__((vector_size(VL * sizeof(double))));
@@ -80,6 +87,27 @@ static inline __attribute__((always_inline)) void micro_loop(vd acc[MR][NV], lon
             acc[r][1] += a * b1;
         }
     }
+}
+
+/* C[0..mr)[0..nr) += Ap * Bp for a last column panel at most VL wide: one vector per row, so the
+ * zero padding of the packed panel costs no FMAs. */
+static __attribute__((noinline)) void micro_kernel_narrow(long kc, const double *restrict ap,
+                                                          const double *restrict bp, double *restrict c, long ldc,
+                                                          long mr, long nr)
+{
+    vd acc[MR];
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; r++) acc[r] = (vd){0};
+#pragma GCC unroll 4
+    for (long k = 0; k < kc; k++) {
+        const vd b0 = *(const vd *)(bp + k * NR);
+#pragma GCC unroll 12
+        for (int r = 0; r < MR; r++) acc[r] += splat(ap[k * MR + r]) * b0;
+    }
+    double tile[MR][VL] __attribute__((aligned(64)));
+    for (int r = 0; r < MR; r++) *(vd *)&tile[r][0] = acc[r];
+    for (long r = 0; r < mr; r++)
+        for (long j = 0; j < nr; j++) c[r * ldc + j] += tile[r][j];
 }
 
 /* C[0..mr)[0..nr) += Ap * Bp; ldc is C's row stride. */
@@ -152,31 +180,74 @@ static void macro_kernel(double *restrict c, const double *restrict ap, const do
         const double *bpan = bp + j0 * kc;
         for (long ir = 0; ir < mc; ir += MR) {
             const long mr = mc - ir < MR ? mc - ir : MR;
-            micro_kernel(kc, ap + ir * kc, bpan, c + (ic + ir) * n + jc + j0, n, mr, nr);
+            if (nr <= VL)
+                micro_kernel_narrow(kc, ap + ir * kc, bpan, c + (ic + ir) * n + jc + j0, n, mr, nr);
+            else
+                micro_kernel(kc, ap + ir * kc, bpan, c + (ic + ir) * n + jc + j0, n, mr, nr);
         }
     }
 }
 
 /* A length split into equal parts of at most max, each a multiple of unit: fewer, even blocks
  * instead of full blocks and a thin remainder. */
-static long even_block(long length, long max, long unit, long parts_multiple)
+static long even_block(long length, long max, long unit)
 {
-    long parts = (length + max - 1) / max;
-    parts = (parts + parts_multiple - 1) / parts_multiple * parts_multiple;
+    if (length <= 0) return unit;
+    const long parts = (length + max - 1) / max;
     long size = (length + parts - 1) / parts;
     size = (size + unit - 1) / unit * unit;
     return size < unit ? unit : size;
 }
 
+static long clamp_multiple(long value, long unit, long lo, long hi)
+{
+    value = value / unit * unit;
+    return value < lo ? lo : value > hi ? hi : value;
+}
+
 typedef struct {
-    long mc, kc, nc;
+    long mc, kc, nc; /* mc: the largest row block; each thread cuts its own rows evenly */
 } blocking_t;
 
-/* Each thread owns a contiguous range of row blocks and packs its own copy of each B panel. */
+/* Block sizes from the build machine's caches for this order and thread count (see the header). */
+static blocking_t choose_blocking(long n, int threads)
+{
+    const long sharing = threads < PRK_CORE_CPUS ? threads : PRK_CORE_CPUS;
+#ifdef KC
+    long kc = KC;
+#else
+    long kc = clamp_multiple(PRK_L1D_BYTES / sharing * (PRK_L1D_WAYS - 2) / PRK_L1D_WAYS / (long)(NR * sizeof(double)),
+                             8, 32, 1024);
+#endif
+    kc = even_block(n, kc, 1);
+#ifdef MC_MAX
+    const long mc = MC_MAX / MR * MR > MR ? MC_MAX / MR * MR : MR;
+#else
+    const long mc = clamp_multiple(PRK_L2_BYTES / sharing / 4 / (kc * (long)sizeof(double)), MR, MR, 1020 / MR * MR);
+#endif
+#ifdef NC_MAX
+    const long nc_max = NC_MAX / NR * NR > NR ? NC_MAX / NR * NR : NR;
+#else
+    const long nc_max = clamp_multiple(PRK_L3_BYTES / 2 / threads / (kc * (long)sizeof(double)), NR, NR, 8192);
+#endif
+    const long rows = (n + MR - 1) / MR * MR; /* no block taller than the matrix */
+    return (blocking_t){mc < rows ? mc : rows, kc, even_block(n, nc_max, NR)};
+}
+
+/* Rows [*first, *last) of thread t of nt: a balanced share of the MR-row tiles (the ragged last
+ * tile costs a whole one), so no thread gets a thread's worth more work at small orders. */
+static void thread_rows(long n, int t, int nt, long *first, long *last)
+{
+    const long tiles = (n + MR - 1) / MR;
+    *first = tiles * t / nt * MR;
+    *last = tiles * (t + 1) / nt * MR;
+    if (*last > n) *last = n;
+    if (*first > n) *first = n;
+}
+
 static void dgemm(double *restrict c, const double *restrict a, const double *restrict b, long n, double **bps,
                   double **aps, blocking_t blk)
 {
-    const long nblocks = (n + blk.mc - 1) / blk.mc;
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
@@ -187,15 +258,16 @@ static void dgemm(double *restrict c, const double *restrict a, const double *re
         const int t = 0, nt = 1;
 #endif
         double *ap = aps[t], *bp = bps[t];
-        long first, count;
-        prk_block(nblocks, nt, t, &first, &count);
-        for (long jc = 0; jc < n && count > 0; jc += blk.nc) {
+        long first, last;
+        thread_rows(n, t, nt, &first, &last);
+        const long mc = even_block(last - first, blk.mc, MR);
+        for (long jc = 0; jc < n && last > first; jc += blk.nc) {
             const long nc = n - jc < blk.nc ? n - jc : blk.nc;
             for (long pc = 0; pc < n; pc += blk.kc) {
                 const long kc = n - pc < blk.kc ? n - pc : blk.kc;
                 pack_b(bp, b, n, pc, kc, jc, nc);
-                for (long blkno = first; blkno < first + count; blkno++) {
-                    const long ic = blkno * blk.mc, m = n - ic < blk.mc ? n - ic : blk.mc;
+                for (long ic = first; ic < last; ic += mc) {
+                    const long m = last - ic < mc ? last - ic : mc;
                     pack_a(ap, a, n, ic, m, pc, kc);
                     macro_kernel(c, ap, bp, n, ic, m, jc, nc, kc);
                 }
@@ -213,7 +285,7 @@ int main(int argc, char **argv)
     double *a = prk_alloc(bytes), *b = prk_alloc(bytes), *c = prk_alloc(bytes);
     double *times = prk_alloc(sizeof(double) * (size_t)(iterations + 1));
     const int threads = prk_thread_count();
-    const blocking_t blk = {even_block(n, MC_MAX, MR, threads), even_block(n, KC, 1, 1), even_block(n, NC_MAX, NR, 1)};
+    const blocking_t blk = choose_blocking(n, threads);
     double **aps = prk_alloc(sizeof(double *) * (size_t)threads);
     double **bps = prk_alloc(sizeof(double *) * (size_t)threads);
     for (int t = 0; t < threads; t++) {
@@ -262,9 +334,15 @@ int main(int argc, char **argv)
     prk_json_num(&r.details, "reference_checksum", reference);
     prk_json_str(&r.details, "error_kind", "relative");
     {
-        char blocking[128];
+        char blocking[128], caches[160];
         snprintf(blocking, sizeof(blocking), "MRxNR %dx%d (%d-double vectors), KC %ld, MC %ld, NC %ld", MR, NR, VL,
                  blk.kc, blk.mc, blk.nc);
+        snprintf(caches, sizeof(caches), "L1d %ld KiB %d-way, L2 %ld KiB, L3 %ld KiB, %d CPU(s) per core",
+                 (long)PRK_L1D_BYTES / 1024, PRK_L1D_WAYS, (long)PRK_L2_BYTES / 1024, (long)PRK_L3_BYTES / 1024,
+                 PRK_CORE_CPUS);
+        prk_json_str(&r.details, "blocking_caches", caches);
+        prk_json_str(&r.details, "thread_split", "rows in balanced shares of MR-row tiles, each cut into equal "
+                                                 "row blocks of at most MC");
         prk_json_str(&r.details, "blocking", blocking);
     }
     prk_finish(&r, times);

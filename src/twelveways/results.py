@@ -183,7 +183,7 @@ def from_frame(frame: pd.DataFrame, family: str, attrs: Mapping | None = None) -
 
 def _coerce(column: pd.Series, kind: str | None) -> np.ndarray:
     if kind == "str" or (kind is None and (column.dtype == object or pd.api.types.is_string_dtype(column))):
-        return np.array(["" if (v is None or (isinstance(v, float) and np.isnan(v))) else str(v) for v in column], dtype=object)
+        return _texts(column)
     if kind == "float":
         return column.astype(np.float64).to_numpy()
     if kind == "bool":
@@ -191,6 +191,16 @@ def _coerce(column: pd.Series, kind: str | None) -> np.ndarray:
     if pd.api.types.is_bool_dtype(column):
         return column.to_numpy(dtype=bool)
     return column.to_numpy()
+
+
+def _texts(column: pd.Series) -> np.ndarray:
+    """A text column as an object array of str, missing ("None" / NaN) as "".
+
+    Done once per distinct value: results repeat a few names over a million rows.
+    """
+    codes, distinct = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=True)
+    texts = np.array([str(v) for v in distinct] + [""], dtype=object)
+    return texts[codes]  # code -1 (missing) takes the trailing ""
 
 
 def _to_int64(column: pd.Series, name: str) -> np.ndarray:

@@ -181,10 +181,10 @@ class ResultSource:
     @cached_property
     def kinds(self) -> pd.Series:
         """Kind of every row (aligned with ``frame``)."""
-        pairs = self.frame[["metric", "unit"]].drop_duplicates()
-        lookup = {(m, u): self.kind(m, u) for m, u in pairs.itertuples(index=False)}
-        return pd.Series([lookup[(m, u)] for m, u in zip(self.frame["metric"], self.frame["unit"])],
-                         index=self.frame.index, dtype=object)
+        pairs = self.frame.groupby(["metric", "unit"], sort=False, dropna=False).ngroup().to_numpy()
+        first = self.frame[["metric", "unit"]].iloc[np.unique(pairs, return_index=True)[1]]
+        kinds = np.array([self.kind(m, u) for m, u in first.itertuples(index=False)] or [""], dtype=object)
+        return pd.Series(kinds[pairs], index=self.frame.index, dtype=object)  # each (metric, unit) judged once
 
     def records(self, key: str) -> list[dict]:
         """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
@@ -426,15 +426,19 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
 
 # ------------------------------------------------------------------ check domains
 
+def _distinct(data: "AuditData", column: str) -> pd.Series:
+    """The distinct values of a column: "is there any row that ..." asks each value once, not each row."""
+    return pd.Series(data.frame[column].unique(), dtype=object).astype(str)
+
+
 def _has_training(data: "AuditData") -> bool:
-    fr = data.frame
-    return bool((fr["benchmark"].str.lower().isin(TRAIN_BENCHMARKS) | fr["metric"].isin(TRAIN_METRICS)).any())
+    return bool(_distinct(data, "benchmark").str.lower().isin(TRAIN_BENCHMARKS).any()
+                or _distinct(data, "metric").isin(TRAIN_METRICS).any())
 
 
 def _has_inference(data: "AuditData") -> bool:
-    fr = data.frame
-    return bool((fr["benchmark"].str.lower().isin(INFER_BENCHMARKS)
-                 | fr["metric"].str.lower().str.contains("latency")).any())
+    return bool(_distinct(data, "benchmark").str.lower().isin(INFER_BENCHMARKS).any()
+                or _distinct(data, "metric").str.lower().str.contains("latency").any())
 
 
 def _has_parallel(data: "AuditData") -> bool:

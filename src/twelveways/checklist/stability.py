@@ -5,7 +5,7 @@ iterations came from one steady state.  Each run (configuration and ``run_id``) 
 iterations 1..N is tested in iteration order with :func:`twelveways.stats.stability` (ranks,
 permutation-calibrated, so a spike is not a change).  The runs of a file are a family: their
 whole-series p-values are Holm-adjusted (statsmodels ``multipletests``), after re-testing the
-candidates with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
+candidates' whole series with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
 the CI target are ignored.  A warm-up past iteration 0 or a mid-run shift makes R5 warn, naming
 the run, the iteration and the size: the summaries drop iteration 0 only, so both are summarized.
 """
@@ -74,13 +74,17 @@ def _series(src, rows, reduce=None) -> list[tuple[str, str, list, np.ndarray]]:
     rows = reduce(src, rows, keys) if reduce else rows
     varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
     found = []
-    for key, group in rows.groupby(keys + ["run_id"], sort=False, dropna=False):
-        if len(group) < 2 or group["iteration"].duplicated().any():  # no order to read
+    iterations, values = rows["iteration"].to_numpy(), rows["value"].to_numpy(dtype=float)
+    units = rows["unit"].to_numpy()
+    groups = rows.groupby(keys + ["run_id"], sort=False, dropna=False).indices  # positions, no sub-frames
+    for key, where in sorted(groups.items(), key=lambda item: item[1][0]):  # in order of first appearance
+        key = key if isinstance(key, tuple) else (key,)
+        numbers = iterations[where]
+        if where.size < 2 or np.unique(numbers).size != numbers.size:  # no order to read
             continue
-        group = group.sort_values("iteration")
+        where = where[np.argsort(numbers, kind="stable")]
         label = f"{describe(dict(zip(keys, key[:-1])), varying)} run {key[-1]}".strip()
-        found.append((label, str(group["unit"].iloc[0]), [int(i) for i in group["iteration"]],
-                      group["value"].to_numpy(dtype=float)))
+        found.append((label, str(units[where[0]]), [int(i) for i in iterations[where]], values[where]))
     return found
 
 
@@ -89,9 +93,10 @@ def _family(found: list, target: float) -> list[Series]:
     results = [stats.stability(values, alpha=ALPHA, min_shift=target) for *_, values in found]
     judged = [i for i, r in enumerate(results) if not r.inconclusive]
     for i in judged:
-        if len(judged) > 1 and results[i].p_value < ALPHA:
-            results[i] = stats.stability(found[i][3], alpha=ALPHA, min_shift=target,
-                                         permutations=_permutations(len(judged), found[i][3].size))
+        count = _permutations(len(judged), found[i][3].size)
+        # a re-test whose smallest p (1 / (count + 1)) is above Holm's strictest threshold could change nothing
+        if len(judged) > 1 and results[i].p_value < ALPHA and 1 / (count + 1) <= ALPHA / len(judged):
+            results[i] = stats.stability(found[i][3], alpha=ALPHA, min_shift=target, whole_permutations=count)
     reject = stats.holm_adjust([results[i].p_value for i in judged], alpha=ALPHA)[0]
     significant = dict(zip(judged, reject))
     return [Series(label, unit, iterations, results[i], bool(significant.get(i, False)))
@@ -101,7 +106,8 @@ def _family(found: list, target: float) -> list[Series]:
 def _permutations(family: int, n: int) -> int:
     """Enough reorderings that the smallest p (1 / (B + 1)) is a tenth of Holm's strictest threshold."""
     wanted = math.ceil(10 * family / ALPHA) - 1
-    return int(max(stats.changepoint.PERMUTATIONS, min(wanted, MAX_WORK // max(n, 1))))
+    tested = min(n, stats.changepoint.MAX_POINTS)  # longer series are tested on block medians
+    return int(max(stats.changepoint.PERMUTATIONS, min(wanted, MAX_WORK // max(tested, 1))))
 
 
 def _numbers(s: Series) -> dict:
@@ -112,14 +118,16 @@ def _numbers(s: Series) -> dict:
             "largest_shift": r.shift, "largest_shift_at_iteration": s.iterations[r.shift_at] if k is not None else None,
             "median_before": r.segment_medians[k] if k is not None else None,
             "median_after": r.segment_medians[k + 1] if k is not None else None,
-            "unit": s.unit, "n": r.n, "p_value": r.p_value, "state": r.state}
+            "unit": s.unit, "n": r.n, "p_value": r.p_value, "state": r.state,
+            "iterations_per_tested_point": r.block}
 
 
 def _reading(target: float, judged: int) -> str:
     """The method as one sentence a reader can check."""
     shortest = stats.min_series_length(ALPHA)
     return (f"each run's iterations 1..N in order: ranks, max standardized Mann-Whitney statistic over split "
-            f"points, permutation p (seeded), binary segmentation; Holm over the {judged} judged runs at alpha "
+            f"points, permutation p (seeded), binary segmentation (runs longer than {stats.changepoint.MAX_POINTS} "
+            f"iterations: on medians of equal consecutive blocks); Holm over the {judged} judged runs at alpha "
             f"{ALPHA:g}; changes below the CI target ±{target:.1%} ignored; a change in the first "
             f"{stats.changepoint.MAX_WARMUP:.0%} of a run is a warm-up; runs with fewer than {shortest} iterations "
             "are too short to judge")

@@ -105,6 +105,52 @@ def _sources_digest(source_dir: Path) -> tuple[str, dict]:
     return digest.hexdigest(), per_file
 
 
+#: Kernels whose blocking is sized from the build machine's caches (-D defines, see cache_defines).
+CACHE_AWARE = ("dgemm",)
+_SYSFS_CACHE = Path("/sys/devices/system/cpu/cpu0/cache")
+
+
+def _sysfs_caches(root: Path) -> dict:
+    """{(level, type): (bytes, ways, CPUs sharing it)} of CPU 0 from sysfs; {} where unreadable."""
+    found = {}
+    for index in sorted(root.glob("index*")):
+        try:
+            level, kind = int((index / "level").read_text()), (index / "type").read_text().strip()
+            size = (index / "size").read_text().strip().upper()
+            ways = int((index / "ways_of_associativity").read_text() or 0)
+            shared = (index / "shared_cpu_list").read_text().strip()
+            scale = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}.get(size[-1:], 1)
+            found[(level, kind)] = (int(size.rstrip("KMG") or 0) * scale, ways, _cpu_count(shared))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _cpu_count(cpu_list: str) -> int:
+    """Number of CPUs in a sysfs list such as ``0-3,8``."""
+    count = 0
+    for part in filter(None, cpu_list.split(",")):
+        first, _, last = part.partition("-")
+        count += int(last or first) - int(first) + 1
+    return count
+
+
+def cache_defines(root: Path = _SYSFS_CACHE) -> list[str]:
+    """The build machine's cache sizes as -D defines (dgemm's blocking reads them; R9: they are in
+    the recorded command line).  Nothing where sysfs does not say: the kernel's defaults apply."""
+    caches = _sysfs_caches(root)
+    defines = []
+    l1 = caches.get((1, "Data"))
+    if l1 and l1[0]:
+        defines += [f"-DPRK_L1D_BYTES={l1[0]}"] + ([f"-DPRK_L1D_WAYS={l1[1]}"] if l1[1] > 2 else [])
+        defines.append(f"-DPRK_CORE_CPUS={max(1, l1[2])}")
+    for level in (2, 3):
+        cache = caches.get((level, "Unified"))
+        if cache and cache[0]:
+            defines.append(f"-DPRK_L{level}_BYTES={cache[0]}")
+    return defines
+
+
 def _targets(kernels: Iterable[str], variants: Iterable[str]) -> list[tuple[str, str]]:
     kernels, variants = list(kernels), list(variants)
     unknown = [k for k in kernels if k not in KERNELS]
@@ -123,7 +169,8 @@ def _command(kernel: str, variant: str, output: Path, source_dir: Path, cc: str,
         return [mpicc, *cflags, "-DPRK_MPI", "-I", str(source_dir), "-o", str(output), str(source), "-lm"]
     source = source_dir / f"{kernel}.c"
     extra = list(openmp_flag) if variant == "openmp" else []
-    return [cc, *cflags, *extra, "-I", str(source_dir), "-o", str(output), str(source), "-lm"]
+    caches = cache_defines() if kernel in CACHE_AWARE else []  # before cflags: a -D there overrides
+    return [cc, *caches, *cflags, *extra, "-I", str(source_dir), "-o", str(output), str(source), "-lm"]
 
 
 def _read_manifest(path: Path) -> dict:

@@ -67,7 +67,10 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
                 singles.append((file, fmt))
         if not found:
             raise AuditInputError(f"{path}: no results in a format twelveways reads (formats read: {FORMATS_READ})")
-    loaded = [item for file, fmt in singles for item in _read_single(file, fmt, csv_metadata, mapping, constants)]
+    from .parallel import read_each
+
+    jobs = [(file, fmt, csv_metadata, mapping, constants) for file, fmt in singles]
+    loaded = [item for items in read_each(_read_single, jobs) for item in items]
     from . import loadgen as loadgen_reader
     from . import mlperf_training
 

@@ -6,16 +6,26 @@ process started on the same core), mixes two states into one median.
 
 The test is distribution-free, because timing noise is heavy-tailed: the series is replaced by its
 ranks, every split point k gives the standardized Mann–Whitney statistic of "before k" against
-"from k on", and the largest |z| over split points is calibrated against the same maximum over
-seeded random reorderings of the series (``scipy.stats.permutation_test``, ``pairings``), so the
+"from k on" (a rank CUSUM), and the largest |z| over split points is calibrated against the same
+maximum over seeded random reorderings (``scipy.stats.permutation_test``, ``pairings``), so the
 false-positive rate is alpha whatever the noise.  A significant split is kept and both sides are
 tested again (binary segmentation).  One spike moves one rank, which cannot make a split
 significant; only a run of changed iterations (at least ``min_segment``) can.
+
+Cost, O(n log n) time and O(n) memory: the reorderings' distribution depends only on the multiset
+of ranks (1..n without ties), so it is computed once per (ranks, options, seed) and reused by every
+series and segment that shares it; a series is then ranked and scanned once.  A series longer than
+:data:`MAX_POINTS` is tested on the medians of consecutive equal blocks of iterations (i.i.d.
+iterations give i.i.d. block medians, so the test keeps its level; the few iterations past the last
+whole block join the last segment untested), and each change point found is placed on the iteration
+where the full-resolution rank statistic peaks within a block of it.  The block size is recorded.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import hashlib
 import math
 
 import numpy as np
@@ -29,7 +39,13 @@ STATES = ("steady", "warmup", "shift", "unsteady", "inconclusive")
 PERMUTATIONS = 999
 #: Change points in this first fraction of a run are a warm-up; later ones are shifts.
 MAX_WARMUP = 0.25
+#: Longest series tested iteration by iteration; longer ones are tested on block medians.
+MAX_POINTS = 2000
 _BATCH_VALUES = 2_000_000
+_CACHED_NULLS = 64
+_nulls: collections.OrderedDict = collections.OrderedDict()
+#: scipy.stats.permutation_test's relative tolerance for a null value equal to the observed one
+_TIE_TOLERANCE = np.finfo(float).eps * 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,6 +58,9 @@ class Stability(Record):
     window is a mid-run ``shift`` (one) or an ``unsteady`` run (several).  ``shift`` is the relative
     change of the median across the change point where it changes most (``shift_at``); ``p_value``
     is the whole series' permutation p.  Too few values to decide give ``inconclusive``, never steady.
+    ``block`` is how many consecutive iterations each tested point is the median of (1: every
+    iteration tested; more for series longer than :data:`MAX_POINTS`).  ``p_value`` is calibrated by
+    ``whole_permutations`` reorderings, each segment's test by ``permutations``.
     """
 
     n: int
@@ -59,6 +78,8 @@ class Stability(Record):
     min_shift: float
     permutations: int
     reason: str = ""
+    block: int = 1
+    whole_permutations: int = PERMUTATIONS
 
     @property
     def inconclusive(self) -> bool:
@@ -70,6 +91,8 @@ class Stability(Record):
             return f"inconclusive: {self.reason}"
         u = f" {unit}" if unit else ""
         test = f"p={self.p_value:.3g}, alpha={self.alpha:g}"
+        if self.block > 1:
+            test += f", tested on medians of {self.n // self.block} blocks of {self.block} {what}s"
         if self.shift_at is None:
             size = f" of at least {self.min_shift:.0%}" if self.min_shift and self.p_value < self.alpha else ""
             return f"steady: no change point{size} in {self.n} {what}s ({test})"
@@ -84,26 +107,29 @@ class Stability(Record):
 
 
 def stability(values, *, alpha: float = 0.01, min_segment: int = 3, max_warmup: float = MAX_WARMUP,
-              min_shift: float = 0.0, permutations: int = PERMUTATIONS, seed: int = 0) -> Stability:
+              min_shift: float = 0.0, permutations: int = PERMUTATIONS, seed: int = 0,
+              whole_permutations: int | None = None) -> Stability:
     """Change points, warm-up and steady state of one run's per-iteration values, in run order.
 
-    ``min_segment``: fewest iterations a level must last to count (shorter bursts are noise);
-    ``min_shift``: change points whose neighbouring medians differ by less (relative) are merged
-    away, so a long run's statistically clear but negligible drift is not called a shift.
+    ``min_segment``: fewest iterations (blocks, for a series longer than :data:`MAX_POINTS`) a level
+    must last to count (shorter bursts are noise); ``min_shift``: change points whose neighbouring
+    medians differ by less (relative) are merged away, so a long run's statistically clear but
+    negligible drift is not called a shift.  ``whole_permutations``: more reorderings for the
+    whole-series test alone, whose p-value a family adjustment (Holm) needs finer than alpha.
     """
     x = as_values(values, "series", min_n=0)
-    _check_options(alpha, min_segment, max_warmup, min_shift, permutations)
-    method = (f"binary segmentation on ranks: max standardized Mann-Whitney statistic over split points, "
-              f"calibrated by {permutations} seeded random reorderings (scipy.stats.permutation_test), "
-              f"alpha {alpha:g}, segments of at least {min_segment}")
-    common = dict(n=int(x.size), method=method, alpha=float(alpha), min_segment=int(min_segment),
-                  min_shift=float(min_shift), permutations=int(permutations))
+    whole = int(permutations if whole_permutations is None else whole_permutations)
+    _check_options(alpha, min_segment, max_warmup, min_shift, min(permutations, whole))
+    tested, block = _blocks(x)
+    common = dict(n=int(x.size), method=_method(alpha, min_segment, (permutations, whole), block),
+                  alpha=float(alpha), min_segment=int(min_segment), min_shift=float(min_shift),
+                  permutations=int(permutations), block=block, whole_permutations=whole)
     reason = _undecidable(x.size, alpha, min_segment)
     if reason:
         return Stability(state="inconclusive", steady=False, change_points=(), warmup_end=0, shift=None,
                          shift_at=None, p_value=None, segment_medians=(), reason=reason, **common)
-    rng = np.random.default_rng(seed)
-    points, p_value = _segment(x, alpha, min_segment, permutations, rng)
+    points, p_value = _segment(tested, alpha, min_segment, (permutations, whole), seed)
+    points = _refine(x, points, block)
     points = _merge_small_shifts(x, points, min_shift)
     medians = _segment_medians(x, points)
     early = [c for c in points if c <= math.floor(max_warmup * x.size)]
@@ -113,6 +139,17 @@ def stability(values, *, alpha: float = 0.01, min_segment: int = 3, max_warmup: 
     return Stability(state=state, steady=state in ("steady", "warmup"), change_points=tuple(points),
                      warmup_end=max(early, default=0), shift=shift, shift_at=shift_at, p_value=p_value,
                      segment_medians=tuple(medians), **common)
+
+
+def _method(alpha: float, min_segment: int, permutations: tuple[int, int], block: int) -> str:
+    """The procedure as one sentence, with the block size when the series was reduced."""
+    points = ("every iteration" if block == 1 else
+              f"medians of consecutive blocks of {block} iterations (series longer than {MAX_POINTS})")
+    each, whole = permutations
+    count = str(each) if each == whole else f"{whole} (whole series) and {each} (each segment)"
+    return (f"binary segmentation on ranks of {points}: max standardized Mann-Whitney statistic over split "
+            f"points, calibrated by {count} seeded random reorderings (scipy.stats.permutation_test), "
+            f"alpha {alpha:g}, segments of at least {min_segment}")
 
 
 def min_series_length(alpha: float = 0.01, min_segment: int = 3, permutations: int = PERMUTATIONS) -> int:
@@ -154,6 +191,18 @@ def _undecidable(n: int, alpha: float, min_segment: int) -> str:
     return ""
 
 
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n; with ties the midranks of scipy.stats.rankdata (whose per-call overhead a family of
+    thousands of short runs would otherwise pay for every run)."""
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    if ordered.size > 1 and not np.all(ordered[1:] != ordered[:-1]):
+        return sps.rankdata(x)
+    ranks = np.empty(x.size)
+    ranks[order] = np.arange(1, x.size + 1)
+    return ranks
+
+
 def _split_z(ranks: np.ndarray, min_segment: int) -> np.ndarray:
     """Standardized Mann–Whitney z of every admissible split (last axis), for ranks 1..m."""
     m = ranks.shape[-1]
@@ -162,33 +211,91 @@ def _split_z(ranks: np.ndarray, min_segment: int) -> np.ndarray:
     return (rank_sums - k * (m + 1) / 2) / np.sqrt(k * (m - k) * (m + 1) / 12)
 
 
-def _test_segment(segment: np.ndarray, min_segment: int, permutations: int, rng) -> tuple[int, float]:
-    """(best split index within the segment, permutation p-value of its max |z|)."""
-    ranks = sps.rankdata(segment)
-
-    def max_abs_z(r, axis=-1):
-        return np.max(np.abs(_split_z(np.moveaxis(r, axis, -1), min_segment)), axis=-1)
-
-    result = sps.permutation_test((ranks,), max_abs_z, permutation_type="pairings", vectorized=True,
-                                  n_resamples=permutations, alternative="greater", axis=-1, rng=rng,
-                                  batch=max(1, _BATCH_VALUES // segment.size))
-    split = min_segment + int(np.argmax(np.abs(_split_z(ranks, min_segment))))
-    return split, float(result.pvalue)
+def _blocks(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """(points to test, iterations per point): the series itself, or medians of equal consecutive blocks."""
+    block = max(1, math.ceil(x.size / MAX_POINTS))
+    if block == 1:
+        return x, 1
+    whole = x.size // block
+    return np.median(x[:whole * block].reshape(whole, block), axis=1), block
 
 
-def _segment(x: np.ndarray, alpha: float, min_segment: int, permutations: int, rng) -> tuple[list[int], float]:
-    """Binary segmentation: split where significant, test both sides again; (change points, whole-series p)."""
+def _null(ranks: np.ndarray, min_segment: int, permutations: int, seed: int) -> tuple[np.ndarray, bool]:
+    """Sorted max |z| over seeded reorderings of these ranks (scipy), and whether they are all of them.
+
+    The distribution depends on the ranks' multiset only, so it is cached under its digest (just n
+    without ties): a family of equally long runs pays for one permutation test, not one each.
+    """
+    reference = np.sort(ranks)
+    untied = bool(np.array_equal(reference, np.arange(1, reference.size + 1)))
+    digest = b"" if untied else hashlib.blake2b(reference.tobytes(), digest_size=16).digest()
+    key = (reference.size, digest, min_segment, permutations, seed)
+    if key not in _nulls:
+        def max_abs_z(r, axis=-1):
+            return np.max(np.abs(_split_z(np.moveaxis(r, axis, -1), min_segment)), axis=-1)
+
+        result = sps.permutation_test((reference,), max_abs_z, permutation_type="pairings", vectorized=True,
+                                      n_resamples=permutations, alternative="greater", axis=-1,
+                                      rng=np.random.default_rng(seed),
+                                      batch=max(1, _BATCH_VALUES // reference.size))
+        exact = math.factorial(reference.size) <= permutations
+        _nulls[key] = (np.sort(result.null_distribution), exact)
+        while len(_nulls) > _CACHED_NULLS:
+            _nulls.popitem(last=False)
+    _nulls.move_to_end(key)
+    return _nulls[key]
+
+
+def _test_segment(segment: np.ndarray, min_segment: int, permutations: int, seed: int) -> tuple[int, float]:
+    """(best split index within the segment, permutation p-value of its max |z|).
+
+    The p-value counts reorderings at least as extreme as observed, as scipy.stats.permutation_test
+    does (plus one for the observed order unless every reordering was enumerated).
+    """
+    ranks = _ranks(segment)
+    z = np.abs(_split_z(ranks, min_segment))
+    observed = float(np.max(z))
+    null, exact = _null(ranks, min_segment, permutations, seed)
+    extreme = null.size - int(np.searchsorted(null, observed - abs(observed) * _TIE_TOLERANCE, side="left"))
+    adjustment = 0 if exact else 1
+    return min_segment + int(np.argmax(z)), (extreme + adjustment) / (null.size + adjustment)
+
+
+def _segment(x: np.ndarray, alpha: float, min_segment: int, permutations: tuple[int, int],
+             seed: int) -> tuple[list[int], float]:
+    """Binary segmentation: split where significant, test both sides again; (change points, whole-series p).
+
+    ``permutations``: (for each segment, for the whole series).
+    """
     points, whole_p, pending = [], None, [(0, x.size)]
     while pending:
         start, stop = pending.pop()
         if _undecidable(stop - start, alpha, min_segment):
             continue
-        split, p = _test_segment(x[start:stop], min_segment, permutations, rng)
+        count = permutations[1] if whole_p is None else permutations[0]
+        split, p = _test_segment(x[start:stop], min_segment, count, seed)
         whole_p = p if whole_p is None else whole_p
         if p < alpha:
             points.append(start + split)
             pending += [(start, start + split), (start + split, stop)]
     return sorted(points), float(whole_p)
+
+
+def _refine(x: np.ndarray, points: list[int], block: int) -> list[int]:
+    """Block change points as iterations: where the full-resolution rank statistic peaks within a block.
+
+    Each point is looked for between its neighbours (in iterations), no further than one block from
+    the block boundary found; with ``block`` 1 the points are already iterations.
+    """
+    if block == 1 or not points:
+        return list(points)
+    edges = [0, *(p * block for p in points), x.size]
+    refined = []
+    for before, at, after in zip(edges, edges[1:], edges[2:]):
+        z = np.abs(_split_z(_ranks(x[before:after]), 1))  # z[k - 1]: split k iterations after `before`
+        lo, hi = max(1, at - block - before), min(after - before - 1, at + block - before)
+        refined.append(before + lo + int(np.argmax(z[lo - 1:hi])))
+    return refined
 
 
 def _segment_medians(x: np.ndarray, points: list[int]) -> list[float]:

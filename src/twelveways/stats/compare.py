@@ -16,6 +16,7 @@ from scipy import stats as sps
 
 from ..errors import StatisticsError
 from .core import Record, as_values, check_confidence
+from .heap import collect_new_objects_only
 from .summary import Summary, summarize
 
 # Vargha & Delaney (2000): |A12 - 0.5| at least 0.06 small, 0.14 medium, 0.21 large
@@ -215,7 +216,8 @@ def holm_adjust(p_values: Sequence[float], alpha: float = 0.05) -> tuple[list[bo
     alpha = check_confidence(alpha, "alpha")
     if not len(p_values):
         return [], []
-    rejected, adjusted, _, _ = multipletests(list(p_values), alpha=alpha, method="holm")
+    with collect_new_objects_only():  # multipletests' gc.collect() would walk the whole heap each call
+        rejected, adjusted, _, _ = multipletests(list(p_values), alpha=alpha, method="holm")
     return [bool(r) for r in rejected], [float(p) for p in adjusted]
 
 

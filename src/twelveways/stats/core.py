@@ -190,19 +190,19 @@ def _order_statistic_ci(samples, q: float, confidence: float, axis):
     if ranks is None:
         raise StatisticsError(f"{n} samples are too few for a {confidence:.0%} CI of the {_quantile_name(q)}: "
                               f"need at least {min_samples_for_ci(q, confidence)}")
+    j, k, _ = ranks  # scipy.stats.quantile_test's ranks (tests check they agree), cached per n: no
+    part = np.partition(x, (j - 1, k - 1), axis=-1)  # frozen distribution built per call, O(n) selection
     if axis is None:
-        res = sps.quantile_test(x, q=0, p=q).confidence_interval(confidence)
-        return float(res.low), float(res.high)
-    j, k, _ = ranks
-    part = np.partition(x, (j - 1, k - 1), axis=-1)
+        return float(part[j - 1]), float(part[k - 1])
     return part[..., j - 1], part[..., k - 1]
 
 
 def median_ci(samples, confidence: float = 0.95, *, axis: int | None = None):
     """Nonparametric CI of the median from exact binomial order-statistic ranks -> (low, high).
 
-    No distributional assumption (R6).  One sample by default (scipy.stats.quantile_test does the
-    work); with ``axis`` given, many samples at once (returns two arrays), e.g. for simulations.
+    No distributional assumption (R6).  One sample by default (the order statistics at
+    scipy.stats.quantile_test's ranks, from scipy's binomial); with ``axis`` given, many samples at
+    once (returns two arrays), e.g. for simulations.
     Raises StatisticsError when n is too small (n < 6 at 95%).
     """
     return _order_statistic_ci(samples, 0.5, confidence, axis)

@@ -1,0 +1,97 @@
+"""Read many results files once each, in worker processes where cores allow, with a progress bar.
+
+Why: auditing or comparing a published round means thousands of files, each read in a fraction of
+a second of single-core Python; on a machine with several cores the files are independent, so
+they are read side by side (``concurrent.futures`` processes, as many as the CPUs this process
+may run on, ``os.sched_getaffinity``).  Results come back in input order, so a report does not
+depend on which worker finished first.  A damaged file still stops the run with its one line:
+the worker sends the message back (exception classes with their own constructor do not survive
+pickling) and the parent raises it as an :class:`~twelveways.errors.AuditInputError`.
+
+The progress bar (rich) goes to stderr, only on a terminal and only for long work; reports and
+files are never touched by it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+from ..errors import AuditInputError, TwelveWaysError
+
+#: Fewer files than this are read in this process (starting workers costs more than it saves).
+MIN_PARALLEL = 16
+#: Fewer files than this get no progress bar (it would flash by).
+MIN_PROGRESS = 50
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (affinity, e.g. under taskset or a batch scheduler), else cpu_count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _guarded(reader: Callable, args: tuple):
+    """Run one read in a worker: (True, result) or (False, one-line problem)."""
+    try:
+        return True, reader(*args)
+    except TwelveWaysError as exc:
+        return False, exc.one_line()
+
+
+def read_each(reader: Callable, jobs: Sequence[tuple], what: str = "reading results",
+              workers: int | None = None) -> list:
+    """``[reader(*job) for job in jobs]``, in worker processes when there are enough jobs and CPUs.
+
+    ``reader`` must be a module-level function (workers import it by name).  The first job that
+    fails, in input order, raises its problem as one line.
+    """
+    jobs = list(jobs)
+    workers = min(workers or usable_cpus(), len(jobs))
+    with _progress(len(jobs), what) as advance:
+        if workers < 2 or len(jobs) < MIN_PARALLEL:
+            outcomes = []
+            for job in jobs:
+                outcomes.append(_guarded(reader, job))
+                advance()
+                if not outcomes[-1][0]:
+                    break
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(_guarded, reader, job) for job in jobs]
+                outcomes = []
+                for future in futures:
+                    outcomes.append(future.result())
+                    advance()
+    for ok, value in outcomes:
+        if not ok:
+            raise AuditInputError(value)
+    return [value for _, value in outcomes]
+
+
+class _progress:
+    """A rich progress bar on stderr for long work on a terminal; otherwise a no-op ``advance``."""
+
+    def __init__(self, total: int, what: str):
+        self.bar = None
+        if total >= MIN_PROGRESS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), console=Console(file=sys.stderr), transient=True)
+            self.task = self.bar.add_task(what, total=total)
+
+    def __enter__(self):
+        if self.bar is None:
+            return lambda: None
+        self.bar.start()
+        return lambda: self.bar.advance(self.task)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
