@@ -33,7 +33,7 @@ def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> Audi
         data.claims.extend(claims_mod.load_claims(claims_file))
     data.claim_results = claims_mod.check_all(data.claims, data.frame)
     checks = [REGISTRY[check_id][1](data) for check_id in ORDER]
-    return AuditReport([s.path for s in data.sources], checks, data.claim_results)
+    return AuditReport([s.path for s in data.sources], checks, data.claim_results, evidence.excluded_runs(data))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:

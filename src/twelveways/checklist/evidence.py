@@ -39,6 +39,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
+from ..evidence.kinds import MetricKind, rate_kind
 from ..errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -444,6 +445,11 @@ def _has_rates(data: "AuditData") -> bool:
     return bool((data.kinds == "rate").any())
 
 
+def _has_op_rates(data: "AuditData") -> bool:
+    valid = data.frame[data.frame["valid"].astype(bool)]
+    return any(rate_kind(unit) is MetricKind.OP_RATE for unit in valid["unit"].astype(str).unique())
+
+
 #: Domain name -> (what the results must hold, test).  A check declared with a domain is not
 #: applicable to results outside it (e.g. F2, a training fallacy, on inference-only results).
 DOMAINS = {
@@ -452,4 +458,23 @@ DOMAINS = {
     "ml": ("training or inference rows", lambda data: _has_training(data) or _has_inference(data)),
     "parallel": ("rows with ranks > 1 or threads > 1", _has_parallel),
     "rates": ("rate rows (unit ending in /s)", _has_rates),
+    "op_rates": ("valid operation-rate rows (op/s, flop/s; bytes/s and samples, queries or items per second are not "
+                 "operation rates)", _has_op_rates),
 }
+
+
+def excluded_runs(data: "AuditData") -> list[str]:
+    """Runs every check leaves out (all their rows invalid), each with the reason its source gave."""
+    lines = []
+    for src in data.sources:
+        frame = src.frame
+        invalid = frame[~frame["valid"].astype(bool)]
+        for run_id, rows in invalid.groupby("run_id", sort=True):
+            if len(rows) < int((frame["run_id"] == run_id).sum()):
+                continue
+            stated = (src.attr("loadgen_result") or {}).get("reason") if isinstance(src.attr("loadgen_result"), dict) \
+                else None
+            reason = stated or (str(rows["status"].iloc[0]) if "status" in rows and str(rows["status"].iloc[0])
+                                else "every row marked invalid")
+            lines.append(f"{src.path}: run {run_id or '(unnamed)'}: {reason}")
+    return lines

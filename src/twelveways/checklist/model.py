@@ -111,6 +111,7 @@ class AuditReport:
     inputs: list[str]
     checks: list[CheckResult]
     claims: list[ClaimResult] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -125,7 +126,7 @@ class AuditReport:
     def to_dict(self) -> dict:
         counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
         return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
-                "inputs": list(self.inputs), "counts": counts,
+                "inputs": list(self.inputs), "excluded": list(self.excluded), "counts": counts,
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims]}
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import families, stats
 from ..errors import StatisticsError
+from ..evidence.kinds import StatedBy, stated_by
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from . import restate, stability
@@ -236,6 +237,10 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
         if kind not in ("cost", "rate"):
             continue
         label = _summary_label(s, kind)
+        if stated_by(s) is StatedBy.READER:  # computed on import from these rows: nothing the publisher stated
+            evidence.append(ev(f"{label}: {s.get('statistic')} computed by the reader, not stated by the publisher "
+                               "(not restated)", s.get("value"), src.path, "attr summaries[].stated_by"))
+            continue
         status, statistic = _judge_statistic(src, s, kind)
         statuses.append(status)
         if status is not Status.PASS:
@@ -274,7 +279,8 @@ def r3_means(data: AuditData):
         statuses += found
         evidence += more
     if not statuses:
-        return Status.NOT_APPLICABLE, [ev("stored summaries of costs or rates", 0, "", "attr summaries")], \
+        return Status.NOT_APPLICABLE, evidence + [ev("summaries of costs or rates stated by the publisher or the "
+                                                     "analysis", 0, "", "attr summaries")], \
             "Record the summaries you report (attr summaries) so the audit can check them."
     return worst(statuses), evidence, ("Summarize costs (times) with the arithmetic mean or median and rates with the "
                                        "harmonic mean or median (SC15 R3), and state values the rows reproduce.")
