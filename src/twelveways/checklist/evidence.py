@@ -40,6 +40,8 @@ import xarray as xr
 
 from .. import inputs, results
 from ..evidence.kinds import MetricKind, rate_kind
+from ..evidence import registry
+from ..evidence.settings import schema_default
 from ..errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -162,6 +164,14 @@ class ResultSource:
 
     def attr(self, key: str, default=None):
         return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
+
+    def declared(self, attribute: str, default=None):
+        """A declared attribute (twelveways.evidence.registry) under its canonical name or any alias."""
+        for key in registry.names(attribute):
+            value = self.attr(key)
+            if value not in (None, ""):
+                return value
+        return default
 
     def has(self, key: str) -> bool:
         value = self.attr(key)
@@ -376,8 +386,9 @@ class AuditData:
             node = node[key]
         return node
 
-    def measurement(self, source: ResultSource, key: str, default: float) -> float:
-        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else default."""
+    def measurement(self, source: ResultSource, key: str) -> float:
+        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else the schema's default."""
+        default = schema_default(key)
         value = source.attr(key)
         if value in (None, ""):
             value = self.config_value("measurement", key, default=default)

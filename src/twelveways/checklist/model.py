@@ -210,3 +210,16 @@ def _guard_empty_evidence(status: Status, evidence: list[Evidence]) -> tuple[Sta
         return status, evidence
     what = "; ".join(empty[:5]) if empty else "no evidence at all"
     return Status.WARN, evidence + [ev("evidence with no value (a pass needs every number)", what, "", "evidence")]
+
+
+CHECK_FAMILIES = ("R", "F")  # SC15 rules first, then the fallacies; any other prefix after them
+
+
+def ordered_ids() -> list[str]:
+    """Every registered check in report order (R1..R12, F1..F12, then others): the registry is the only list."""
+    def key(check_id: str):
+        prefix, digits = check_id.rstrip("0123456789"), check_id[len(check_id.rstrip("0123456789")):]
+        family = CHECK_FAMILIES.index(prefix) if prefix in CHECK_FAMILIES else len(CHECK_FAMILIES)
+        return family, prefix, int(digits or 0)
+
+    return sorted(REGISTRY, key=key)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import families, stats
 from ..errors import StatisticsError
+from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
@@ -346,7 +347,7 @@ def _max_over_ranks(src, rows, keys):
     The adaptive repetition targets the CI of the per-iteration maximum over ranks (R10): a
     single rank's CI is not what was summarized, so R5 judges the maximum.
     """
-    summary = str(src.attr("rank_summary", "") or src.attr("prk_time_summary", "") or "").lower()
+    summary = str(src.declared("rank_summary", "")).lower()
     if "max" not in summary or "rank" not in rows or "run_id" not in rows or not (rows["rank"] >= 0).any():
         return rows
     per_rank, whole = rows[rows["rank"] >= 0], rows[rows["rank"] < 0]
@@ -363,7 +364,7 @@ def stability_lines(data: AuditData) -> list[str]:
         rows, _ = _r5_rows(src)
         if not len(rows):
             continue
-        status, evidence = stability.judge(src, rows, data.measurement(src, "ci_target", 0.05), reduce=_max_over_ranks)
+        status, evidence = stability.judge(src, rows, data.measurement(src, "ci_target"), reduce=_max_over_ranks)
         lines += [f"{src.path}: {item.what}" for item in evidence if not item.what.startswith("how stability")]
     return lines
 
@@ -373,8 +374,8 @@ def r5_confidence_intervals(data: AuditData):
     """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""
     statuses, evidence = [], []
     for src in data.raw_sources:  # derived summaries restate these configurations' CIs
-        confidence = data.measurement(src, "confidence", 0.95)
-        target = data.measurement(src, "ci_target", 0.05)
+        confidence = data.measurement(src, "confidence")
+        target = data.measurement(src, "ci_target")
         rows, not_finite = _r5_rows(src)
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
                   "too_few_noted": 0, "too_few_unnoted": 0}
@@ -725,16 +726,12 @@ def r9_setup(data: AuditData):
 
 # ------------------------------------------------------------------ R10
 
-SYNONYMS = {"rank_summary": ("rank_summary", "time_summary"), "timer": ("timer",), "synchronization": ("synchronization",)}
-
-
 def _stated(src, key: str) -> str:
-    """Attribute ``key`` (or a synonym, or ``<prefix>_<key>``), else a constant column of that name."""
-    for name in SYNONYMS[key]:
-        for attr in [name] + sorted(a for a in src.ds.attrs if a.endswith("_" + name)):
-            value = src.attr(attr)
-            if str(value or "").strip():
-                return str(value)
+    """Declared attribute ``key`` (or an alias, twelveways.evidence.registry), else a constant column of that name."""
+    value = src.declared(key)
+    if str(value or "").strip():
+        return str(value)
+    for name in registry.names(key):
         if name in src.frame.columns:
             values = sorted(set(src.frame[name].astype(str)) - {""})
             if values:
@@ -758,7 +755,7 @@ def r10_parallel_time(data: AuditData):
         evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
         evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
                            {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed],
-                           "attr time_summary or *_time_summary", "column timer"))
+                           *[f"attr {alias}" for alias in registry.names("rank_summary")[1:]], "column timer"))
         summary = str(present.get("rank_summary") or "").lower()
         multi = parallel[parallel["ranks"] > 1]
         if "max" in summary and not multi.empty:
