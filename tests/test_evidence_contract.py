@@ -101,3 +101,59 @@ def test_aliases_name_one_idea():
     assert registry.lookup("prk_time_summary") is registry.lookup("time_summary") is registry.lookup("rank_summary")
     with pytest.raises(KeyError, match="not declared"):
         registry.names("no_such_attribute")
+
+
+def test_google_benchmark_counters_keep_per_second_units(tmp_path):
+    """Counters as the Google Benchmark docs describe them (user counters beside the built-in rate counters)."""
+    import json
+
+    from twelveways import results
+    from twelveways.readers import read_paths
+
+    entry = {"name": "BM_Queue", "run_name": "BM_Queue", "run_type": "iteration", "repetitions": 1,
+             "repetition_index": 0, "threads": 1, "iterations": 1000, "real_time": 12.5, "cpu_time": 12.4,
+             "time_unit": "ns", "bytes_per_second": 8e8, "items_per_second": 8e7, "ops per second": 4e7,
+             "cache_misses": 12.0}
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"context": {"num_cpus": 2, "library_build_type": "release"}, "benchmarks": [entry]}))
+    frame = results.to_frame(read_paths([path])[0].ds).set_index("metric")
+    assert frame.loc["bytes_per_second", "unit"] == "B/s" and frame.loc["items_per_second", "unit"] == "items/s"
+    assert frame.loc["ops per second", "unit"] == "ops/s" and frame.loc["cache_misses", "unit"] == "1"
+    assert rate_kind(frame.loc["ops per second", "unit"]) is MetricKind.OP_RATE
+
+
+def test_the_checker_ruleset_follows_the_round_of_the_run_date(tmp_path):
+    """Without a folder naming the round, the first run_start's date places the logs in their round."""
+    import shutil
+    from pathlib import Path
+
+    from twelveways.readers import mlperf_training
+
+    source = Path(__file__).parent / "corpus" / "mlperf_training" / "v4.0" / "Intel-HabanaLabs" / "results" / \
+        "HLS-Gaudi2-PT" / "llama2_70b_lora"
+    folder = tmp_path / "box" / "llama2_70b_lora"
+    shutil.copytree(source, folder)
+    paths = sorted(folder.glob("result_*.txt"))
+    runs = [mlperf_training.read_run(p) for p in paths[:2]]
+    name, basis = mlperf_training.submission_round(paths, runs)
+    assert name == "4.0" and "2024-05-09" in basis
+
+
+def test_replicates_are_counted_at_the_outermost_level():
+    """pyperf: 20 processes x 3 values is n = 20 processes; one Google Benchmark process is one replicate."""
+    from pathlib import Path
+
+    from twelveways import results
+    from twelveways.evidence.levels import replicates
+    from twelveways.readers import read_paths
+
+    corpus = Path(__file__).parent / "corpus"
+    (pyperf,) = read_paths([corpus / "pyperf" / "telco.json"])
+    frame = results.to_frame(pyperf.ds)
+    values = frame[~frame["warmup"].astype(bool)]
+    found = replicates(values, {"nesting": results.attr_json(pyperf.ds, "nesting")})
+    assert found.outer == "invocation" and found.n == values["invocation"].nunique() < len(values)
+    assert "iteration" in found.inner
+    (gbench,) = read_paths([corpus / "gbench" / "github_action_benchmark_googlecpp_output.json"])
+    rows = results.to_frame(gbench.ds)
+    assert replicates(rows[rows["workload"] == "fib_10"]).n == 1

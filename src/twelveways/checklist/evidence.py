@@ -155,14 +155,17 @@ class ResultSource:
 
     @property
     def family(self) -> str:
-        return str(self.ds.attrs.get("family", ""))
+        return str(self.attr("family", ""))
 
     @property
     def derived(self) -> bool:
         """A file the analysis stage wrote (attr ``derived``): what the report shows, not samples."""
-        return bool(truthy(self.ds.attrs.get("derived")))
+        return bool(truthy(self.attr("derived")))
 
     def attr(self, key: str, default=None):
+        """Attribute ``key`` as Python; checks read only attributes declared in twelveways.evidence.registry."""
+        if registry.lookup(key) is None:
+            raise KeyError(f"attribute {key!r} is read by a check but not declared in twelveways.evidence.registry")
         return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
 
     def declared(self, attribute: str, default=None):

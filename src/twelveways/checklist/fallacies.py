@@ -524,7 +524,7 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, st
     """
     found: dict[str, tuple[dict | None, str]] = {}
     for src in data.sources:
-        hashes = {str(src.ds.attrs.get("environment_hash", ""))}
+        hashes = {str(src.attr("environment_hash", ""))}
         if "environment_hash" in src.frame:
             hashes |= set(src.frame["environment_hash"].astype(str))
         described = src.attr("environment")

@@ -19,6 +19,7 @@ from .. import families, stats
 from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
+from ..evidence.machine import last_level_cache_bytes
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from . import restate, stability
@@ -690,7 +691,7 @@ def r9_setup(data: AuditData):
     statuses, evidence = [], []
     env_hash = (data.environment or {}).get("hash")
     for src in data.sources:
-        attrs = src.ds.attrs
+        attrs = {k: src.attr(k) for k in ("environment_hash", "config_hash", "git_commit", "git_dirty")}
         if not _known(attrs.get("environment_hash")) and not src.has("environment"):
             statuses.append(Status.NEEDS_HUMAN)
             evidence.append(ev("environment capture", "none in the file", src.path, "attr environment_hash", "attr environment"))
@@ -716,7 +717,7 @@ def r9_setup(data: AuditData):
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
         levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
         evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
-    hashes = {str(s.ds.attrs.get("environment_hash")) for s in data.sources if _known(s.ds.attrs.get("environment_hash"))}
+    hashes = {str(s.attr("environment_hash")) for s in data.sources if _known(s.attr("environment_hash"))}
     if len(hashes) > 1:
         statuses.append(Status.WARN)
         evidence.append(ev("results from different environments audited together", len(hashes), "", "attr environment_hash"))
@@ -800,14 +801,6 @@ def hardware_unit(unit: str) -> tuple[str, float] | None:
     return kind, scale
 
 
-def _last_level_cache_bytes(environment: dict | None) -> int | None:
-    """The largest cache of the captured CPU (hardware.caches.*.size_bytes), None when not captured."""
-    caches = ((environment or {}).get("hardware") or {}).get("caches") or {}
-    sizes = [c.get("size_bytes") for c in caches.values() if isinstance(c, dict)]
-    sizes = [int(v) for v in sizes if isinstance(v, (int, float)) and v > 0]
-    return max(sizes) if sizes else None
-
-
 def _memory_bound_rows(group: pd.DataFrame, llc: int | None, unit: str, where: str) -> tuple[pd.DataFrame, list]:
     """Byte rates whose configuration moves no more than the last-level cache per iteration can be served
     from cache, so a memory-bandwidth bound is not theirs: they are set aside, and named as such."""
@@ -842,7 +835,7 @@ def r11_bounds(data: AuditData):
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
-    statuses, evidence, llc = [], [], _last_level_cache_bytes(data.environment)
+    statuses, evidence, llc = [], [], last_level_cache_bytes(data.environment)
     for src in data.sources:
         rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
         rows = rows[rows["valid"] & (rows["iteration"] != 0)]

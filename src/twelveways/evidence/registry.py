@@ -43,6 +43,14 @@ PROVENANCE = (
     A("machine", "object", "machine identity fields (host name, boot, CPU model and count) of the environment",
       ("F8",)),
     A("settings", "object", "run settings an imported file states"),
+    A("column_map", "object", "CSV column -> schema column applied on import (import-csv --map)"),
+    A("csv_defaults", "object", "schema columns a CSV lacked and the constants they were given"),
+    A("derived", "integer", "1 in a file the analysis stage derived (results/derived/<family>.nc)", ("R3", "R10")),
+    A("analysis_version", "string", "version of the analysis that derived the file"),
+    A("derived_from", "array", "raw files a derived file was computed from (name, sha256, hashes)"),
+    A("analysis_git_commit", "string", "project commit the analysis ran at"),
+    A("analysis_git_dirty", "integer", "1 when the analysis ran on uncommitted changes"),
+    A("fits", "array", "fitted models (parameter, CI, number of points) of a derived file", ("R11", "R12")),
 )
 #: Measurement method.
 METHOD = (
@@ -54,6 +62,8 @@ METHOD = (
     A("op_count_note", "string", "how the operation count was obtained"),
     A("dtype_mix", "object", "share of operations per number format of a mixed-precision run", ("F5",)),
     A("timing_scope", "string", "what the timed region covers (end_to_end, kernel, ...)", ("F6", "F10")),
+    A("speedup_base_case", "string", "the base case every speedup in the file is relative to", ("R1",)),
+    A("normality_checked", "integer", "1 when normality was tested before a parametric CI", ("R6",)),
     A("io_included", "integer", "1 when the timed region includes reading the input data", ("F10",)),
     A("confidence", "number", "confidence level of the CIs (fraction); default: the config schema's", ("R5", "R6"),
       unit="1"),
