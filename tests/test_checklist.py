@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from twelveways.checklist import Status, audit, evidence
-from twelveways.checklist.model import REGISTRY
+from twelveways.checklist import model
+from twelveways.checklist.model import REGISTRY, ev, ordered_ids
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "good_results"))
 import make_results  # noqa: E402
@@ -33,7 +34,23 @@ def clean(tmp_path_factory):
 
 def test_every_check_is_registered_once():
     assert sorted(REGISTRY) == sorted(ALL_CHECKS)
-    assert audit.ORDER == ALL_CHECKS
+    assert ordered_ids() == ALL_CHECKS
+
+
+def test_a_25th_check_is_one_function_and_its_registry_entry(clean):
+    """Registering a check is all it takes: the audit runs it, in order, and reports it."""
+    paths, _ = clean
+
+    @model.check("F13", "a check added by a test")
+    def f13_extra(data):
+        return Status.PASS, [ev("rows seen", int(len(data.frame)), "", "rows")], ""
+
+    try:
+        report = run_audit(paths)
+        assert [c.id for c in report.checks][-1] == "F13" and len(report.checks) == 25
+        assert report.checks[-1].status is Status.PASS
+    finally:
+        REGISTRY.pop("F13")
 
 
 def test_clean_set_passes_every_applicable_check(clean):

@@ -202,8 +202,9 @@ def test_mlperf_training_runs_score_and_invalid_run(tmp_path, capsys):
     report = audit_json(capsys, tmp_path, tree / "result_0.txt", tree / "result_1.txt", tree / "result_2.txt",
                         tree / "result_3.txt", tree / "result_4.txt")
     r3 = check(report, "R3")
-    assert r3["status"] == "pass"  # the stated score is recomputed from the logs' runs (the unconverged run counted)
-    assert any("olympic_mean stated" in e["what"] for e in r3["evidence"])
+    # the olympic mean is the reader's own computation, not a number the logs state: nothing to restate (R3)
+    assert r3["status"] == "not_applicable"
+    assert any("computed by the reader, not stated by the publisher" in e["what"] for e in r3["evidence"])
 
 
 def test_mlperf_training_too_many_failures_has_no_score(tmp_path, capsys):

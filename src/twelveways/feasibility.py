@@ -15,10 +15,11 @@ import math
 from collections.abc import Mapping
 
 from .errors import ConfigError
+from .families import prk as prk_kernels
 
 DOUBLE = 8
 #: Largest sizes the C kernels accept (their prk_arg_long bounds); larger ones are refused there.
-C_LIMITS = {"nstream": (2 ** 63 - 1) // 64, "transpose": 2 ** 30, "stencil": 2 ** 30, "p2p": 2 ** 30, "dgemm": 2 ** 20}
+C_LIMITS = {k.name: k.c_size_limit for k in prk_kernels.DECLARED if k.c_size_limit is not None}  # declared per kernel
 #: MPI messages carry at most INT_MAX elements (transpose-mpi's block exchange).
 INT_MAX = 2 ** 31 - 1
 

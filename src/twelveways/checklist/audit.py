@@ -17,9 +17,7 @@ from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_
 from ..errors import AuditInputError, TwelveWaysError
 from . import claims as claims_mod
 from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
-from .model import REGISTRY, AuditReport
-
-ORDER = [f"R{i}" for i in range(1, 13)] + [f"F{i}" for i in range(1, 13)]
+from .model import REGISTRY, AuditReport, ordered_ids
 
 
 def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> AuditReport:
@@ -32,8 +30,9 @@ def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> Audi
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
     data.claim_results = claims_mod.check_all(data.claims, data.frame)
-    checks = [REGISTRY[check_id][1](data) for check_id in ORDER]
-    return AuditReport([s.path for s in data.sources], checks, data.claim_results, data.skipped)
+    checks = [REGISTRY[check_id][1](data) for check_id in ordered_ids()]
+    return AuditReport([s.path for s in data.sources], checks, data.claim_results, data.skipped,
+                       evidence.excluded_runs(data))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:

@@ -39,6 +39,9 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
+from ..evidence.kinds import MetricKind, rate_kind
+from ..evidence import registry
+from ..evidence.settings import schema_default
 from ..errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -152,15 +155,26 @@ class ResultSource:
 
     @property
     def family(self) -> str:
-        return str(self.ds.attrs.get("family", ""))
+        return str(self.attr("family", ""))
 
     @property
     def derived(self) -> bool:
         """A file the analysis stage wrote (attr ``derived``): what the report shows, not samples."""
-        return bool(truthy(self.ds.attrs.get("derived")))
+        return bool(truthy(self.attr("derived")))
 
     def attr(self, key: str, default=None):
+        """Attribute ``key`` as Python; checks read only attributes declared in twelveways.evidence.registry."""
+        if registry.lookup(key) is None:
+            raise KeyError(f"attribute {key!r} is read by a check but not declared in twelveways.evidence.registry")
         return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
+
+    def declared(self, attribute: str, default=None):
+        """A declared attribute (twelveways.evidence.registry) under its canonical name or any alias."""
+        for key in registry.names(attribute):
+            value = self.attr(key)
+            if value not in (None, ""):
+                return value
+        return default
 
     def has(self, key: str) -> bool:
         value = self.attr(key)
@@ -376,8 +390,9 @@ class AuditData:
             node = node[key]
         return node
 
-    def measurement(self, source: ResultSource, key: str, default: float) -> float:
-        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else default."""
+    def measurement(self, source: ResultSource, key: str) -> float:
+        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else the schema's default."""
+        default = schema_default(key)
         value = source.attr(key)
         if value in (None, ""):
             value = self.config_value("measurement", key, default=default)
@@ -450,6 +465,11 @@ def _has_rates(data: "AuditData") -> bool:
     return bool((data.kinds == "rate").any())
 
 
+def _has_op_rates(data: "AuditData") -> bool:
+    valid = data.frame[data.frame["valid"].astype(bool)]
+    return any(rate_kind(unit) is MetricKind.OP_RATE for unit in valid["unit"].astype(str).unique())
+
+
 #: Domain name -> (what the results must hold, test).  A check declared with a domain is not
 #: applicable to results outside it (e.g. F2, a training fallacy, on inference-only results).
 DOMAINS = {
@@ -458,4 +478,23 @@ DOMAINS = {
     "ml": ("training or inference rows", lambda data: _has_training(data) or _has_inference(data)),
     "parallel": ("rows with ranks > 1 or threads > 1", _has_parallel),
     "rates": ("rate rows (unit ending in /s)", _has_rates),
+    "op_rates": ("valid operation-rate rows (op/s, flop/s; bytes/s and samples, queries or items per second are not "
+                 "operation rates)", _has_op_rates),
 }
+
+
+def excluded_runs(data: "AuditData") -> list[str]:
+    """Runs every check leaves out (all their rows invalid), each with the reason its source gave."""
+    lines = []
+    for src in data.sources:
+        frame = src.frame
+        invalid = frame[~frame["valid"].astype(bool)]
+        for run_id, rows in invalid.groupby("run_id", sort=True):
+            if len(rows) < int((frame["run_id"] == run_id).sum()):
+                continue
+            stated = (src.attr("loadgen_result") or {}).get("reason") if isinstance(src.attr("loadgen_result"), dict) \
+                else None
+            reason = stated or (str(rows["status"].iloc[0]) if "status" in rows and str(rows["status"].iloc[0])
+                                else "every row marked invalid")
+            lines.append(f"{src.path}: run {run_id or '(unnamed)'}: {reason}")
+    return lines

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from .. import envdiff
+from ..evidence import kinds as kinds_mod
+from ..evidence.machine import MachineIdentity
 from .claims import DEFINITIONS, spanned_factors
 from .evidence import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
                        TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
@@ -320,22 +322,21 @@ def f4_tuning(data: AuditData):
 
 # ------------------------------------------------------------------ F5
 
-@check("F5", "op/s with unstated bitwidth or ops never executed", domain="rates")
+@check("F5", "op/s with unstated bitwidth or ops never executed", domain="op_rates")
 def f5_dtype_ops(data: AuditData):
     """Every rate names its number format; flop/op rates count executed operations; mixed precision is broken down."""
     statuses, evidence = [], []
     for src in data.sources:
-        rates = src.frame[src.kinds == "rate"]
+        rates = operation_rates(src)
         if rates.empty:
             continue
         precision = rates["precision"].astype(str).str.strip().str.lower()
         bad = int(precision.isin(["", "unknown", "?", "none", "nan"]).sum())
         statuses.append(Status.FAIL if bad else Status.PASS)
-        evidence.append(ev("rate rows without a number format", f"{bad} of {len(rates)}", src.path, "column precision",
-                           "rows of kind rate"))
+        evidence.append(ev("operation-rate rows (op/s, flop/s) without a number format", f"{bad} of {len(rates)}",
+                           src.path, "column precision", "column unit"))
         evidence.append(ev("number formats of rates", sorted(set(precision) - {""}), src.path, "column precision"))
-        op_rates = rates[rates["unit"].str.lower().str.contains(r"flop|op/s|ops/s", regex=True)]
-        if len(op_rates):
+        if len(rates):
             counted = str(src.attr("op_count", "") or "").strip().lower()
             statuses.append(Status.PASS if counted == "executed" else Status.FAIL if counted in ("nominal", "theoretical")
                             else Status.WARN)
@@ -346,9 +347,17 @@ def f5_dtype_ops(data: AuditData):
             statuses.append(Status.PASS if broken_down else Status.WARN)
             evidence.append(ev("mixed-precision rates with a per-dtype breakdown", broken_down, src.path, "attr dtype_mix",
                                "rows metric=ops_<dtype>"))
-    return judged(statuses, evidence, ev("rate rows", 0, "", "rows of kind rate"),
+    return judged(statuses, evidence, ev("valid operation-rate rows (op/s, flop/s; bytes/s and samples, queries or "
+                                         "items per second are not operation rates)", 0, "", "column unit", "column valid"),
                   ("State the number format of every rate, count only operations actually executed "
                    "(attr op_count: executed) and break mixed precision down by dtype (F5)."))
+
+
+def operation_rates(src) -> pd.DataFrame:
+    """The valid rows of one file whose unit counts operations per second (F5's domain)."""
+    frame = src.frame[src.frame["valid"].astype(bool)]
+    kinds = frame["unit"].astype(str).map(lambda unit: kinds_mod.rate_kind(unit) is kinds_mod.MetricKind.OP_RATE)
+    return frame[kinds.astype(bool)]
 
 
 # ------------------------------------------------------------------ F6
@@ -515,7 +524,7 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, st
     """
     found: dict[str, tuple[dict | None, str]] = {}
     for src in data.sources:
-        hashes = {str(src.ds.attrs.get("environment_hash", ""))}
+        hashes = {str(src.attr("environment_hash", ""))}
         if "environment_hash" in src.frame:
             hashes |= set(src.frame["environment_hash"].astype(str))
         described = src.attr("environment")
@@ -558,6 +567,17 @@ def _hardware_facts(data: AuditData, names: set[str], evidence: list):
                              "(attr hardware) (F8)."
 
 
+def _machines(data: AuditData) -> list[MachineIdentity]:
+    """The machine identity of every audited file that describes its environment."""
+    found = []
+    for src in data.sources:
+        described, machine = src.attr("environment"), src.attr("machine")
+        merged = {**(described if isinstance(described, dict) else {}), **(machine if isinstance(machine, dict) else {})}
+        if merged:
+            found.append(MachineIdentity.of(merged))
+    return found
+
+
 @check("F8", "unfair hardware comparison")
 def f8_hardware(data: AuditData):
     """Compared hardware (column device/..., or environments whose hardware facts differ) states age, peak and cost.
@@ -572,6 +592,10 @@ def f8_hardware(data: AuditData):
     envs = environment_descriptions(data)
     if len(envs) < 2:
         return NA, [ev("devices or environments compared", len(envs), "", "column device", *ENV_FIELDS)], ""
+    machines = _machines(data)
+    if len(machines) >= 2 and all(machines[0].same_machine(m) for m in machines[1:]):
+        return NA, [ev("machines compared", f"one machine ({machines[0].describe()}): the {len(envs)} environments "
+                       "differ in software only", "", "attr machine", *ENV_FIELDS)], ""
     known = {h: d for h, (d, _) in envs.items() if d is not None}
     sources = {h[:12]: where if d is not None else f"no description ({where})" for h, (d, where) in envs.items()}
     if len(known) < len(envs):

@@ -112,6 +112,7 @@ class AuditReport:
     checks: list[CheckResult]
     claims: list[ClaimResult] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # files in the trees passed over, and why
+    excluded: list[str] = field(default_factory=list)  # runs their source judged invalid, with its criterion
 
     @property
     def failed(self) -> bool:
@@ -126,7 +127,7 @@ class AuditReport:
     def to_dict(self) -> dict:
         counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
         return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
-                "inputs": list(self.inputs), "counts": counts,
+                "inputs": list(self.inputs), "excluded": list(self.excluded), "counts": counts,
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims],
                 "skipped": [{"path": path, "why": why} for path, why in self.skipped]}
 
@@ -211,3 +212,16 @@ def _guard_empty_evidence(status: Status, evidence: list[Evidence]) -> tuple[Sta
         return status, evidence
     what = "; ".join(empty[:5]) if empty else "no evidence at all"
     return Status.WARN, evidence + [ev("evidence with no value (a pass needs every number)", what, "", "evidence")]
+
+
+CHECK_FAMILIES = ("R", "F")  # SC15 rules first, then the fallacies; any other prefix after them
+
+
+def ordered_ids() -> list[str]:
+    """Every registered check in report order (R1..R12, F1..F12, then others): the registry is the only list."""
+    def key(check_id: str):
+        prefix, digits = check_id.rstrip("0123456789"), check_id[len(check_id.rstrip("0123456789")):]
+        family = CHECK_FAMILIES.index(prefix) if prefix in CHECK_FAMILIES else len(CHECK_FAMILIES)
+        return family, prefix, int(digits or 0)
+
+    return sorted(REGISTRY, key=key)

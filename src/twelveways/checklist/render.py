@@ -140,6 +140,8 @@ EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")
 def to_markdown(report: dict) -> str:
     out = ["# Benchmarking checklist", "", f"**Result is: {report['verdict']}**", ""]
     out += ["Inputs: " + ", ".join(f"`{_md(p)}`" for p in report["inputs"]), ""]
+    out += [f"Excluded from every check: {_md(line)}" for line in report.get("excluded", [])]
+    out += [""] if report.get("excluded") else []
     out += ["```"] + [line.replace("`", "'") for line in summary_lines(report)[1:]] + ["```", ""]
     if report["claims"]:
         out += _claims_markdown(report["claims"])

@@ -27,6 +27,7 @@ import pandas as pd
 
 from .. import stats
 from ..errors import StatisticsError
+from ..evidence.settings import default_confidence
 from .evidence import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
 
 EXACT_RTOL = 1e-6
@@ -201,7 +202,7 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
         return None
     statistic = normalize_statistic(summary.get("statistic"))
     q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
-    confidence = _number(summary.get("confidence")) or 0.95
+    confidence = _number(summary.get("confidence")) or default_confidence()
     values = finite(summary_rows(data, src, summary)["value"])
     if q is None or values.size == 0:
         return Recomputed("not_recomputed", None, None, int(values.size), "CI of a statistic other than a percentile")

@@ -17,6 +17,9 @@ import pandas as pd
 
 from .. import families, stats
 from ..errors import StatisticsError
+from ..evidence import registry
+from ..evidence.kinds import StatedBy, stated_by
+from ..evidence.machine import last_level_cache_bytes
 from .evidence import (AuditData, describe, finite, is_percentile, normalize_statistic,
                        select, truthy)
 from . import restate, stability
@@ -238,6 +241,10 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
         if kind not in ("cost", "rate"):
             continue
         label = _summary_label(s, kind)
+        if stated_by(s) is StatedBy.READER:  # computed on import from these rows: nothing the publisher stated
+            evidence.append(ev(f"{label}: {s.get('statistic')} computed by the reader, not stated by the publisher "
+                               "(not restated)", s.get("value"), src.path, "attr summaries[].stated_by"))
+            continue
         status, statistic = _judge_statistic(src, s, kind)
         statuses.append(status)
         if status is not Status.PASS:
@@ -276,7 +283,8 @@ def r3_means(data: AuditData):
         statuses += found
         evidence += more
     if not statuses:
-        return Status.NOT_APPLICABLE, [ev("stored summaries of costs or rates", 0, "", "attr summaries")], \
+        return Status.NOT_APPLICABLE, evidence + [ev("summaries of costs or rates stated by the publisher or the "
+                                                     "analysis", 0, "", "attr summaries")], \
             "Record the summaries you report (attr summaries) so the audit can check them."
     return worst(statuses), evidence, ("Summarize costs (times) with the arithmetic mean or median and rates with the "
                                        "harmonic mean or median (SC15 R3), and state values the rows reproduce.")
@@ -342,7 +350,7 @@ def _max_over_ranks(src, rows, keys):
     The adaptive repetition targets the CI of the per-iteration maximum over ranks (R10): a
     single rank's CI is not what was summarized, so R5 judges the maximum.
     """
-    summary = str(src.attr("rank_summary", "") or src.attr("prk_time_summary", "") or "").lower()
+    summary = str(src.declared("rank_summary", "")).lower()
     if "max" not in summary or "rank" not in rows or "run_id" not in rows or not (rows["rank"] >= 0).any():
         return rows
     per_rank, whole = rows[rows["rank"] >= 0], rows[rows["rank"] < 0]
@@ -359,7 +367,7 @@ def stability_lines(data: AuditData) -> list[str]:
         rows, _ = _r5_rows(src)
         if not len(rows):
             continue
-        status, evidence = stability.judge(src, rows, data.measurement(src, "ci_target", 0.05), reduce=_max_over_ranks)
+        status, evidence = stability.judge(src, rows, data.measurement(src, "ci_target"), reduce=_max_over_ranks)
         lines += [f"{src.path}: {item.what}" for item in evidence if not item.what.startswith("how stability")]
     return lines
 
@@ -369,8 +377,8 @@ def r5_confidence_intervals(data: AuditData):
     """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""
     statuses, evidence = [], []
     for src in data.raw_sources:  # derived summaries restate these configurations' CIs
-        confidence = data.measurement(src, "confidence", 0.95)
-        target = data.measurement(src, "ci_target", 0.05)
+        confidence = data.measurement(src, "confidence")
+        target = data.measurement(src, "ci_target")
         rows, not_finite = _r5_rows(src)
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
                   "too_few_noted": 0, "too_few_unnoted": 0}
@@ -711,7 +719,7 @@ def r9_setup(data: AuditData):
     statuses, evidence = [], []
     env_hash = (data.environment or {}).get("hash")
     for src in data.sources:
-        attrs = src.ds.attrs
+        attrs = {k: src.attr(k) for k in ("environment_hash", "config_hash", "git_commit", "git_dirty")}
         if not _known(attrs.get("environment_hash")) and not src.has("environment"):
             statuses.append(Status.NEEDS_HUMAN)
             evidence.append(ev("environment capture", "none in the file", src.path, "attr environment_hash", "attr environment"))
@@ -737,7 +745,7 @@ def r9_setup(data: AuditData):
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
         levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
         evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
-    hashes = {str(s.ds.attrs.get("environment_hash")) for s in data.sources if _known(s.ds.attrs.get("environment_hash"))}
+    hashes = {str(s.attr("environment_hash")) for s in data.sources if _known(s.attr("environment_hash"))}
     if len(hashes) > 1:
         statuses.append(Status.WARN)
         evidence.append(ev("results from different environments audited together", len(hashes), "", "attr environment_hash"))
@@ -747,16 +755,12 @@ def r9_setup(data: AuditData):
 
 # ------------------------------------------------------------------ R10
 
-SYNONYMS = {"rank_summary": ("rank_summary", "time_summary"), "timer": ("timer",), "synchronization": ("synchronization",)}
-
-
 def _stated(src, key: str) -> str:
-    """Attribute ``key`` (or a synonym, or ``<prefix>_<key>``), else a constant column of that name."""
-    for name in SYNONYMS[key]:
-        for attr in [name] + sorted(a for a in src.ds.attrs if a.endswith("_" + name)):
-            value = src.attr(attr)
-            if str(value or "").strip():
-                return str(value)
+    """Declared attribute ``key`` (or an alias, twelveways.evidence.registry), else a constant column of that name."""
+    value = src.declared(key)
+    if str(value or "").strip():
+        return str(value)
+    for name in registry.names(key):
         if name in src.frame.columns:
             values = sorted(set(src.frame[name].astype(str)) - {""})
             if values:
@@ -780,7 +784,7 @@ def r10_parallel_time(data: AuditData):
         evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
         evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
                            {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed],
-                           "attr time_summary or *_time_summary", "column timer"))
+                           *[f"attr {alias}" for alias in registry.names("rank_summary")[1:]], "column timer"))
         summary = str(present.get("rank_summary") or "").lower()
         multi = parallel[parallel["ranks"] > 1]
         if "max" in summary and not multi.empty:
@@ -825,14 +829,6 @@ def hardware_unit(unit: str) -> tuple[str, float] | None:
     return kind, scale
 
 
-def _last_level_cache_bytes(environment: dict | None) -> int | None:
-    """The largest cache of the captured CPU (hardware.caches.*.size_bytes), None when not captured."""
-    caches = ((environment or {}).get("hardware") or {}).get("caches") or {}
-    sizes = [c.get("size_bytes") for c in caches.values() if isinstance(c, dict)]
-    sizes = [int(v) for v in sizes if isinstance(v, (int, float)) and v > 0]
-    return max(sizes) if sizes else None
-
-
 def _memory_bound_rows(group: pd.DataFrame, llc: int | None, unit: str, where: str) -> tuple[pd.DataFrame, list]:
     """Byte rates whose configuration moves no more than the last-level cache per iteration can be served
     from cache, so a memory-bandwidth bound is not theirs: they are set aside, and named as such."""
@@ -867,7 +863,7 @@ def r11_bounds(data: AuditData):
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
-    statuses, evidence, llc = [], [], _last_level_cache_bytes(data.environment)
+    statuses, evidence, llc = [], [], last_level_cache_bytes(data.environment)
     for src in data.sources:
         rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
         rows = rows[rows["valid"] & (rows["iteration"] != 0)]

@@ -16,8 +16,9 @@ import re
 from collections.abc import Mapping
 
 from .. import envdiff
+from ..families import prk as prk_kernels
 
-MEMORY_BOUND = {"nstream", "transpose", "stencil", "p2p", "sparse"}
+MEMORY_BOUND = {k.name for k in prk_kernels.DECLARED if k.memory_bound}  # declared per kernel
 BLAS_BACKED = {"dgemm"}
 
 #: (name, does the configuration qualify, pattern on the differing field's dotted path)

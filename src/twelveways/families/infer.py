@@ -17,4 +17,7 @@ FAMILY = Family(
     levels={"scenario": SCENARIOS, "precision": VARIANTS},
     analysis="twelveways.infer.analysis",
     figures=Figures("../report/inference.rst", "Inference"),
+    title="Inference on MLPerf LoadGen",
+    rules=("infer", "notebook_inference"),
+    needs="the checkpoints of train_sweeps (the training experiment runs first)",
 )

@@ -30,6 +30,15 @@ class Family:
     analysis: str | None = None
     figures: Figures | None = None
     suite: bool = False
+    title: str = ""  # the experiment as the appendix names it
+    rules: tuple[str, ...] = ()  # the Snakemake rules that run it, in order
+    needs: str = ""  # what it needs from another experiment
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Its results files and the notebook's derived file, as paths under the workflow's directory."""
+        return tuple(f"results/{name}" for name in self.results) + ((f"results/{self.derived_file}",)
+                                                                     if self.derived_file else ())
 
     @property
     def source(self) -> str:

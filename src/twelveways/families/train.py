@@ -19,4 +19,6 @@ FAMILY = Family(
     levels={"workload": MODELS, "dataset": DATASETS, "precision": PRECISIONS, "input_size": INPUT_SIZES},
     analysis="twelveways.train.analysis",
     figures=Figures("../report/train.rst", "Training"),
+    title="Training to a quality target (MLPerf rules)",
+    rules=("train_data", "train_sweeps", "notebook_train"),
 )

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .. import derived, plots, results, stats
+from ..families import prk as prk_kernels
 from ..errors import ResultsError, StatisticsError
 
 #: Factors that identify one configuration (the optional ones only when the file has them).
@@ -28,8 +29,7 @@ CONFIG = ["workload", "implementation", "ranks", "threads", "size", "precision"]
 OPTIONAL_CONFIG = ["scaling", "base_size", "radius", "tile", "pattern"]
 TIME_METRICS = ("time", "iteration_time")
 #: PRK's rate unit per kernel: the bytes moved (MB/s) or the flops executed (MFlop/s).
-RATE_BASIS = {"nstream": "bytes", "transpose": "bytes", "stencil": "flops", "p2p": "flops",
-              "dgemm": "flops", "sparse": "flops"}
+RATE_BASIS = {k.name: k.rate_basis for k in prk_kernels.DECLARED}  # declared per kernel (families/prk.py)
 #: Unit -> (kind, factor to GB/s or GFlop/s).
 BOUND_UNITS = {"B/s": ("bandwidth", 1e-9), "MB/s": ("bandwidth", 1e-3), "GB/s": ("bandwidth", 1.0),
                "Flop/s": ("flops", 1e-9), "MFlop/s": ("flops", 1e-3), "GFlop/s": ("flops", 1.0)}

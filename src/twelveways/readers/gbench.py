@@ -34,7 +34,15 @@ def _counter_unit(name: str) -> str:
         return "B/s"
     if name == "items_per_second":
         return "items/s"
-    return "1"
+    return per_second_unit(name) or "1"
+
+
+def per_second_unit(name: str) -> str | None:
+    """A counter whose name says it is per second keeps that unit ('ops per second' -> 'ops/s')."""
+    from ..evidence.kinds import PER_SECOND
+
+    match = PER_SECOND.match(name.replace("-", " "))
+    return f"{match.group('thing').strip().replace(' ', '_')}/s" if match else None
 
 
 def _entry_rows(entry: dict, path: Path, index: int) -> list[dict]:

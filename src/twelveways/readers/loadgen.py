@@ -73,12 +73,9 @@ def _reason(summary: dict, detail: dict) -> str:
 
 def _where(folder: Path, summary: dict) -> tuple[str, str]:
     """(workload, implementation): a submission tree names them (<system>/<model>/<scenario>/performance/run_1)."""
-    parts = folder.resolve().parts
-    for marker in ("performance", "accuracy", "compliance"):
-        if marker in parts[:-1] or (parts and parts[-1] == marker):
-            at = len(parts) - 1 - parts[::-1].index(marker)
-            if at >= 3:
-                return parts[at - 2], parts[at - 3]
+    place = submission_place(folder)
+    if place:
+        return place["workload"], place["implementation"]
     return str(summary["values"].get("SUT name", folder.name)), str(summary["values"].get("SUT name", ""))
 
 
@@ -104,6 +101,8 @@ def read(files: dict[str, Path]) -> list:
             detail = parse.detail(staged) if parse.DETAIL in files else {"values": {}, "errors": [], "warnings": []}
         except MeasurementError as exc:
             raise ReaderError(anchor, f"{FORMAT}: {exc.one_line()}") from exc
+    if summary is None and accuracy_mode(folder, detail):
+        return [read_accuracy_run(folder, detail)]
     if summary is None:
         raise ReaderError(anchor, f"{FORMAT}: no {parse.SUMMARY} beside it (the run's statistics are in the summary)")
     values = detail["values"]
@@ -112,7 +111,7 @@ def read(files: dict[str, Path]) -> list:
     scenario = str(summary.get("scenario") or values.get("effective_scenario", ""))
     workload, implementation = _where(folder, summary)
     status = "VALID" if valid else _reason(summary, detail)
-    run_id = folder.name
+    run_id = "/".join(filter(None, ((submission_place(folder) or {}).get("compliance_test"), folder.name)))
     records = [row(benchmark="infer", workload=workload, implementation=implementation, run_id=run_id, metric=m,
                    value=v, unit=u, valid=valid, scenario=scenario, loadgen_valid=valid, status=status)
                for m, v, u in _checked(files[parse.SUMMARY], _metrics(summary))]
@@ -141,5 +140,84 @@ def read(files: dict[str, Path]) -> list:
     }
     if parse.ACCURACY in files:
         attrs["accuracy_log"] = _accuracy(files[parse.ACCURACY])
+    attrs.update(compliance_attrs(folder))
     environment = {k: v for k, v in values.items() if k.startswith("loadgen_") and "date" not in k}
     return [build(folder, FORMAT, "infer", records, environment=environment, config=settings, attrs=attrs)]
+
+
+COMPLIANCE_TEST = re.compile(r"TEST\d+")
+
+
+def submission_place(folder: Path) -> dict | None:
+    """Where a run sits in an MLPerf submission tree: <system>/<model>/<scenario>/performance/run_1,
+    .../<scenario>/accuracy, or a compliance test .../<scenario>/TEST01/performance/run_1 (the
+    test is evidence about the benchmark it sits under, not a model of its own)."""
+    parts = folder.resolve().parts
+    for marker in ("performance", "accuracy"):
+        if marker not in parts:
+            continue
+        at = len(parts) - 1 - parts[::-1].index(marker)
+        test = parts[at - 1] if at >= 1 and COMPLIANCE_TEST.fullmatch(parts[at - 1]) else ""
+        scenario_at = at - 2 if test else at - 1
+        if scenario_at >= 2:
+            return {"workload": parts[scenario_at - 1], "implementation": parts[scenario_at - 2],
+                    "scenario": parts[scenario_at], "compliance_test": test}
+    return None
+
+
+def compliance_attrs(folder: Path) -> dict:
+    """A compliance test run's attributes: which test, of which benchmark, and its verdict file when present."""
+    place = submission_place(folder) or {}
+    test = place.get("compliance_test")
+    if not test:
+        return {}
+    verdicts = {}
+    for name in ("verify_performance.txt", "verify_accuracy.txt"):
+        found = [p / name for p in (folder, *folder.parents[:3]) if (p / name).is_file()]
+        if found:
+            text = found[0].read_text(errors="replace")
+            verdicts[name] = "PASS" if re.search(r"TEST\s*PASS", text) else "FAIL" if "FAIL" in text else "not stated"
+    return {"compliance_test": {"test": test, "benchmark": place["workload"], "scenario": place["scenario"],
+                                "system": place["implementation"], "verdicts": verdicts,
+                                "note": "MLPerf Inference compliance (audit) test of the benchmark above it"}}
+
+
+def accuracy_mode(folder: Path, detail: dict) -> bool:
+    """An accuracy-mode run: LoadGen's detail log says AccuracyOnly (its summary states no performance)."""
+    return str(detail["values"].get("effective_test_mode", "")).lower().startswith("accuracy") or \
+        folder.name == "accuracy"
+
+
+ACCURACY_PAIR = re.compile(r"[\"']?([A-Za-z_][\w .-]*?)[\"']?\s*[=:]\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(%?)")
+
+
+def accuracy_values(folder: Path) -> dict:
+    """name -> (value, unit) of the numbers the accuracy script wrote in accuracy.txt (e.g. accuracy=76.078%)."""
+    path = folder / "accuracy.txt"
+    if not path.is_file():
+        return {}
+    found = {}
+    for name, number, percent in ACCURACY_PAIR.findall(path.read_text(errors="replace")):
+        if name.strip().lower() != "hash":
+            found.setdefault(name.strip(), (float(number), "%" if percent else "1"))
+    return found
+
+
+def read_accuracy_run(folder: Path, detail: dict):
+    """An accuracy-mode folder: the accuracy script's result (accuracy.txt) as rows, LoadGen's settings beside."""
+    values = accuracy_values(folder)
+    if not values:
+        raise ReaderError(folder, f"{FORMAT}: accuracy-mode run without an accuracy.txt stating its result")
+    place = submission_place(folder) or {"workload": folder.name, "implementation": "", "scenario": ""}
+    scenario = str(detail["values"].get("effective_scenario", place["scenario"]))
+    records = [row(benchmark="infer", workload=place["workload"], implementation=place["implementation"],
+                   run_id="accuracy", metric="accuracy" if name.lower() == "accuracy" else f"accuracy_{name}",
+                   value=value, unit=unit, scenario=scenario, status="accuracy mode")
+               for name, (value, unit) in values.items()]
+    attrs = {"factors": ["scenario"], "mode": "AccuracyOnly",
+             "metric_kinds": {r["metric"]: "quality" for r in records},
+             "loadgen_result": {"result": "accuracy mode (LoadGen judges no performance)", "mode": "AccuracyOnly",
+                                "criteria": {}, "reason": "", "errors": detail["errors"], "warnings": detail["warnings"]}}
+    settings = {k: v for k, v in detail["values"].items() if k.startswith("effective_")}
+    environment = {k: v for k, v in detail["values"].items() if k.startswith("loadgen_") and "date" not in k}
+    return build(folder, FORMAT, "infer", records, environment=environment, config=settings, attrs=attrs)

@@ -16,8 +16,10 @@ log is kept as attr ``compliance``.
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
+import re
 from pathlib import Path
 
 from .common import ReaderError, build, mapping, number, row, text_lines
@@ -131,15 +133,16 @@ def checker_ruleset(benchmark: str, division: str) -> str | None:
     return max(found, key=lambda v: tuple(int(x) for x in v.split("."))) if found else None
 
 
-def compliance(path: Path, benchmark: str, division: str) -> dict | None:
-    """``mlperf_logging.compliance_checker`` on one log (its ``common.yaml`` ruleset), or None if absent."""
+def compliance(path: Path, benchmark: str, division: str, ruleset: str | None = None) -> dict | None:
+    """``mlperf_logging.compliance_checker`` on one log under ``ruleset`` (default: the newest with the
+    benchmark's rules), or None if the checker is absent."""
     try:
         from mlperf_logging.compliance_checker import mlp_compliance
     except ImportError:
         return None
     from ..train.mllog_io import _Collect
 
-    ruleset = checker_ruleset(benchmark, division)
+    ruleset = ruleset or checker_ruleset(benchmark, division)
     if ruleset is None:
         return {"passed": None, "ruleset": "", "messages": [f"the installed checker has no rules for {benchmark!r}"]}
     collect, root = _Collect(), logging.getLogger()
@@ -200,11 +203,13 @@ def read(paths: list[Path]) -> list:
     score = olympic(benchmark, runs)
     filters = {"workload": benchmark, "implementation": implementation}
     summary = {"metric": "time_to_train", "statistic": "olympic_mean", "kind": "cost", "unit": "s",
-               "filters": filters, **score}
+               "filters": filters, "stated_by": "reader", **score}
     division = str(submission.get("submission_division", "closed"))
-    checked = {r["run_id"]: compliance(r["path"], benchmark, division) for r in runs}
+    rules = round_ruleset(paths, runs, benchmark, division)
+    checked = {r["run_id"]: compliance(r["path"], benchmark, division, rules["ruleset"]) for r in runs}
     attrs = {
         "summaries": [summary],
+        "mlperf_score": mlperf_score(paths[0].parent, score["value"]),
         "factors": [],
         "submission": submission,
         "hyperparameters": {r["run_id"]: r["hyperparameters"] for r in runs},
@@ -216,8 +221,8 @@ def read(paths: list[Path]) -> list:
                                "run_start_ms": r["start_ms"], "run_stop_ms": r["stop_ms"]} for r in runs},
     }
     if all(v is not None for v in checked.values()):
-        attrs["compliance"] = {"checker": "mlperf_logging.compliance_checker (training, newest ruleset with the "
-                                          "benchmark's rules)", "runs": checked,
+        attrs["compliance"] = {"checker": f"mlperf_logging.compliance_checker (training_{rules['ruleset']}: "
+                                          f"{rules['basis']})", "round": rules["round"], "runs": checked,
                                "passed": all(v["passed"] for v in checked.values())}
     records = [rec for run in runs for rec in _records(run, benchmark, implementation)]
     shared = _shared(r["hyperparameters"] for r in runs)
@@ -234,3 +239,60 @@ def _shared(dicts) -> dict:
     if not dicts:
         return {}
     return {k: v for k, v in dicts[0].items() if all(d.get(k) == v for d in dicts[1:])}
+
+
+#: MLPerf Training rounds and the last day of their submission window (the round a log belongs to
+#: when no folder names it: the first round whose window closes on or after the run's date).
+ROUND_CLOSES = (("1.0", "2021-05-31"), ("1.1", "2021-11-30"), ("2.0", "2022-05-31"), ("2.1", "2022-10-31"),
+                ("3.0", "2023-05-31"), ("3.1", "2023-10-31"), ("4.0", "2024-05-31"), ("4.1", "2024-10-31"),
+                ("5.0", "2025-05-31"), ("5.1", "2025-10-31"), ("6.0", "2026-05-31"), ("6.1", "2026-10-31"))
+ROUND_IN_PATH = re.compile(r"(?:^|[_/-])v(\d+\.\d+)(?:$|[_/-])")
+
+
+def submission_round(paths: list[Path], runs: list[dict]) -> tuple[str | None, str]:
+    """(round, how it was known): from a folder named for the round (training_results_v4.0, v4.0),
+    else from the date of the first run_start."""
+    for part in reversed(Path(paths[0]).resolve().parent.parts):
+        match = ROUND_IN_PATH.search(part)
+        if match:
+            return match.group(1), f"round {match.group(1)} from the folder name {part!r}"
+    started = min(r["start_ms"] for r in runs)
+    day = datetime.datetime.fromtimestamp(started / 1e3, tz=datetime.timezone.utc).date().isoformat()
+    for name, closes in ROUND_CLOSES:
+        if day <= closes:
+            return name, f"round {name} from the run date {day} (its submission window closes {closes})"
+    return None, f"no round known for the run date {day}"
+
+
+def round_ruleset(paths: list[Path], runs: list[dict], benchmark: str, division: str) -> dict:
+    """The checker ruleset of the logs' round (e.g. 4.0.0 for round 4.0), else the newest with the benchmark."""
+    name, basis = submission_round(paths, runs)
+    try:
+        from mlperf_logging import compliance_checker
+    except ImportError:
+        return {"round": name, "ruleset": None, "basis": basis}
+    root = Path(compliance_checker.__file__).parent
+    wanted = f"{name}.0" if name else None
+    if wanted and (root / f"training_{wanted}" / f"{division or 'closed'}_{benchmark}.yaml").is_file():
+        return {"round": name, "ruleset": wanted, "basis": basis}
+    newest = checker_ruleset(benchmark, division)
+    return {"round": name, "ruleset": newest,
+            "basis": f"{basis}; the installed checker has no training_{wanted} rules for {benchmark}, so the newest "
+                     f"ruleset with them ({newest})"}
+
+
+def mlperf_score(folder: Path, olympic_s: float | None) -> dict:
+    """MLPerf's score as its result summarizer computes it: the olympic mean times the submission's
+    scaling.json factor when the folder has one (both named), in minutes as MLPerf's tables state it."""
+    factor, source = 1.0, "no scaling.json in the folder (factor 1)"
+    scaling = Path(folder) / "scaling.json"
+    if scaling.is_file():
+        try:
+            factor = float(json.loads(scaling.read_text())["scaling_factor"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ReaderError(scaling, f"{FORMAT}: scaling.json has no numeric scaling_factor") from exc
+        source = f"scaling.json scaling_factor {factor:.6g}"
+    value = None if olympic_s is None else olympic_s * factor / 60.0
+    return {"value_min": value, "olympic_mean_s": olympic_s, "scaling_factor": factor, "scaling_source": source,
+            "stated_by": "reader", "note": "MLPerf Training score = olympic mean of the times to train x the "
+                                           "submission's scaling factor, in minutes (mlperf_logging result_summarizer)"}

@@ -72,6 +72,7 @@ def read(path: Path) -> list:
         "ci_level": "invocation",
         "benchmark_metadata": {k: {m: v for m, v in md.items() if m not in common} for k, md in per_bench.items()},
         "factors": [],
+        "machine": machine_fields(suite),
     }
     return [build(path, FORMAT, "pyperf", records, environment=common,
                   config={"benchmarks": sorted(per_bench)}, attrs=attrs)]
@@ -82,3 +83,16 @@ def _common(dicts) -> dict:
     if not dicts:
         return {}
     return {k: v for k, v in dicts[0].items() if all(d.get(k) == v for d in dicts[1:])}
+
+
+def machine_fields(suite) -> dict:
+    """The metadata that identify the machine (boot_time is volatile for the hash, but names the boot)."""
+    from ..evidence.machine import IDENTITY_KEYS
+
+    wanted = {key for keys in IDENTITY_KEYS.values() for key in keys if "." not in key}
+    found = {}
+    for bench in suite.get_benchmarks():
+        for key, value in bench.get_metadata().items():
+            if key in wanted:
+                found.setdefault(key, str(value))
+    return found

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import families
 from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -40,16 +41,9 @@ class Experiment:
     needs: str = ""
 
 
-#: Claims name their experiment by the ``benchmark`` filter (the results schema's family column).
-EXPERIMENTS = {
-    "prk": Experiment("Parallel Research Kernels and machine bounds", ("prk_build", "prk_bounds", "prk_run", "notebook_prk"),
-                      "prk", "prk", ("results/prk.nc", "results/bounds.nc", "results/derived/prk.nc")),
-    "train": Experiment("Training to a quality target (MLPerf rules)", ("train_data", "train_sweeps", "notebook_train"),
-                        "train", "train", ("results/train.nc", "results/derived/train.nc")),
-    "infer": Experiment("Inference on MLPerf LoadGen", ("infer", "notebook_inference"), "infer", "inference",
-                        ("results/inference.nc", "results/derived/infer.nc"),
-                        needs="the checkpoints of train_sweeps (the training experiment runs first)"),
-}
+#: Claims name their experiment by the ``benchmark`` filter (the results schema's family column); each is
+#: the family's own declaration (twelveways.families).
+EXPERIMENTS = {f.name: Experiment(f.title, f.rules, f.stage, f.notebook, f.outputs, f.needs) for f in families.staged()}
 #: Rules every profile runs whatever the experiments (capture, audit, report).
 SHARED_RULES = ("config_dump", "environment", "environment_end", "notebook_environment", "checklist",
                 "notebook_checklist", "report", "appendix")

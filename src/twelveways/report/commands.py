@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import cliargs, families
+from .. import cliargs, families, inputs
 from ..errors import ResultsError
 from . import appendix, archive
 from . import notebooks as nb
@@ -164,8 +164,9 @@ def artifact_description(layout: Mapping, output: Path) -> Path:
     """``output/artifact-description.md`` from the stored environment capture and config."""
     from ..env.render import write_artifact_description
 
-    config = json.loads(layout["config_json"].read_text()) if layout["config_json"] else None
-    capture = json.loads(Path(layout["environment_json"]).read_text())
+    config = inputs.read_json_object(layout["config_json"], "config dump", ResultsError) if layout["config_json"] \
+        else None
+    capture = inputs.read_json_object(layout["environment_json"], "environment capture", ResultsError)
     return write_artifact_description(capture, output / "artifact-description.md", config)
 
 
@@ -222,7 +223,7 @@ def manifest(results_dir: Path) -> dict:
     if len(versions) > 1 or len(schemas) > 1:
         raise ResultsError(f"mixed versions in {results_dir} (schema {sorted(schemas)}, analysis {sorted(versions)}): "
                            "rerun the workflow from scratch")
-    config = json.loads((results_dir / "config.json").read_text())
+    config = inputs.read_json_object(results_dir / "config.json", "config dump", ResultsError)
     return {"schema_version": schemas.pop(), "analysis_version": versions.pop(),
             "git_commit": str(raw[0].get("git_commit", "")), "git_dirty": str(raw[0].get("git_dirty", "")),
             "profile": config.get("profile"), "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}

@@ -315,11 +315,12 @@ def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
 
 
 def _read_optional_json(path) -> dict:
-    try:
-        data = json.loads(Path(path).read_text()) if path else {}
-    except (OSError, ValueError):
+    """A JSON object that may be absent ({}); one that is there but damaged is a one-line RenderError."""
+    if not path or not Path(path).is_file():
         return {}
-    return data if isinstance(data, dict) else {}
+    from ..inputs import read_json_object
+
+    return read_json_object(path, "config dump", RenderError)
 
 
 def _lookup(data: Mapping, *names: str):
