@@ -64,7 +64,8 @@ def test_evidence_docs_are_generated_from_the_registry():
 
 
 def _written_attributes(tmp_path) -> dict[str, str]:
-    """attribute -> a file that carries it: the reference results, every reader on the corpus, the crafted set."""
+    """attribute -> a file that carries it: the reference results, every reader on the corpus and the
+    published files of tests/data/formats, the crafted set."""
     import sys
     from pathlib import Path
 
@@ -82,7 +83,7 @@ def _written_attributes(tmp_path) -> dict[str, str]:
     for path in files:
         with xr.open_dataset(path) as ds:
             found.update({key: str(path) for key in ds.attrs})
-    for item in read_paths([root / "tests" / "corpus"]):
+    for item in read_paths([root / "tests" / "corpus", root / "tests" / "data" / "formats"]):
         found.update({key: item.path for key in item.ds.attrs})
     return found
 

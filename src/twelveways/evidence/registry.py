@@ -159,7 +159,27 @@ BOOKKEEPING = (
     A("scheduler_node_list", "string", "nodes the job ran on"),
     A("scheduler_ntasks", "integer", "tasks the scheduler granted"),
 )
-ATTRIBUTES: tuple[Attribute, ...] = PROVENANCE + METHOD + ROWS + STATED + BOOKKEEPING
+#: What other tools state about their own runs (readers of published formats).
+FOREIGN = (
+    A("source_warnings", "array", "what a tool says about runs it kept (HPCG not valid for submission, HPL's tally "
+      "disagreeing with its runs, STREAM's best rate off its times)", ("R5",)),
+    A("per_iteration_values", "string", "why a tool's file holds no per-iteration values (OSU, STREAM print one "
+      "statistic per size or kernel)"),
+    A("iterations_printed", "integer", "1 when OSU printed its iteration counts (-i/-x)"),
+    A("osu_tests", "array", "OSU test names of the file's headers"),
+    A("rate_unit", "string", "how a tool counts the bytes of its rate (STREAM: no write-allocate)"),
+    A("derived_from_time", "object", "metric -> how the tool derived it from the time (HPL's Gflops formula)"),
+    A("hpl_tally", "object", "HPL's closing count of passed, failed and skipped residual checks"),
+    A("hpcg_result", "object", "HPCG's rating and whether the run is valid for submission, with its reason"),
+    A("hpcg_notes", "object", "HPCG's report notes (reference version, optimizations, QuickPath)"),
+    A("references", "array", "ReFrame's performance references per variable (value and bounds)"),
+    A("not_measured", "array", "asv parameter combinations that failed or were skipped"),
+    A("benchmarked_commit", "string", "the commit asv benchmarked"),
+    A("commit_info", "object", "pytest-benchmark's commit of the benchmarked code (id, dirty)"),
+    A("tool_version", "string", "version of the tool that wrote the file"),
+    A("criterion_slope", "object", "criterion's regression of total time on iterations (not recomputed)"),
+)
+ATTRIBUTES: tuple[Attribute, ...] = PROVENANCE + METHOD + ROWS + STATED + BOOKKEEPING + FOREIGN
 BY_NAME = {a.name: a for a in ATTRIBUTES}
 BY_ALIAS = {alias: a for a in ATTRIBUTES for alias in a.aliases}
 
