@@ -1,0 +1,171 @@
+"""Replicate-level statistics: a two-level random-effects model (invocations, then iterations).
+
+Why: the iterations of one invocation (a process, a LoadGen run, a training seed) share its
+frequency, memory placement and neighbours, so they are not independent; the variance between
+invocations is the noise a comparison has to beat (Kalibera & Jones, *Rigorous benchmarking in
+reasonable time*, ISMM 2013).  Replicates are counted at the outermost random level: iterations
+describe one replicate and never multiply n.
+
+Method — a random-effects estimate, not a bootstrap: each invocation is summarized by the R3
+statistic of its iterations (arithmetic mean for costs and qualities, harmonic mean for rates)
+on a log scale; the log ratio of two configurations is the difference of the mean log invocation
+summaries, and its CI is Welch's t interval on those replicates (Satterthwaite degrees of
+freedom).  The variance of one invocation summary is the between-invocation variance plus the
+within-invocation variance over the iterations (the variance components, method of moments).
+A between-run variance measured by an A/A run (one more random level: two sweeps of identical
+code) is added to the standard error with its own degrees of freedom.  A bootstrap of three
+invocations cannot produce an interval that covers at 95 %; this t interval can (tests simulate
+it with known variance components).  scipy supplies the t distribution and checks the interval
+against ``scipy.stats.ttest_ind(equal_var=False)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from ..errors import StatisticsError
+from .core import Record, check_confidence
+
+METHOD = ("random-effects estimate over invocations (each invocation summarized by the mean of its iterations, "
+          "harmonic mean for rates; log ratio of the means of the invocation summaries; Welch t interval with "
+          "Satterthwaite df, iterations never counted as replicates)")
+#: The most invocations per side a plan or an inconclusive verdict asks for before saying "more than".
+MAX_INVOCATIONS = 1000
+
+
+@dataclasses.dataclass(frozen=True)
+class Components(Record):
+    """Variance components of one configuration on a log scale (a variance of 0.01 is a 10 % sd)."""
+
+    invocations: int
+    iterations: float  # mean iterations per invocation
+    between: float | None  # between-invocation variance (None with one invocation)
+    within: float | None  # within-invocation variance of the iterations (None with one value each)
+    summary_variance: float | None  # variance of one invocation summary: what a CI of the ratio uses
+
+    @property
+    def invocation_sd(self) -> float | None:
+        """Relative sd of one invocation's summary (log scale ~ a fraction)."""
+        return None if self.summary_variance is None else math.sqrt(self.summary_variance)
+
+
+def _invocation_summary(values: np.ndarray, kind: str) -> float:
+    return float(sps.hmean(values)) if kind == "rate" else float(np.mean(values))
+
+
+def log_summaries(groups: Sequence, kind: str = "cost") -> np.ndarray:
+    """Log of each invocation's summary (refused when a summary is not positive)."""
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    arrays = [a[np.isfinite(a)] for a in arrays]
+    arrays = [a for a in arrays if a.size]
+    if not arrays:
+        raise StatisticsError("no invocation has a finite value")
+    if kind == "rate" and any(np.any(a <= 0) for a in arrays):
+        raise StatisticsError("rates must be positive for the harmonic mean of an invocation")
+    summaries = np.array([_invocation_summary(a, kind) for a in arrays])
+    if np.any(summaries <= 0):
+        raise StatisticsError("an invocation's summary is not positive: no ratio on a log scale")
+    return np.log(summaries)
+
+
+def components(groups: Sequence, kind: str = "cost") -> Components:
+    """Between- and within-invocation variance (log scale, method of moments) of one configuration."""
+    logs = log_summaries(groups, kind)
+    arrays = [np.log(np.asarray(g, dtype=float)[np.asarray(g, dtype=float) > 0]) for g in groups]
+    arrays = [a for a in arrays if a.size]
+    sizes = np.array([a.size for a in arrays])
+    within_df = int((sizes - 1).sum())
+    within = float(sum(((a - a.mean()) ** 2).sum() for a in arrays) / within_df) if within_df else None
+    summary = float(np.var(logs, ddof=1)) if logs.size >= 2 else None
+    between = None
+    if summary is not None:
+        between = max(0.0, summary - (within or 0.0) / float(np.mean(sizes)))
+    return Components(int(logs.size), float(np.mean(sizes)), between, within, summary)
+
+
+def _side_terms(logs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    n = logs.shape[-1]
+    mean = logs.mean(axis=-1)
+    var = logs.var(axis=-1, ddof=1) if n >= 2 else np.full(mean.shape, np.nan)
+    return mean, var, n
+
+
+def log_ratio_interval(log_numerator, log_denominator, confidence: float = 0.95, *, run_variance: float = 0.0,
+                       run_df: float = math.inf):
+    """(estimate, low, high, p, df) of the log ratio from invocation log summaries on the last axis.
+
+    Vectorised over leading axes (simulations).  A side with one invocation borrows the other
+    side's variance (equal variances assumed, df of the other side); both with one: NaN bounds.
+    ``run_variance`` (between-run variance from an A/A run, log scale) is added once per side.
+    """
+    confidence = check_confidence(confidence)
+    mean_n, var_n, n_n = _side_terms(np.asarray(log_numerator, dtype=float))
+    mean_d, var_d, n_d = _side_terms(np.asarray(log_denominator, dtype=float))
+    var_n = np.where(np.isnan(var_n), var_d, var_n)
+    var_d = np.where(np.isnan(var_d), var_n, var_d)
+    df_n, df_d = (n_n - 1 if n_n >= 2 else n_d - 1), (n_d - 1 if n_d >= 2 else n_n - 1)
+    u_n, u_d, u_r = var_n / n_n, var_d / n_d, 2.0 * run_variance
+    se2 = u_n + u_d + u_r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = se2 ** 2 / (u_n ** 2 / df_n + u_d ** 2 / df_d + (u_r ** 2 / run_df if run_df else 0.0))
+        df = np.where(se2 > 0, df, np.inf)
+        estimate = mean_n - mean_d
+        half = sps.t.ppf(0.5 + confidence / 2.0, df) * np.sqrt(se2)
+        t = np.where(se2 > 0, np.abs(estimate) / np.sqrt(se2), np.where(estimate == 0, 0.0, np.inf))
+        p = 2.0 * sps.t.sf(t, df)
+    return estimate, estimate - half, estimate + half, p, df
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplicateRatio(Record):
+    """numerator/denominator of two configurations with its replicate-level CI."""
+
+    value: float
+    ci: tuple[float, float] | None
+    confidence: float
+    p: float | None
+    df: float | None
+    numerator: Components
+    denominator: Components
+    run_variance: float
+    method: str = METHOD
+
+    @property
+    def invocations(self) -> tuple[int, int]:
+        return self.denominator.invocations, self.numerator.invocations
+
+
+def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str = "cost", *,
+             confidence: float = 0.95, run_variance: float = 0.0, run_df: float = math.inf) -> ReplicateRatio:
+    """Ratio of two configurations' summaries with the CI of the two-level model (module docstring).
+
+    ``*_groups``: one sequence of iteration values per invocation.  No CI when neither side has two
+    invocations (one replicate each cannot show how much a second one would differ)."""
+    kind = "cost" if kind == "quality" else kind
+    log_n, log_d = log_summaries(numerator_groups, kind), log_summaries(denominator_groups, kind)
+    est, low, high, p, df = (float(v) for v in log_ratio_interval(log_n, log_d, confidence, run_variance=run_variance,
+                                                                   run_df=run_df))
+    ci = (math.exp(low), math.exp(high)) if math.isfinite(low) and math.isfinite(high) else None
+    return ReplicateRatio(math.exp(est), ci, confidence, p if ci else None, df if ci and math.isfinite(df) else None,
+                          components(numerator_groups, kind), components(denominator_groups, kind), run_variance)
+
+
+def invocations_needed(invocation_variance: float, log_effect: float, *, alpha: float = 0.05, power: float = 0.8,
+                       run_variance: float = 0.0, most: int = MAX_INVOCATIONS) -> int | None:
+    """Invocations per side for which Welch's test at ``alpha`` finds a log difference ``log_effect``
+    with ``power`` (t quantiles from scipy, df = 2n - 2); None when even ``most`` are not enough
+    (the difference is too small for this noise, or the between-run variance alone hides it)."""
+    alpha = check_confidence(alpha, "alpha")
+    effect = abs(float(log_effect))
+    if not effect:
+        return None
+    n = np.arange(2, most + 1, dtype=float)
+    se = np.sqrt(2.0 * invocation_variance / n + 2.0 * run_variance)
+    reach = (sps.t.ppf(1.0 - alpha / 2.0, 2 * n - 2) + sps.t.ppf(power, 2 * n - 2)) * se
+    enough = np.nonzero(reach <= effect)[0]
+    return int(n[enough[0]]) if enough.size else None
