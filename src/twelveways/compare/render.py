@@ -12,7 +12,7 @@ from .. import escape
 from . import sides
 
 ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3}
-HEADER = ("Configuration", "n base / new", "median base → new", "ratio new/base [CI]", "adjusted p", "A12",
+HEADER = ("Configuration", "invocations base / new", "summary base → new", "ratio new/base [CI]", "adjusted p",
           "detectable ratio", "verdict", "could explain")
 
 
@@ -26,10 +26,17 @@ def num(value, digits: int = 4) -> str:
 def _cells(row: dict) -> list[str]:
     ci = row.get("ci")
     ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else "")
-    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
-            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, num(row.get("p_adjusted"), 2),
-            num(row.get("a12"), 2), num(row.get("detectable_ratio"), 3),
+    return [row["configuration"], invocations(row),
+            f"{num(row['summary_base'])} → {num(row['summary_new'])}", ratio, num(row.get("p_adjusted"), 2),
+            num(row.get("detectable_ratio"), 3),
             f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
+
+
+def invocations(row: dict) -> str:
+    """"3 / 3 (x 10 iterations)": the replicates counted, then the values that describe each one."""
+    each = [row.get("iterations_base"), row.get("iterations_new")]
+    inner = "" if not all(each) or each == [1, 1] else f" (× {num(each[0], 3)} / {num(each[1], 3)} values each)"
+    return f"{row['n_base']} / {row['n_new']}{inner}"
 
 
 def _sorted(rows: list[dict]) -> list[dict]:
@@ -38,17 +45,23 @@ def _sorted(rows: list[dict]) -> list[dict]:
 
 def too_few(row: dict) -> bool:
     """A configuration with too few samples for the test: listed briefly, not in the main table."""
-    return row["verdict"] == "inconclusive" and "cannot reach p" in row["reason"]
+    return row["verdict"] == "inconclusive" and row["reason"].startswith("one invocation per side")
 
 
 def _brief(row: dict) -> str:
-    return (f"{row['configuration']}: {num(row['median_base'])} → {num(row['median_new'])} "
-            f"(ratio {num(row['ratio'])}, n = {row['n_base']} / {row['n_new']})")
+    return (f"{row['configuration']}: {num(row['summary_base'])} → {num(row['summary_new'])} "
+            f"(ratio {num(row['ratio'])}, invocations {invocations(row)})")
 
 
 def _split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     ordered = _sorted(rows)
     return [r for r in ordered if not too_few(r)], [r for r in ordered if too_few(r)]
+
+
+def noise_text(record: dict) -> str:
+    """Margin, then what was measured beyond each configuration's own invocations."""
+    noise = record["noise_floor"]
+    return f"{noise['margin_text']}; {noise['text']}"
 
 
 def _environment_lines(env: dict) -> list[str]:
@@ -76,7 +89,7 @@ def markdown(record: dict, title: str = "Comparison") -> str:
            f"- New: {escape.markdown_text(record['new'])}",
            f"- Verdicts: {', '.join(f'{n} {v}' for v, n in record['counts'].items()) or 'no shared configuration'}",
            "", "## Environment differences", "", *_environment_lines(record["environment"]), "",
-           "## Noise floor", "", escape.markdown_text(record["noise_floor"]["text"]), "",
+           "## Noise floor", "", escape.markdown_text(noise_text(record)), "",
            "## Configurations", "", f"Method: {record['method']}.", "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     tested, few = _split(record["rows"])
@@ -85,7 +98,7 @@ def markdown(record: dict, title: str = "Comparison") -> str:
     out += [f"- {escape.markdown_text(side)}: {escape.markdown_text(line)}"
             for side, lines in record["stability"].items() for line in lines] or ["No per-iteration series."]
     if few:
-        out += ["", f"## Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)", ""]
+        out += ["", f"## One invocation per side ({len(few)}: inconclusive; run at least 3 invocations per side)", ""]
         out += [f"- {escape.markdown_text(_brief(r))}" for r in few]
     for side, key in (("base", "only_base"), ("new", "only_new")):
         if record[key]:
@@ -115,7 +128,7 @@ def html_page(record: dict, title: str = "Comparison") -> str:
                      for side, lines in record["stability"].items() for line in lines)
     only = f"<h2>Stability within runs (change points)</h2><ul>{stable or '<li>No per-iteration series.</li>'}</ul>" + only
     if few:
-        only = (f"<h2>Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)</h2><ul>"
+        only = (f"<h2>One invocation per side ({len(few)}: inconclusive; run at least 3 invocations per side)</h2><ul>"
                 + "".join(f"<li>{html.escape(_brief(r))}</li>" for r in few) + "</ul>" + only)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             "<style>body{font-family:sans-serif;max-width:80rem;margin:auto}table{border-collapse:collapse}"
@@ -123,7 +136,7 @@ def html_page(record: dict, title: str = "Comparison") -> str:
             f"<h1>{html.escape(title)}</h1><ul><li>Base: {html.escape(record['base'])}</li>"
             f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li></ul>"
             f"<h2>Environment differences</h2>{env_html}<h2>Noise floor</h2>"
-            f"<p>{html.escape(record['noise_floor']['text'])}</p><h2>Configurations</h2>"
+            f"<p>{html.escape(noise_text(record))}</p><h2>Configurations</h2>"
             f"<p>Method: {html.escape(record['method'])}.</p>"
             f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
 
@@ -132,7 +145,7 @@ RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="":
 
 
 CLAIM_HEADER = ("Claim", "reference", "this run", "outcome")
-HEADLINE_HEADER = ("Headline number", "n ref / new", "median ref → new", "ratio new/ref [CI]", "outcome", "why",
+HEADLINE_HEADER = ("Headline number", "invocations ref / new", "summary ref → new", "ratio new/ref [CI]", "outcome", "why",
                    "could explain")
 
 
@@ -145,8 +158,8 @@ def _headline_cells(row: dict) -> list[str]:
         return [row["configuration"], "—", "—", "—", row["outcome"], row["reason"], "—"]
     ci = row.get("ci")
     ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else " (no CI)")
-    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
-            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, row["outcome"],
+    return [row["configuration"], invocations(row),
+            f"{num(row['summary_base'])} → {num(row['summary_new'])}", ratio, row["outcome"],
             f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
 
 
@@ -159,7 +172,7 @@ def reproduction_markdown(record: dict) -> str:
     """The reproduction report as Markdown: outcomes, claims, headline numbers, then the full comparison."""
     outcomes = ", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing to compare"
     out = ["# Reproduction report", "", f"Outcomes: {outcomes}.", "",
-           f"Noise floor: {escape.markdown_text(record['noise_floor']['text'])}.", "", "## Claims", ""]
+           f"Noise floor: {escape.markdown_text(noise_text(record))}.", "", "## Claims", ""]
     out += _md_table(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]]) if record["claims"] else ["No claims."]
     out += ["", "## Headline numbers", ""]
     out += _md_table(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) \
@@ -177,7 +190,7 @@ def reproduction_fragment(record: dict, heading: str = "h2") -> str:
         else "<p>No headline numbers (no derived results in this run).</p>"
     differences = len(record["environment"]["differences"])
     return (f"<p>Reference: {html.escape(record['base'])}; this run: {html.escape(record['new'])}. "
-            f"Outcomes: {html.escape(outcomes)}.</p><p>Noise floor: {html.escape(record['noise_floor']['text'])}.</p>"
+            f"Outcomes: {html.escape(outcomes)}.</p><p>Noise floor: {html.escape(noise_text(record))}.</p>"
             f"<p>Environment: {differences} field(s) differ from the reference's capture.</p>"
             f"<{heading}>Claims</{heading}>{claims}<{heading}>Headline numbers</{heading}>{heads}")
 

@@ -53,18 +53,19 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> di
         key = (("family", family), ("configuration", headline.short_configuration(family, summary.get("filters") or {})),
                ("metric", str(summary.get("metric"))))
         kind = side.data.kinds.loc[rows.index].iloc[0]
-        found[key] = table.Samples(key, str(kind), values, int(rows["run_id"].nunique()))
+        groups = tuple(g.to_numpy(dtype=float) for _, g in rows.groupby("run_id", sort=True)["value"])
+        found[key] = table.Samples(key, str(kind), values, int(rows["run_id"].nunique()), groups)
     return found
 
 
-def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, floor: verdicts.Floor,
+def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, chosen: verdicts.Noise,
                   differences: list[dict] | None, confidence: float) -> list[dict]:
     """The new run's headline numbers against the reference's same configurations."""
     summaries = headline.key_rows(headline.load_summaries(derived_dir))
     before = _headline_samples(reference, summaries)
     after = _headline_samples(new, summaries)
     rows = []
-    for row in verdicts.compare_tables(before, after, floor, confidence=confidence):
+    for row in verdicts.compare_tables(before, after, chosen, confidence=confidence):
         family, config, metric = (row.key[c] for c in ("family", "configuration", "metric"))
         outcome = {"same": REPRODUCED, "inconclusive": INCONCLUSIVE}.get(row.verdict, NOT_REPRODUCED)
         filters = next((s.get("filters") or {} for f, s in summaries
@@ -85,10 +86,10 @@ def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file:
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
     record = build.build(ref, new, confidence=confidence, floor_given=floor_given)
-    floor = noise.choose([ref.noise_floor, new.noise_floor], floor_given)
+    chosen = noise.choose([ref.noise_floor, new.noise_floor], floor_given)
     derived = Path(results_dir) / "derived"
     record["claims"] = claim_rows(ref, new, claims_file)
-    record["headline"] = headline_rows(ref, new, derived, floor, record["environment"]["differences"], confidence)
+    record["headline"] = headline_rows(ref, new, derived, chosen, record["environment"]["differences"], confidence)
     outcomes = [r["outcome"] for r in record["claims"] + record["headline"]]
     record["outcomes"] = {o: outcomes.count(o) for o in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE) if o in outcomes}
     return record

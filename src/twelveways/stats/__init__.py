@@ -24,7 +24,7 @@ from .core import (KINDS, STATISTICS, Normality, as_values, geometric_mean, harm
                    median_ci_ranks, min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks,
                    relative_half_width, skewness)
 from .replicates import (METHOD as REPLICATE_METHOD, Components, ReplicateRatio, components,
-                         invocations_needed, log_ratio_interval, ratio_ci)
+                         detectable_log_effect, invocations_needed, log_ratio_interval, ratio_ci)
 from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
                             ideal_scaling, speedup)
 from .summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
@@ -41,8 +41,8 @@ __all__ = [
     "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
     "mann_whitney", "signed_rank", "effect_size", "holm_adjust", "harmonic_mean", "geometric_mean", "skewness",
     # replicate level: invocations, then iterations (R5, R7)
-    "REPLICATE_METHOD", "Components", "ReplicateRatio", "components", "invocations_needed", "log_ratio_interval",
-    "ratio_ci",
+    "REPLICATE_METHOD", "Components", "ReplicateRatio", "components", "detectable_log_effect", "invocations_needed",
+    "log_ratio_interval", "ratio_ci",
     # tails (R8, R12)
     "percentiles", "QuantileFit", "quantile_regression",
     # scaling (R1, R11)

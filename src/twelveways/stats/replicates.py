@@ -133,6 +133,8 @@ class ReplicateRatio(Record):
     numerator: Components
     denominator: Components
     run_variance: float
+    numerator_log_mean: float  # mean log invocation summary: exp() is each side's summary
+    denominator_log_mean: float
     method: str = METHOD
 
     @property
@@ -152,7 +154,8 @@ def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str
                                                                    run_df=run_df))
     ci = (math.exp(low), math.exp(high)) if math.isfinite(low) and math.isfinite(high) else None
     return ReplicateRatio(math.exp(est), ci, confidence, p if ci else None, df if ci and math.isfinite(df) else None,
-                          components(numerator_groups, kind), components(denominator_groups, kind), run_variance)
+                          components(numerator_groups, kind), components(denominator_groups, kind), run_variance,
+                          float(log_n.mean()), float(log_d.mean()))
 
 
 def invocations_needed(invocation_variance: float, log_effect: float, *, alpha: float = 0.05, power: float = 0.8,
@@ -169,3 +172,23 @@ def invocations_needed(invocation_variance: float, log_effect: float, *, alpha: 
     reach = (sps.t.ppf(1.0 - alpha / 2.0, 2 * n - 2) + sps.t.ppf(power, 2 * n - 2)) * se
     enough = np.nonzero(reach <= effect)[0]
     return int(n[enough[0]]) if enough.size else None
+
+
+def detectable_log_effect(invocation_variance: float, invocations: int, *, alpha: float = 0.05, power: float = 0.8,
+                          run_variance: float = 0.0) -> float:
+    """Smallest log difference Welch's test with ``invocations`` per side finds with ``power``."""
+    n = max(2, int(invocations))
+    se = math.sqrt(2.0 * invocation_variance / n + 2.0 * run_variance)
+    return float((sps.t.ppf(1.0 - alpha / 2.0, 2 * n - 2) + sps.t.ppf(power, 2 * n - 2)) * se)
+
+
+def run_variance_terms(log_first, log_second) -> float:
+    """One A/A pair's contribution to the between-run variance (method of moments): half of the
+    squared log difference minus what the invocations alone explain; may be negative, pool before
+    clipping at zero.  Sides with one invocation borrow the other side's variance; NaN when neither
+    has two."""
+    est, low, high, _, df = log_ratio_interval(np.asarray(log_first, dtype=float), np.asarray(log_second, dtype=float))
+    if not np.isfinite(high - low):
+        return math.nan
+    se = float(high - low) / (2.0 * float(sps.t.ppf(0.975, df))) if float(high - low) > 0 else 0.0
+    return (float(est) ** 2 - se ** 2) / 2.0
