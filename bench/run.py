@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow", "infer_stage"]
+TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow", "infer_stage", "compare_aa"]
 
 
 def _load(topic: str):
