@@ -111,9 +111,49 @@ def _kind(kind: str) -> str:
     return "rate" if kind == "rate" else "cost"  # qualities: higher is better, summarized by their mean
 
 
-def _ratio(base: table_mod.Samples, new: table_mod.Samples, confidence: float, level: RunLevel | None):
+def _ratio(base: table_mod.Samples, new: table_mod.Samples, confidence: float, level: RunLevel | None, prior):
     return stats.ratio_ci(new.replicates(), base.replicates(), _kind(base.kind), confidence=confidence,
-                          run_variance=level.variance if level else 0.0, run_df=level.df if level else math.inf)
+                          run_variance=level.variance if level else 0.0, run_df=level.df if level else math.inf,
+                          prior=prior)
+
+
+#: A configuration's variance family: the same kernel, implementation, resources and metric (sizes and
+#: scaling studies differ within it); its other configurations moderate a variance of few invocations.
+VARIANCE_FAMILY = ("family", "benchmark", "workload", "implementation", "ranks", "threads", "metric", "scenario")
+
+
+def _spread(samples: table_mod.Samples) -> tuple[float, int]:
+    """(variance of the log invocation summaries, its df) of one side; (nan, 0) with one invocation."""
+    try:
+        logs = stats.replicates.log_summaries(samples.replicates(), _kind(samples.kind))
+    except StatisticsError:
+        return math.nan, 0
+    return (float(logs.var(ddof=1)), logs.size - 1) if logs.size >= 2 else (math.nan, 0)
+
+
+def family_priors(base: Mapping[tuple, table_mod.Samples], new: Mapping[tuple, table_mod.Samples],
+                  shared: list[tuple]) -> dict[tuple, tuple[tuple[float, float] | None, int]]:
+    """{configuration: (its family's prior (variance, df) from the family's other configurations, how many)}."""
+    def family(key: tuple) -> tuple:
+        named = dict(key)
+        return tuple(named.get(c) for c in VARIANCE_FAMILY)
+
+    groups: dict[tuple, list[tuple]] = {}
+    for key in shared:
+        groups.setdefault(family(key), []).append(key)
+    spreads = {key: (_spread(base[key]), _spread(new[key])) for key in shared}
+    priors = {}
+    for key in shared:
+        others = [other for other in groups[family(key)] if other != key]
+        priors[key] = (stats.replicates.family_prior([s for other in others for s in spreads[other]]), len(others))
+    return priors
+
+
+def _variance_source(prior: tuple[tuple[float, float] | None, int]) -> str:
+    if prior[0] is None:
+        return "its own invocations"
+    return (f"its own invocations, moderated by {prior[1]} configuration(s) of the same kernel, implementation and "
+            f"resources (prior df {prior[0][1]:g})")
 
 
 def detectable(ratio: stats.ReplicateRatio, alpha: float) -> float | None:
@@ -183,9 +223,10 @@ def compare_tables(base: Mapping[tuple, table_mod.Samples], new: Mapping[tuple, 
     alpha = round(1.0 - confidence, 12)
     shared = sorted(set(base) & set(new), key=str)
     ratios, untestable = {}, {}
+    priors = family_priors(base, new, shared)
     for key in shared:
         try:
-            ratios[key] = _ratio(base[key], new[key], confidence, noise.run_level(dict(key)))
+            ratios[key] = _ratio(base[key], new[key], confidence, noise.run_level(dict(key)), priors[key][0])
         except StatisticsError as exc:
             untestable[key] = str(exc)
     tested = [key for key in ratios if ratios[key].p is not None]
@@ -199,7 +240,8 @@ def compare_tables(base: Mapping[tuple, table_mod.Samples], new: Mapping[tuple, 
         rows.append(Row(table_mod.label(key, shown), dict(key), base[key].kind, *ratio.invocations,
                         ratio.denominator.iterations, ratio.numerator.iterations,
                         math.exp(ratio.denominator_log_mean), math.exp(ratio.numerator_log_mean),
-                        ratio.value, ratio.ci, stats.REPLICATE_METHOD if ratio.ci else "none: one invocation per side",
+                        ratio.value, ratio.ci, f"variance from {_variance_source(priors[key])}" if ratio.ci
+                        else "none: one invocation per side",
                         ratio.p, p_adj.get(key), detectable(ratio, alpha),
                         to_decide(ratio, noise.margin, alpha) if verdict == "inconclusive" else None,
                         level.source if level else "not measured", verdict, reason))

@@ -95,20 +95,34 @@ def _side_terms(logs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return mean, var, n
 
 
+def _moderated(var: np.ndarray, df: int, prior: tuple[float, float] | None) -> tuple[np.ndarray, float]:
+    """A side's variance moderated towards its family's (Smyth 2004, limma's fixed-prior form):
+    (d0·s0² + d·s²)/(d0 + d) on d0 + d degrees of freedom; a side with one invocation takes the prior."""
+    if prior is None or not prior[1]:
+        return var, float(df)
+    s0, d0 = prior
+    if not df:
+        return np.full(var.shape, float(s0)), float(d0)
+    return (d0 * s0 + df * var) / (d0 + df), float(df + d0)
+
+
 def log_ratio_interval(log_numerator, log_denominator, confidence: float = 0.95, *, run_variance: float = 0.0,
-                       run_df: float = math.inf):
+                       run_df: float = math.inf, prior: tuple[float, float] | None = None):
     """(estimate, low, high, p, df) of the log ratio from invocation log summaries on the last axis.
 
-    Vectorised over leading axes (simulations).  A side with one invocation borrows the other
-    side's variance (equal variances assumed, df of the other side); both with one: NaN bounds.
-    ``run_variance`` (between-run variance from an A/A run, log scale) is added once per side.
+    Vectorised over leading axes (simulations).  ``prior`` (variance, df) of the configuration's
+    family moderates each side's variance (:func:`_moderated`: few invocations borrow strength from
+    the family's other configurations).  Without a prior a side with one invocation borrows the
+    other side's variance (equal variances assumed); both with one: NaN bounds.  ``run_variance``
+    (between-run variance from an A/A run, log scale) is added once per side.
     """
     confidence = check_confidence(confidence)
     mean_n, var_n, n_n = _side_terms(np.asarray(log_numerator, dtype=float))
     mean_d, var_d, n_d = _side_terms(np.asarray(log_denominator, dtype=float))
-    var_n = np.where(np.isnan(var_n), var_d, var_n)
-    var_d = np.where(np.isnan(var_d), var_n, var_d)
-    df_n, df_d = (n_n - 1 if n_n >= 2 else n_d - 1), (n_d - 1 if n_d >= 2 else n_n - 1)
+    var_n, df_n = _moderated(var_n, n_n - 1, prior)
+    var_d, df_d = _moderated(var_d, n_d - 1, prior)
+    var_n, df_n = (var_d, df_d) if not df_n else (var_n, df_n)
+    var_d, df_d = (var_n, df_n) if not df_d else (var_d, df_d)
     u_n, u_d, u_r = var_n / n_n, var_d / n_d, 2.0 * run_variance
     se2 = u_n + u_d + u_r
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -143,7 +157,8 @@ class ReplicateRatio(Record):
 
 
 def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str = "cost", *,
-             confidence: float = 0.95, run_variance: float = 0.0, run_df: float = math.inf) -> ReplicateRatio:
+             confidence: float = 0.95, run_variance: float = 0.0, run_df: float = math.inf,
+             prior: tuple[float, float] | None = None) -> ReplicateRatio:
     """Ratio of two configurations' summaries with the CI of the two-level model (module docstring).
 
     ``*_groups``: one sequence of iteration values per invocation.  No CI when neither side has two
@@ -151,8 +166,9 @@ def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str
     kind = "cost" if kind == "quality" else kind
     log_n, log_d = log_summaries(numerator_groups, kind), log_summaries(denominator_groups, kind)
     est, low, high, p, df = (float(v) for v in log_ratio_interval(log_n, log_d, confidence, run_variance=run_variance,
-                                                                   run_df=run_df))
-    ci = (math.exp(low), math.exp(high)) if math.isfinite(low) and math.isfinite(high) else None
+                                                                   run_df=run_df, prior=prior))
+    one_each = log_n.size < 2 and log_d.size < 2  # one replicate per side: no CI, whatever the family shows
+    ci = (math.exp(low), math.exp(high)) if math.isfinite(low) and math.isfinite(high) and not one_each else None
     return ReplicateRatio(math.exp(est), ci, confidence, p if ci else None, df if ci and math.isfinite(df) else None,
                           components(numerator_groups, kind), components(denominator_groups, kind), run_variance,
                           float(log_n.mean()), float(log_d.mean()))
@@ -192,3 +208,18 @@ def run_variance_terms(log_first, log_second) -> float:
         return math.nan
     se = float(high - low) / (2.0 * float(sps.t.ppf(0.975, df))) if float(high - low) > 0 else 0.0
     return (float(est) ** 2 - se ** 2) / 2.0
+
+
+#: Most degrees of freedom a family prior lends one configuration: enough to steady a 3-invocation
+#: variance, few enough that a configuration noisier than its family still shows its own spread.
+PRIOR_DF_CAP = 4
+
+
+def family_prior(variances: Sequence[tuple[float, int]], cap: int = PRIOR_DF_CAP) -> tuple[float, float] | None:
+    """(pooled variance, df) of a family's other configurations, given (variance, df) of each side of
+    each; None when they hold no degree of freedom."""
+    usable = [(v, d) for v, d in variances if d > 0 and math.isfinite(v)]
+    total = sum(d for _, d in usable)
+    if not total:
+        return None
+    return sum(v * d for v, d in usable) / total, float(min(total, cap))
