@@ -30,14 +30,17 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_
     rows = verdicts.compare_tables(a, b, chosen, confidence=confidence)
     environment = _environment(base, new)
     varying = table.varying([*a, *b])
+    busy = sides.busy_causes(base) + sides.busy_causes(new)
     shown = []
     for row in rows:
         item = row.to_dict()
-        item["candidates"] = explain.candidates(row.key, environment["differences"]) if row.differs else []
+        item["candidates"] = busy + explain.candidates(row.key, environment["differences"]) if row.differs \
+            else busy if row.verdict == "inconclusive" else []
         shown.append(item)
     return {
         "format": FORMAT, "confidence": confidence, "alpha": round(1 - confidence, 12),
         "base": sides.describe(base), "new": sides.describe(new), "environment": environment,
+        "machine_load": {side.label: sides.load_lines(side) for side in (base, new)},
         "noise_floor": {"margin": chosen.margin, "margin_text": chosen.margin_text, "measured": chosen.measured,
                         "text": chosen.text, "false_positive_rate": chosen.false_positive_rate},
         "method": (f"ratio NEW/BASE from the {stats.REPLICATE_METHOD}; n counts invocations; A/A between-run "

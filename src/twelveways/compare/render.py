@@ -88,6 +88,8 @@ def markdown(record: dict, title: str = "Comparison") -> str:
     out = [f"# {title}", "", f"- Base: {escape.markdown_text(record['base'])}",
            f"- New: {escape.markdown_text(record['new'])}",
            f"- Verdicts: {', '.join(f'{n} {v}' for v, n in record['counts'].items()) or 'no shared configuration'}",
+           *(f"- Machine load, {side}: {escape.markdown_text('; '.join(lines))}"
+             for side, lines in (record.get("machine_load") or {}).items()),
            "", "## Environment differences", "", *_environment_lines(record["environment"]), "",
            "## Noise floor", "", escape.markdown_text(noise_text(record)), "",
            "## Configurations", "", f"Method: {record['method']}.", "",
@@ -134,7 +136,9 @@ def html_page(record: dict, title: str = "Comparison") -> str:
             "<style>body{font-family:sans-serif;max-width:80rem;margin:auto}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:.2rem .4rem;font-size:.9rem}</style></head><body>"
             f"<h1>{html.escape(title)}</h1><ul><li>Base: {html.escape(record['base'])}</li>"
-            f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li></ul>"
+            f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li>"
+            + "".join(f"<li>Machine load, {html.escape(side)}: {html.escape('; '.join(lines))}</li>"
+                      for side, lines in (record.get("machine_load") or {}).items()) + "</ul>"
             f"<h2>Environment differences</h2>{env_html}<h2>Noise floor</h2>"
             f"<p>{html.escape(noise_text(record))}</p><h2>Configurations</h2>"
             f"<p>Method: {html.escape(record['method'])}.</p>"

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config as config_module
-from .. import measure, results
+from .. import contention, measure, results
 from ..families.prk import FAMILY
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, TwelveWaysError
@@ -290,7 +290,8 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
                               f"times, stop: {state.reason}", highlight=False, soft_wrap=True)
             bar.advance(task)
 
-        states, rounds = repeat_all(ordered, prk, run_one, on_stop)
+        with contention.Sampler("PRK stage") as sampler:
+            states, rounds = repeat_all(ordered, prk, run_one, on_stop)
     all_rows = [row for state in states for row in state.rows]
     stops = {state.point.key(): state.reason for state in states}
     attrs.update(scheduler_attrs())
@@ -298,6 +299,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         "prk_mpi_launcher": " ".join(launcher or run.default_launcher()),
         "prk_run_order": [p.key() for p in ordered],
         "prk_interleaved": prk.interleaved,
+        "contention": sampler.summary,
         "prk_rounds": rounds,
         "prk_skipped": skipped,
         "prk_stop_reasons": stops,
