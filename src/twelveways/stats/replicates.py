@@ -223,3 +223,19 @@ def family_prior(variances: Sequence[tuple[float, int]], cap: int = PRIOR_DF_CAP
     if not total:
         return None
     return sum(v * d for v, d in usable) / total, float(min(total, cap))
+
+
+def ratio_test(numerator_groups: Sequence, denominator_groups: Sequence, kind: str, threshold: float,
+               alternative: str) -> float:
+    """One-sided p of "ratio > threshold" (``greater``) or "< threshold" (``less``): Welch's t on the log
+    invocation summaries, the threshold moved onto the denominator; 1.0 when there is no interval."""
+    kind = "cost" if kind == "quality" else kind
+    log_n = log_summaries(numerator_groups, kind)
+    log_d = log_summaries(denominator_groups, kind) + math.log(threshold)
+    if log_n.size < 2 and log_d.size < 2:
+        return 1.0
+    est, _, _, p, _ = (float(v) for v in log_ratio_interval(log_n, log_d))
+    if not math.isfinite(p):
+        return 1.0
+    toward = est > 0 if alternative == "greater" else est < 0
+    return p / 2.0 if toward else 1.0 - p / 2.0
