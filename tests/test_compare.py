@@ -14,7 +14,7 @@ from scipy import stats as scipy_stats
 
 from twelveways import config as config_module
 from twelveways import results
-from twelveways.compare import build, noise, sides, table, verdicts
+from twelveways.compare import build, noise, render, reproduce, sides, table, verdicts
 from twelveways.prk import build as prk_build
 from twelveways.prk import run, sweep
 
@@ -198,7 +198,10 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") for c in record["claims"])
     assert {c["reference"] for c in record["claims"]} == {c["new"] for c in record["claims"]}
     text = out.with_suffix(".md").read_text()
-    assert "Noise floor:" in text and "## Claims" in text and "## Headline numbers" in text
+    assert text.splitlines()[2].startswith(f"- {sum(c['outcome'] == 'Reproduced' for c in record['claims'])} of "
+                                           f"{len(record['claims'])} claims reproduced")
+    assert "- Noise:" in text and "## Claims" in text and "## Headline numbers" in text
+    assert all(c["reason"] and c["line"].startswith(c["id"] + ": ") for c in record["claims"])
     assert "<h1>Reproduction report</h1>" in out.with_suffix(".html").read_text()
     from twelveways.report import render as report_render
 
@@ -209,6 +212,26 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     assert "Noise floor:" in section and "Reproduced" in section
     section = section.split("</section>")[0]
     assert "{'" not in section and '{"' not in section and "nan" not in section.lower().split()  # no reprs or JSON
+
+
+def test_reproduce_on_another_cpu_judges_claims_and_calls_absolute_values_not_comparable(tmp_path):
+    """The reference against itself on 'another CPU': claims keep their verdicts with reasons, no
+    absolute time is Reproduced, and the environment diff appears once, grouped by class."""
+    results_dir = tmp_path / "results"
+    (results_dir / "results").mkdir(parents=True)
+    for nc in (REFERENCE / "results").glob("*.nc"):
+        (results_dir / "results" / nc.name).write_bytes(nc.read_bytes())
+    env = json.loads((REFERENCE / "environment.json").read_text())
+    env["hardware"]["cpu"]["model"] = env["hardware"]["cpu"]["cpuinfo"]["brand_raw"] = "Intel Xeon"
+    (results_dir / "environment.json").write_text(json.dumps(env))
+    record = reproduce.reproduction(REFERENCE, results_dir, claims_file=ROOT / "config" / "claims.yaml")
+    assert record["machines"]["relation"] == "different hardware" and "Intel Xeon" in record["machines"]["why"]
+    assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") and c["reason"]
+                                    for c in record["claims"])
+    absolute = [r for r in record["rows"] if r["kind"] in ("cost", "rate")]
+    assert absolute and all(r["verdict"] == "not comparable" for r in absolute)
+    text = render.reproduction_markdown(record)
+    assert text.count("Environment differences") == 1 and "- hardware (2): " in text.replace("\\", "")
 
 
 # --- a real A/A: three invocations of the same C kernels ------------------------------------------

@@ -34,8 +34,8 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_
     shown = []
     for row in rows:
         item = row.to_dict()
-        item["candidates"] = busy + explain.candidates(row.key, environment["differences"]) if row.differs \
-            else busy if row.verdict == "inconclusive" else []
+        item["candidates"] = explain.candidates(row.key, environment["differences"], busy) if row.differs \
+            else busy[:explain.MAX_CAUSES] if row.verdict == "inconclusive" else []
         shown.append(item)
     return {
         "format": FORMAT, "confidence": confidence, "alpha": round(1 - confidence, 12),
