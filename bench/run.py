@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow", "infer_stage", "compare_aa"]
+TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow", "infer_stage", "compare_aa", "plan_quick"]
 
 
 def _load(topic: str):

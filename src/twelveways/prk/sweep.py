@@ -150,6 +150,7 @@ class Repeating:
     rows: list[dict] = field(default_factory=list)
     rep: measure.Repetition = field(default_factory=measure.Repetition)
     reason: str = ""
+    run_seconds: dict[str, float] = field(default_factory=dict)  # wall time of each program run, start-up included
 
 
 def invoke(state: Repeating, prk: PrkConfig, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
@@ -165,8 +166,9 @@ def invoke(state: Repeating, prk: PrkConfig, *, kernels_dir, run_counter: list[i
                                          base_size=state.point.primary(state.point.base_size),
                                          timer_overhead_ns=timer_overhead_ns, extra={"run_order": run_counter[0]}))
     run_counter[0] += 1
-    measure.add_invocation(state.rep, [float(t) for t in doc["iteration_max_times"]],
-                           state.rep.elapsed_s + time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    state.run_seconds[run_id] = round(seconds, 4)
+    measure.add_invocation(state.rep, [float(t) for t in doc["iteration_max_times"]], state.rep.elapsed_s + seconds)
     if not doc["valid"]:
         state.reason = STOP_INVALID
 
@@ -299,6 +301,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         "prk_mpi_launcher": " ".join(launcher or run.default_launcher()),
         "prk_run_order": [p.key() for p in ordered],
         "prk_interleaved": prk.interleaved,
+        "prk_run_seconds": {run_id: s for state in states for run_id, s in state.run_seconds.items()},
         "contention": sampler.summary,
         "prk_rounds": rounds,
         "prk_skipped": skipped,
