@@ -239,3 +239,16 @@ def ratio_test(numerator_groups: Sequence, denominator_groups: Sequence, kind: s
         return 1.0
     toward = est > 0 if alternative == "greater" else est < 0
     return p / 2.0 if toward else 1.0 - p / 2.0
+
+
+def summary_interval(groups: Sequence, kind: str = "cost", confidence: float = 0.95) -> tuple[float, float, float] | None:
+    """(summary, low, high) of one configuration from its invocations: the geometric mean of the invocation
+    summaries with the t interval of their logs (scipy ``ttest_1samp``); None with one invocation."""
+    logs = log_summaries(groups, "cost" if kind == "quality" else kind)
+    if logs.size < 2:
+        return None
+    centre = float(np.exp(logs.mean()))
+    if np.ptp(logs) == 0:
+        return centre, centre, centre
+    interval = sps.ttest_1samp(logs, 0.0).confidence_interval(check_confidence(confidence))
+    return centre, float(np.exp(interval.low)), float(np.exp(interval.high))
