@@ -45,3 +45,17 @@ def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_pa
     cause = "busy machine on the this run side: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
     undecided = [r for r in compared["rows"] if r["verdict"] == "inconclusive"]
     assert undecided and all(cause in r["candidates"] for r in undecided)
+
+
+def test_r9_and_r5_name_a_busy_machine(tmp_path):
+    from twelveways.checklist import audit, evidence
+    from twelveways.checklist.model import Status
+
+    ds = results.open(REFERENCE).load()
+    ds.attrs["contention"] = json.dumps(record(4.9))
+    busy = results.write(ds, tmp_path / "prk.nc")
+    checks = {c.id: c for c in audit.run(evidence.load([str(busy)])).checks}
+    why = "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
+    assert checks["R9"].status in (Status.WARN, Status.FAIL)
+    assert any(e.value == why for e in checks["R9"].evidence)
+    assert checks["R5"].status is Status.PASS or any(e.value == why for e in checks["R5"].evidence)

@@ -117,3 +117,19 @@ def test_a_family_prior_narrows_three_invocation_intervals_and_keeps_coverage():
     assert 0.93 <= float(np.mean((low <= 0) & (0 <= high))) <= 0.975
     assert float(np.median(high - low)) < 0.8 * float(np.median(high0 - low0))
     assert replicates.family_prior([(0.1, 0)]) is None
+
+
+def test_a_configuration_interval_over_its_invocations():
+    """R5's interval: t over the invocation means; equal means with a wide spread inside each invocation
+    still give a wide interval (the summary variance is never below within / iterations)."""
+    rng = np.random.default_rng(6)
+    groups = [rng.lognormal(0.0, 0.01, 10) * f for f in (1.0, 1.02, 0.99)]
+    centre, low, high = replicates.summary_interval(groups)
+    logs = np.log([g.mean() for g in groups])
+    ci = scipy_stats.ttest_1samp(logs, 0.0).confidence_interval(0.95)
+    assert (low, high) == pytest.approx((math.exp(ci.low), math.exp(ci.high)))
+    assert low < centre < high
+    same = [np.array([1.0, 1.5, 2.0])] * 2
+    centre, low, high = replicates.summary_interval(same)
+    assert high / low > 2.0
+    assert replicates.summary_interval([groups[0]]) is None

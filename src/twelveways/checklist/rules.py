@@ -393,11 +393,22 @@ def r5_confidence_intervals(data: AuditData):
             statuses.append(Status.WARN)
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
         evidence += _r5_worst_cases(src, cases) + stable_evidence
+        if machine_load(src) and status is not Status.PASS:
+            evidence.append(ev("a busy machine can explain wide CIs", machine_load(src), src.path, "attr contention"))
         statuses.append(stable_status)
     return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
                   ("Repeat until the CI of the median is within the target, or record why not "
                    "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
                    "iterations and interference out of the timed iterations (SC15 R5)."))
+
+
+def machine_load(src) -> str | None:
+    """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the file records a busy
+    machine (attr ``contention``, :mod:`twelveways.contention`); None when quiet or not recorded."""
+    from .. import contention
+
+    record = src.attr("contention")
+    return contention.busy_reason(record) if isinstance(record, dict) else None
 
 
 def _r5_rows(src) -> tuple[pd.DataFrame, int]:
@@ -740,6 +751,10 @@ def r9_setup(data: AuditData):
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
         levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
         evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
+        busy = machine_load(src)
+        if busy:
+            statuses.append(Status.WARN)
+            evidence.append(ev("machine load during the run", busy, src.path, "attr contention"))
     hashes = {str(s.ds.attrs.get("environment_hash")) for s in data.sources if _known(s.ds.attrs.get("environment_hash"))}
     if len(hashes) > 1:
         statuses.append(Status.WARN)

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import atomic
 from ..cliargs import OneLineParser, run_command
 from ..errors import AuditInputError
-from . import build, noise, render, reproduce, sides
+from . import build, noise, render, reproduce, sides, verdicts
 
 FORMATS = ("md", "html", "json")
 
@@ -27,6 +27,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="confidence of the CIs; 1 - confidence is the false discovery rate (default 0.95)")
     parser.add_argument("--noise-floor", type=float, default=None,
                         help="relative noise floor to use instead of the measured one (e.g. 0.03)")
+    parser.add_argument("--margin", type=float, default=verdicts.DEFAULT_MARGIN,
+                        help="practical-equivalence margin: ratios whose whole CI lies within it are 'same' "
+                             f"(default {verdicts.DEFAULT_MARGIN})")
 
 
 def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
@@ -44,7 +47,7 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
 def _compare(args: argparse.Namespace) -> None:
     base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
     new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
-    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
+    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
     _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
@@ -87,7 +90,7 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
 
 def _reproduce(args: argparse.Namespace) -> None:
     record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
-                                    confidence=args.confidence, floor_given=args.noise_floor)
+                                    confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
     out = args.output
     _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
            {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),

@@ -116,6 +116,8 @@ def choose(recorded: Sequence[dict | None], given: float | None, *, margin: floa
            ) -> verdicts.Noise:
     """What a comparison uses: each side's measured run levels (the larger where both measured one),
     the practical-equivalence margin, widened to a floor the user gave (named as given, not measured)."""
+    if not math.isfinite(margin) or not 0 <= margin < 1:
+        raise StatisticsError(f"margin must be a fraction in [0, 1) such as 0.02, got {margin}")
     margin_text = f"±{margin:.1%} practical-equivalence margin"
     if given is not None:
         if not math.isfinite(given) or given < 0:

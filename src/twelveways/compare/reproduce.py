@@ -123,12 +123,13 @@ def _absolute_not_comparable(record: dict, why: str) -> None:
 
 
 def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file: str | Path | None,
-                 confidence: float = 0.95, floor_given: float | None = None) -> dict:
+                 confidence: float = 0.95, floor_given: float | None = None,
+                 margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor."""
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
-    record = build.build(ref, new, confidence=confidence, floor_given=floor_given)
-    chosen = noise.choose([ref.noise_floor, new.noise_floor], floor_given)
+    record = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)
+    chosen = noise.choose([ref.noise_floor, new.noise_floor], floor_given, margin=margin)
     hardware = machines.relation(ref.environment, new.environment)
     record["machines"] = {"relation": hardware[0], "why": hardware[1]}
     if hardware[0] == machines.OTHER_HARDWARE:

@@ -243,12 +243,16 @@ def ratio_test(numerator_groups: Sequence, denominator_groups: Sequence, kind: s
 
 def summary_interval(groups: Sequence, kind: str = "cost", confidence: float = 0.95) -> tuple[float, float, float] | None:
     """(summary, low, high) of one configuration from its invocations: the geometric mean of the invocation
-    summaries with the t interval of their logs (scipy ``ttest_1samp``); None with one invocation."""
-    logs = log_summaries(groups, "cost" if kind == "quality" else kind)
+    summaries with a t interval of their logs; the variance of one summary is never taken below what its
+    iterations alone give (within-invocation variance / iterations: the between-invocation part clipped at
+    zero, as the method of moments does), so two equal invocation means do not make a zero-width CI.
+    None with one invocation."""
+    kind = "cost" if kind == "quality" else kind
+    logs = log_summaries(groups, kind)
     if logs.size < 2:
         return None
+    parts = components(groups, kind)
+    variance = max(float(np.var(logs, ddof=1)), (parts.within or 0.0) / parts.iterations)
     centre = float(np.exp(logs.mean()))
-    if np.ptp(logs) == 0:
-        return centre, centre, centre
-    interval = sps.ttest_1samp(logs, 0.0).confidence_interval(check_confidence(confidence))
-    return centre, float(np.exp(interval.low)), float(np.exp(interval.high))
+    half = float(sps.t.ppf(0.5 + check_confidence(confidence) / 2.0, logs.size - 1)) * math.sqrt(variance / logs.size)
+    return centre, centre * math.exp(-half), centre * math.exp(half)
