@@ -59,3 +59,14 @@ def test_r9_and_r5_name_a_busy_machine(tmp_path):
     assert checks["R9"].status in (Status.WARN, Status.FAIL)
     assert any(e.value == why for e in checks["R9"].evidence)
     assert checks["R5"].status is Status.PASS or any(e.value == why for e in checks["R5"].evidence)
+
+
+def test_the_report_headline_names_a_busy_machine(tmp_path):
+    from twelveways.report import headline
+
+    ds = results.open(REFERENCE).load()
+    ds.attrs["contention"] = json.dumps(record(4.9))
+    results.write(ds, tmp_path / "prk.nc")
+    assert "Busy machine: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine." in \
+        headline.busy_html(tmp_path)
+    assert headline.busy_html(REFERENCE.parent) == "" and headline.busy_html(None) == ""

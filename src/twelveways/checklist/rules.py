@@ -444,10 +444,10 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
             continue
         counts["configurations"] += 1
         label = describe(dict(zip(keys, key)), varying)
-        if values.size > 1 and np.all(values == values[0]):
+        raw = finite(group["value"]) if by_invocation else values  # equal invocation means are not determinism
+        if raw.size > 1 and np.all(raw == raw[0]):
             counts["deterministic"] += 1
             continue
-        median = float(np.median(values))
         note = _noted(src, group, str(group["metric"].iloc[0]))
         try:
             median, low, high = _r5_interval(src, group, values, by_invocation, confidence)
