@@ -203,6 +203,15 @@ def repeat_all(ordered: Sequence[Point], prk: PrkConfig, run_one: Callable[[Repe
     return states, rounds
 
 
+def repetition_attrs(states: Sequence[Repeating], rounds: int, prk: PrkConfig) -> dict:
+    """How the configurations were repeated: interleaved or not, rounds, each run's wall time, stop reasons."""
+    stops = {state.point.key(): state.reason for state in states}
+    return {"prk_interleaved": prk.interleaved, "prk_rounds": rounds,
+            "prk_run_seconds": {run_id: s for state in states for run_id, s in state.run_seconds.items()},
+            "prk_stop_reasons": stops,
+            "prk_invalid_configurations": sorted(k for k, v in stops.items() if v == STOP_INVALID)}
+
+
 def scheduler_attrs() -> dict:
     """Which batch system ran the sweep (SLURM: its job id), for provenance."""
     job = os.environ.get("SLURM_JOB_ID", "")
@@ -295,18 +304,11 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         with contention.Sampler("PRK stage") as sampler:
             states, rounds = repeat_all(ordered, prk, run_one, on_stop)
     all_rows = [row for state in states for row in state.rows]
-    stops = {state.point.key(): state.reason for state in states}
     attrs.update(scheduler_attrs())
     attrs.update({
         "prk_mpi_launcher": " ".join(launcher or run.default_launcher()),
         "prk_run_order": [p.key() for p in ordered],
-        "prk_interleaved": prk.interleaved,
-        "prk_run_seconds": {run_id: s for state in states for run_id, s in state.run_seconds.items()},
-        "contention": sampler.summary,
-        "prk_rounds": rounds,
-        "prk_skipped": skipped,
-        "prk_stop_reasons": stops,
-        "prk_invalid_configurations": sorted(k for k, v in stops.items() if v == STOP_INVALID),
+        **repetition_attrs(states, rounds, prk), "contention": sampler.summary, "prk_skipped": skipped,
         "prk_program_runs": counter[0],
         "prk_sweep_seconds": round(time.perf_counter() - started, 3),
         "prk_timer_overhead_ns": timer["overhead_ns"],
