@@ -290,3 +290,33 @@ def test_every_format_shows_n_coverage_and_holm_per_claim(tmp_path):
         assert "a (claimed better)" in text and "b (base case)" in text and "per-seed estimate" in text
         assert "(target 95%)" in text and "achieved coverage" in text
         assert "{'" not in text and '{"' not in text  # no raw dicts
+
+
+def runs_of_iterations(effects: dict, iterations: int = 10, noise: float = 0.005, seed: int = 4):
+    """{implementation: [per-run factor, ...]} -> a frame of runs with ``iterations`` time rows each."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for impl, (base, factors) in effects.items():
+        for run, factor in enumerate(factors):
+            for iteration in range(1, iterations + 1):
+                rows.append({"benchmark": "prk", "workload": "transpose", "implementation": impl, "ranks": 2,
+                             "threads": 1, "size": 1000, "precision": "fp64", "seed": 12, "run_id": f"{impl}#{run}",
+                             "iteration": iteration, "rank": -1, "metric": "time", "unit": "s", "valid": True,
+                             "value": float(base * factor * np.exp(rng.normal(0, noise)))})
+    return results.to_frame(results.from_records(rows, "prk"))
+
+
+def test_time_claims_count_runs_not_iterations():
+    """Two runs per side whose own levels differ by 40%: 20 iterations per side would make a 2.2x
+    speedup look certain; counted as the 2 runs they are, it is not established (issue 28)."""
+    frame = runs_of_iterations({"c-mpi": (1.0, [1.0, 1.4]), "mpi4py": (2.5, [1.0, 1.4])})
+    result = check_claim(claim(), frame)
+    assert result.numbers["design"] == "replicates" and result.numbers["a"]["runs"] == 2
+    assert result.numbers["a"]["values"] == 20
+    assert result.verdict is ClaimVerdict.INCONCLUSIVE and "from 2 and 2 runs (the replicates)" in result.message
+    steady = runs_of_iterations({"c-mpi": (1.0, [1.0, 1.01, 0.99]), "mpi4py": (2.5, [1.0, 0.99, 1.01])})
+    result = check_claim(claim(), steady)
+    assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers["estimate"] == pytest.approx(2.5, rel=0.02)
+    one = runs_of_iterations({"c-mpi": (1.0, [1.0]), "mpi4py": (2.5, [1.0])})
+    result = check_claim(claim(), one)
+    assert result.verdict is ClaimVerdict.INCONCLUSIVE and result.message.startswith("one run per side")

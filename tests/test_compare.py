@@ -14,7 +14,7 @@ from scipy import stats as scipy_stats
 
 from twelveways import config as config_module
 from twelveways import results
-from twelveways.compare import build, noise, sides, table, verdicts
+from twelveways.compare import build, noise, render, reproduce, sides, table, verdicts
 from twelveways.prk import build as prk_build
 from twelveways.prk import run, sweep
 
@@ -23,12 +23,25 @@ REFERENCE = ROOT / "data" / "reference"
 
 
 def samples(values, *, runs=None, kind="cost") -> table.Samples:
+    """Samples of ``runs`` invocations of equal length (default: every value its own invocation)."""
     values = np.asarray(values, dtype=float)
-    return table.Samples((("family", "sim"),), kind, values, runs if runs is not None else 1)
+    runs = runs or values.size
+    return table.Samples((("family", "sim"),), kind, values, runs, tuple(np.array_split(values, runs)))
 
 
 def key(i: int) -> tuple:
     return (("family", "sim"), ("workload", f"k{i}"), ("metric", "time"), ("unit", "s"))
+
+
+def invocations(rng, n: int, between: float, within: float = 0.01, iterations: int = 10, scale: float = 1.0):
+    """n invocations whose own effect has sd ``between`` (log scale), each of ``iterations`` values."""
+    effects = rng.normal(0.0, between, (n, 1))
+    values = scale * np.exp(effects + rng.normal(0.0, within, (n, iterations)))
+    return table.Samples((("family", "sim"),), "cost", values.ravel(), n, tuple(values))
+
+
+def margin(relative: float) -> verdicts.Noise:
+    return noise.choose([], None, margin=relative)
 
 
 # --- statistics of the verdicts ------------------------------------------------------------------
@@ -39,74 +52,67 @@ def test_identical_code_stays_within_the_false_discovery_rate():
     studies_with_a_false_call = 0
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        base = {key(i): samples(rng.lognormal(0, 0.1, 12), runs=12) for i in range(40)}
-        new = {key(i): samples(rng.lognormal(0, 0.1, 12), runs=12) for i in range(40)}
-        rows = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))
+        base = {key(i): samples(rng.lognormal(0, 0.1, 12)) for i in range(40)}
+        new = {key(i): samples(rng.lognormal(0, 0.1, 12)) for i in range(40)}
+        rows = verdicts.compare_tables(base, new, margin(0.02))
         studies_with_a_false_call += any(r.differs for r in rows)
     assert studies_with_a_false_call <= 3  # binomial(20, 0.05): P(X > 3) < 2%
 
 
 def test_an_injected_slowdown_is_found_with_a_ci_covering_it():
     rng = np.random.default_rng(7)
-    base = {key(i): samples(rng.lognormal(-5, 0.02, 30)) for i in range(5)}
-    new = {k: samples(s.values.copy()) for k, s in base.items()}
-    new[key(2)] = samples(base[key(2)].values * 1.5)
-    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))}
-    assert rows["k2"].verdict == "slower"
-    assert rows["k2"].ci[0] <= 1.5 <= rows["k2"].ci[1]
+    base = {key(i): invocations(rng, 5, 0.01) for i in range(5)}
+    new = {key(i): invocations(rng, 5, 0.01) for i in range(5)}
+    new[key(2)] = invocations(rng, 5, 0.01, scale=1.2)
+    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, margin(0.02))}
+    assert rows["k2"].verdict == "slower" and "beyond the ±2.0% margin" in rows["k2"].reason
+    assert rows["k2"].ci[0] <= 1.2 <= rows["k2"].ci[1]
+    assert (rows["k2"].n_base, rows["k2"].n_new, rows["k2"].iterations_base) == (5, 5, 10)
     assert not any(r.differs for name, r in rows.items() if name != "k2")
 
 
-def test_a_difference_below_the_noise_floor_is_never_called_faster_or_slower():
+def test_a_difference_within_the_margin_is_same_never_faster_or_slower():
     rng = np.random.default_rng(3)
-    base = {key(0): samples(rng.lognormal(0, 0.005, 200))}
-    new = {key(0): samples(rng.lognormal(0.03, 0.005, 200))}  # 3% slower, very significant
-    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.10, "test"))[0]
+    base = {key(0): invocations(rng, 10, 0.002)}
+    new = {key(0): invocations(rng, 10, 0.002, scale=1.03)}  # 3% slower, very significant
+    row = verdicts.compare_tables(base, new, noise.choose([], 0.10))[0]
     assert row.p_adjusted < 1e-6
-    assert row.verdict == "same" and "within the noise floor" in row.reason
-    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.01, "test"))[0]
-    assert row.verdict == "slower"
+    assert row.verdict == "same" and "within the ±10.0% margin" in row.reason
+    assert "given with --noise-floor" in noise.choose([], 0.10).margin_text
+    assert verdicts.compare_tables(base, new, margin(0.01))[0].verdict == "slower"
 
 
-def test_a_ci_straddling_the_floor_is_inconclusive_not_slower_nor_same():
-    """Significant, but the CI straddles the floor: run-to-run noise could be all of it, or not;
-    neither a direction nor "same" is called."""
+def test_a_ci_across_the_margin_is_inconclusive_and_says_how_many_invocations_would_decide():
     rng = np.random.default_rng(1)
-    base = {key(0): samples(rng.lognormal(0, 0.05, 40))}
-    new = {key(0): samples(rng.lognormal(0, 0.05, 40) * 1.08)}
-    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))[0]
-    assert row.p_adjusted < 0.05 and row.ratio > 1.05 and row.ci[0] < 1.05
-    assert row.verdict == "inconclusive" and "reaches into the noise floor" in row.reason
-    # the other side: the ratio lies within a 9% floor, significant, but the CI reaches beyond it
-    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.09, "test"))[0]
-    assert row.ratio < 1.09 < row.ci[1] and row.p_adjusted < 0.05
-    assert row.verdict == "inconclusive" and "reaches beyond the noise floor" in row.reason
+    base = {key(0): invocations(rng, 3, 0.04)}
+    new = {key(0): invocations(rng, 3, 0.04, scale=1.06)}
+    row = verdicts.compare_tables(base, new, margin(0.02))[0]
+    assert row.ci[0] < 1.02 < row.ci[1]
+    assert row.verdict == "inconclusive" and "reaches across the ±2.0% margin" in row.reason
+    assert row.invocations_to_decide > 3 and f"about {row.invocations_to_decide} invocations per side" in row.reason
 
 
-def test_a_configuration_whose_own_runs_differ_widens_its_floor():
-    """Two runs per side; the new side's runs differ by 40% (e.g. cache conflicts that depend on
-    where pages land): a 20% median shift is within that configuration's own run-to-run spread."""
+def test_iterations_never_multiply_n():
+    """Two invocations per side whose own effects are 40% apart (cache-conflict modes): 20 iterations
+    each would make a 20% shift look certain; counted as the 2 replicates they are, it is undecided."""
     rng = np.random.default_rng(12)
-    first, second = rng.lognormal(0, 0.005, 20), rng.lognormal(0, 0.005, 20)
-    base = {key(0): table.Samples(key(0), "cost", np.concatenate([first, second]), 2,
-                                  (float(np.median(first)), float(np.median(second))))}
-    slow, fast = first * 1.4, second * 1.0
-    new = {key(0): table.Samples(key(0), "cost", np.concatenate([slow, fast, slow[:5]]), 2,
-                                 (float(np.median(slow)), float(np.median(fast))))}
-    row = verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "test"))[0]
-    assert row.verdict in ("same", "inconclusive")
-    assert "own run-to-run spread" in row.reason and "±40" in row.reason
-    steady = {key(0): table.Samples(key(0), "cost", slow, 2, (float(np.median(slow[:10])), float(np.median(slow[10:]))))}
-    assert verdicts.compare_tables(base, steady, verdicts.assumed_floor(0.05, "test"))[0].verdict == "slower"
+    first, second = rng.lognormal(0, 0.005, 20), rng.lognormal(np.log(1.4), 0.005, 20)
+    base = {key(0): table.Samples(key(0), "cost", np.concatenate([first, second]), 2, (first, second))}
+    new = {key(0): table.Samples(key(0), "cost", np.concatenate([first, second]) * 1.2, 2,
+                                 (first * 1.2, second * 1.2))}
+    row = verdicts.compare_tables(base, new, margin(0.02))[0]
+    assert (row.n_base, row.n_new) == (2, 2) and row.iterations_base == 20
+    assert row.verdict == "inconclusive" and row.ci[0] < 1.0
 
 
-def test_rates_and_too_few_samples():
+def test_rates_and_one_invocation_per_side():
     rng = np.random.default_rng(5)
-    base = {key(0): samples(rng.lognormal(3, 0.01, 20), kind="rate"), key(1): samples([1.0, 1.1])}
-    new = {key(0): samples(base[key(0)].values * 0.7, kind="rate"), key(1): samples([2.0, 2.1])}
-    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, verdicts.assumed_floor(0.05, "t"))}
+    base = {key(0): samples(rng.lognormal(3, 0.01, 20), kind="rate"), key(1): samples([1.0, 1.1], runs=1)}
+    new = {key(0): samples(base[key(0)].values * 0.7, kind="rate"), key(1): samples([2.0, 2.1], runs=1)}
+    rows = {r.key["workload"]: r for r in verdicts.compare_tables(base, new, margin(0.02))}
     assert rows["k0"].verdict == "slower"  # a lower rate is slower
-    assert rows["k1"].verdict == "inconclusive" and "at least 5" in rows["k1"].reason
+    assert rows["k1"].verdict == "inconclusive" and rows["k1"].reason.startswith("one invocation per side")
+    assert "at least 3 invocations per side" in rows["k1"].reason
 
 
 # --- whole result sets ---------------------------------------------------------------------------
@@ -192,7 +198,10 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") for c in record["claims"])
     assert {c["reference"] for c in record["claims"]} == {c["new"] for c in record["claims"]}
     text = out.with_suffix(".md").read_text()
-    assert "Noise floor:" in text and "## Claims" in text and "## Headline numbers" in text
+    assert text.splitlines()[2].startswith(f"- {sum(c['outcome'] == 'Reproduced' for c in record['claims'])} of "
+                                           f"{len(record['claims'])} claims reproduced")
+    assert "- Noise:" in text and "## Claims" in text and "## Headline numbers" in text
+    assert all(c["reason"] and c["line"].startswith(c["id"] + ": ") for c in record["claims"])
     assert "<h1>Reproduction report</h1>" in out.with_suffix(".html").read_text()
     from twelveways.report import render as report_render
 
@@ -203,6 +212,26 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     assert "Noise floor:" in section and "Reproduced" in section
     section = section.split("</section>")[0]
     assert "{'" not in section and '{"' not in section and "nan" not in section.lower().split()  # no reprs or JSON
+
+
+def test_reproduce_on_another_cpu_judges_claims_and_calls_absolute_values_not_comparable(tmp_path):
+    """The reference against itself on 'another CPU': claims keep their verdicts with reasons, no
+    absolute time is Reproduced, and the environment diff appears once, grouped by class."""
+    results_dir = tmp_path / "results"
+    (results_dir / "results").mkdir(parents=True)
+    for nc in (REFERENCE / "results").glob("*.nc"):
+        (results_dir / "results" / nc.name).write_bytes(nc.read_bytes())
+    env = json.loads((REFERENCE / "environment.json").read_text())
+    env["hardware"]["cpu"]["model"] = env["hardware"]["cpu"]["cpuinfo"]["brand_raw"] = "Intel Xeon"
+    (results_dir / "environment.json").write_text(json.dumps(env))
+    record = reproduce.reproduction(REFERENCE, results_dir, claims_file=ROOT / "config" / "claims.yaml")
+    assert record["machines"]["relation"] == "different hardware" and "Intel Xeon" in record["machines"]["why"]
+    assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") and c["reason"]
+                                    for c in record["claims"])
+    absolute = [r for r in record["rows"] if r["kind"] in ("cost", "rate")]
+    assert absolute and all(r["verdict"] == "not comparable" for r in absolute)
+    text = render.reproduction_markdown(record)
+    assert text.count("Environment differences") == 1 and "- hardware (2): " in text.replace("\\", "")
 
 
 # --- a real A/A: three invocations of the same C kernels ------------------------------------------
@@ -228,10 +257,9 @@ def _aa_config() -> dict:
 
 @pytest.mark.slow
 def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate_allows(tmp_path, kernels):
-    """Three real invocations of identical code: the floor from the first and the last (A/A), then
-    the first against the middle one. Every configuration is a true null, so each is called different with a
-    probability of at most alpha (the floor is the largest difference identical code showed; a
-    tiny power-of-two transpose can still land in another cache-conflict mode in a third run).
+    """Three real sweeps of identical code: the between-run level from the first and the last (A/A),
+    then the first against the middle one. Every configuration is a true null, so each is called different
+    with a probability of at most alpha.
     The test fails when more are called than Binomial(n, alpha) allows at the 0.1% level."""
     cfg = _aa_config()
     env = tmp_path / "environment.json"
@@ -241,7 +269,8 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
     paths = {name: sweep.sweep(cfg, kernels_dir=kernels, output=tmp_path / name / "prk.nc", environment=env,
                                progress=False) for name in ("a", "c", "placebo")}
     floor_record = noise.measure(sides.load([str(paths["a"])], "a"), sides.load([str(paths["placebo"])], "placebo"))
-    assert floor_record["configurations"] == 4 and floor_record["floor"] is not None
+    assert floor_record["configurations"] == 4 and floor_record["run_levels"]
+    assert floor_record["run_levels"][-1]["name"].endswith("(last resort)")  # one configuration per kernel: pooled
     (tmp_path / "c" / "noise_floor.json").write_text(sides.dumps(floor_record))
     record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
     assert record["noise_floor"]["measured"]
@@ -250,4 +279,4 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
               ("same", "inconclusive")]
     alpha = 1 - cfg["measurement"]["confidence"]
     allowed = next(k for k in range(len(tested) + 1) if scipy_stats.binom.sf(k, len(tested), alpha) < 1e-3)
-    assert len(tested) == 4 and len(called) <= allowed, (called, allowed, floor_record["floor"])
+    assert len(tested) == 4 and len(called) <= allowed, (called, allowed, floor_record["run_levels"])

@@ -308,3 +308,35 @@ def test_bounds_disabled_still_writes_files(tmp_path, env_json):
                  attrs=results.provenance(env_json, cfg))
     assert json.loads((tmp_path / "b.json").read_text())["measured"] is False
     assert results.open(tmp_path / "b.nc").sizes.get("sample", 0) == 0
+
+
+# --- interleaved rounds (RMIT) -------------------------------------------------------------
+
+def _fake_runs(values_by_kernel: dict, calls: list):
+    def run_one(state: sweep.Repeating) -> None:
+        calls.append(state.point.kernel)
+        state.rows.append({"run_id": f"{state.point.key()}#{state.rep.invocations}"})
+        measure.add_invocation(state.rep, values_by_kernel[state.point.kernel], state.rep.elapsed_s + 0.1)
+    return run_one
+
+
+def test_rounds_interleave_every_configuration_and_reach_min_invocations():
+    """Round 1 in the sweep's order, then one invocation of every configuration still repeating per
+    round, each round in its own seeded order; budgets end a configuration only after min_invocations."""
+    cfg = tiny_config(kernels=["nstream", "p2p", "sparse"], implementations=["c-serial"], threads=[1], ranks=[1],
+                      min_invocations=3, max_seconds=0.05)
+    prk = PrkConfig.from_config(cfg)
+    points, _ = sweep.expand(prk)
+    calls: list[str] = []
+    steady, noisy = [1.0, 1.0, 1.0], [1.0, 3.0, 9.0]
+    states, rounds = sweep.repeat_all(points, prk, _fake_runs({"nstream": steady, "p2p": noisy, "sparse": noisy}, calls))
+    assert [s.rep.invocations for s in states] == [3, 3, 3] and rounds == 3
+    assert calls[:3] == [p.kernel for p in points]
+    assert all(sorted(calls[i:i + 3]) == sorted(["nstream", "p2p", "sparse"]) for i in (0, 3, 6))
+    reasons = {s.point.kernel: s.reason for s in states}
+    assert reasons == {"nstream": measure.STOP_CI_MET, "p2p": measure.STOP_MAX_SAMPLES, "sparse": measure.STOP_MAX_SAMPLES}
+    sequential = dataclasses.replace(prk, interleaved=False)
+    calls.clear()
+    states, _ = sweep.repeat_all(points, sequential, _fake_runs({"nstream": steady, "p2p": noisy, "sparse": noisy}, calls))
+    assert calls == sorted(calls, key=[p.kernel for p in points].index)  # each configuration to its stop in turn
+    assert all(s.rep.invocations == 1 for s in states)  # its time budget ends it after one

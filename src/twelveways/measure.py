@@ -111,6 +111,32 @@ def ci_within_target(samples: Sequence[float], target: float,
     return ok, (low, high), median
 
 
+def add_invocation(rep: Repetition, result: float | Sequence[float], elapsed_s: float) -> None:
+    """One more invocation's samples; ``elapsed_s`` is the repetition's time so far."""
+    rep.samples.extend([float(result)] if np.isscalar(result) else [float(v) for v in result])
+    rep.invocations += 1
+    rep.elapsed_s = elapsed_s
+
+
+def stop_reason(rep: Repetition, *, target: float, confidence: float, min_samples: int, max_samples: int,
+                max_seconds: float, min_invocations: int, budgets_wait: bool = False) -> str:
+    """Why the repetition stops now ("" to go on): the CI target met (with at least ``min_samples``
+    samples and ``min_invocations`` invocations), else the sample or time budget used up.  With
+    ``budgets_wait`` the budgets end it only after ``min_invocations`` (interleaved rounds, where a
+    comparison needs that many replicates of every configuration)."""
+    ok, rep.ci, rep.median = ci_within_target(rep.samples, target, confidence)
+    enough = rep.invocations >= min_invocations
+    if ok and len(rep.samples) >= min_samples and enough:
+        return STOP_CI_MET
+    if budgets_wait and not enough:
+        return ""
+    if len(rep.samples) >= max_samples:
+        return STOP_MAX_SAMPLES
+    if rep.elapsed_s >= max_seconds:
+        return STOP_MAX_SECONDS
+    return ""
+
+
 def repeat_until_stable(run_once: Callable[[], float | Sequence[float]], *, target: float = 0.05,
                         confidence: float = 0.95, min_samples: int = 5, max_samples: int = 100,
                         max_seconds: float = 60.0, min_invocations: int = 1,
@@ -127,21 +153,12 @@ def repeat_until_stable(run_once: Callable[[], float | Sequence[float]], *, targ
     rep = Repetition()
     start = time.perf_counter()
     while True:
-        result = run_once()
-        new = [float(result)] if np.isscalar(result) else [float(v) for v in result]
-        rep.samples.extend(new)
-        rep.invocations += 1
-        rep.elapsed_s = time.perf_counter() - start
-        ok, rep.ci, rep.median = ci_within_target(rep.samples, target, confidence)
+        add_invocation(rep, run_once(), time.perf_counter() - start)
+        reason = stop_reason(rep, target=target, confidence=confidence, min_samples=min_samples,
+                             max_samples=max_samples, max_seconds=max_seconds, min_invocations=min_invocations)
         if on_progress is not None:
             on_progress(rep)
-        if ok and len(rep.samples) >= min_samples and rep.invocations >= min_invocations:
-            rep.stop_reason = STOP_CI_MET
-            break
-        if len(rep.samples) >= max_samples:
-            rep.stop_reason = STOP_MAX_SAMPLES
-            break
-        if rep.elapsed_s >= max_seconds:
-            rep.stop_reason = STOP_MAX_SECONDS
+        if reason:
+            rep.stop_reason = reason
             break
     return rep

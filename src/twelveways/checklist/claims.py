@@ -368,6 +368,8 @@ FORMULAS = {"b/a": lambda a, b: b / a, "a/b": lambda a, b: a / b,
 DEFINITIONS_TEXT = {"b/a": "median(b)/median(a)", "a/b": "median(a)/median(b)",
                     "points": "100·(median acc_a − median acc_b), percentage points",
                     "errors": "(1 − median acc_b)/(1 − median acc_a), baseline error over claimed error", "a": "median(a)"}
+REPLICATES_TEXT = {"b/a": "b/a of the run summaries' geometric means (each run: mean of its iterations)",
+                   "a/b": "a/b of the run summaries' geometric means (each run: mean, harmonic for rates)"}
 PAIRED_TEXT = {"b/a": "b/a", "a/b": "a/b", "points": "100·(acc_a − acc_b) in percentage points",
                "errors": "(1 − acc_b)/(1 − acc_a)"}
 
@@ -393,14 +395,17 @@ def _scaled(name: str, a: np.ndarray, b: np.ndarray, t: float) -> tuple[np.ndarr
     return {"b/a": (b, t * a), "a/b": (a, t * b), "points": (a - t / 100.0, b), "errors": (1.0 - b, t * (1.0 - a))}[name]
 
 
-def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndarray) -> dict:
+def claim_test(claim: "Claim", design: str, name: str, a, b, claim_kind: str = "cost") -> dict:
     """One-sided test with the claim as the alternative; both bounds: the larger p (intersection-union)."""
     parts = []
     for bound, alternative in (("at_least", "greater"), ("at_most", "less")):
         t = getattr(claim, bound)
         if t is None:
             continue
-        if design == "independent":
+        if design == "replicates":
+            num, den = (b, a) if name == "b/a" else (a, b)
+            statistic, p = None, stats.replicates.ratio_test(num, den, claim_kind, t, alternative)
+        elif design == "independent":
             x, y = _scaled(name, a, b, t)
             statistic, p = stats.mann_whitney(x, y, alternative)
         else:
@@ -410,7 +415,8 @@ def claim_test(claim: "Claim", design: str, name: str, a: np.ndarray, b: np.ndar
                       "statistic": statistic, "p_value": p})
     alpha = 1 - Fraction(repr(claim.confidence))
     p = max(part["p_value"] for part in parts)
-    test = {"independent": "Mann–Whitney U, one-sided, threshold-scaled samples",
+    test = {"replicates": "Welch t on the log run summaries, one-sided, threshold on the log scale",
+            "independent": "Mann–Whitney U, one-sided, threshold-scaled samples",
             "paired": "Wilcoxon signed-rank, one-sided, per-seed estimate − threshold",
             "one sample": "Wilcoxon signed-rank, one-sided, a − threshold"}[design]
     out = {"name": test, "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts,
@@ -469,13 +475,40 @@ def _one_sample(a: Side, confidence: Fraction) -> dict:
             "coverage_exact": sa["coverage_exact"]}
 
 
+def runs_of(side: Side) -> list[np.ndarray]:
+    """A side's values per run (invocation): the replicates."""
+    return [group["value"].to_numpy(dtype=float) for _, group in side.samples.groupby("run", sort=True)]
+
+
+def _replicates(name: str, kind: str, a: Side, b: Side, confidence: Fraction) -> dict | None:
+    """Speedups and ratios of times or rates whose runs hold several iterations: the replicate-level
+    model (``stats.ratio_ci``: runs are the replicates, iterations describe one); None where every
+    sample is its own run (the independent design then counts right) or the estimand is no ratio."""
+    ga, gb = runs_of(a), runs_of(b)
+    if name not in ("b/a", "a/b") or kind not in ("cost", "rate") or max(g.size for g in ga + gb) < 2:
+        return None
+    num, den = (gb, ga) if name == "b/a" else (ga, gb)
+    ratio = stats.ratio_ci(num, den, kind, confidence=float(confidence))
+    level = float(confidence)
+    sides = {key: {"n": len(groups), "runs": len(groups), "values": int(sum(g.size for g in groups)),
+                   "level": level, "ci_method": "runs counted as replicates; iterations describe one run"}
+             for key, groups in (("a", ga), ("b", gb))}
+    out = {"design": "replicates", **sides, "estimate": ratio.value, "method": stats.REPLICATE_METHOD}
+    if ratio.ci is None:
+        return {**out, "n_needed": {"a": 3, "b": 3}}
+    return {**out, "interval": list(ratio.ci), "coverage": level, "coverage_exact": str(confidence)}
+
+
 def _evaluate(claim: "Claim", name: str, a: Side, b: Side | None, confidence: Fraction) -> tuple[dict, tuple]:
-    """The design's numbers and the samples its test takes ((a, b) arrays)."""
+    """The design's numbers and the samples its test takes ((a, b) arrays; runs for replicates)."""
     if b is None:
         return _one_sample(a, confidence), (a.values, np.array([]))
     pairs = seed_pairs(a, b)
     if pairs is not None:
         return _paired(name, a, b, pairs, confidence), (pairs["a"].to_numpy(dtype=float), pairs["b"].to_numpy(dtype=float))
+    replicated = _replicates(name, metric_kind(claim.metric, a.unit), a, b, confidence)
+    if replicated is not None:
+        return replicated, (runs_of(a), runs_of(b))
     return _independent(name, a, b, confidence), (a.values, b.values)
 
 
@@ -488,6 +521,10 @@ def _pct(x: float) -> str:
 def _too_few(claim: "Claim", numbers: dict) -> str:
     """Why there is no interval, and the n each side (or the pairs) would need."""
     need = numbers["n_needed"]
+    if numbers["design"] == "replicates":
+        return (f"one run per side (n(a)={numbers['a']['runs']}, n(b)={numbers['b']['runs']} runs of "
+                f"{numbers['a']['values']} and {numbers['b']['values']} values): iterations describe one run and "
+                f"cannot show how much another run differs; at least {need['a']} runs per side would decide")
     if numbers["design"] == "paired":
         return (f"{numbers['pairs']['n']} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
                 f"median per-seed estimate: {need['pairs']} pairs needed")
@@ -502,7 +539,10 @@ def _judge(claim: "Claim", numbers: dict) -> tuple[ClaimVerdict, str]:
     est, (low, high), test = numbers["estimate"], numbers["interval"], numbers["test"]
     how = numbers.get("pairs", numbers["a"]) if numbers["design"] != "independent" else None
     deterministic = f" ({how['ci_method']})" if how and how.get("deterministic") else ""
-    text = f"estimate {est:.4g}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers['coverage'])}{deterministic}"
+    runs = (f" from {numbers['a']['runs']} and {numbers['b']['runs']} runs (the replicates)"
+            if numbers["design"] == "replicates" else "")
+    text = (f"estimate {est:.4g}{runs}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers['coverage'])}"
+            f"{deterministic}")
     if (claim.at_least is not None and high < claim.at_least) or (claim.at_most is not None and low > claim.at_most):
         return ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold"
     if (claim.at_least is None or low >= claim.at_least) and (claim.at_most is None or high <= claim.at_most):
@@ -580,10 +620,11 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
         design[side.name] = {**numbers[side.name], **design[side.name]}
     numbers.update(design)
     numbers["estimate_definition"] = (f"median over seeds of the per-seed {PAIRED_TEXT[name]}"
-                                      if design["design"] == "paired" else DEFINITIONS_TEXT[name])
+                                      if design["design"] == "paired" else REPLICATES_TEXT[name]
+                                      if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
     if "interval" not in numbers:
         return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers))
-    numbers["test"] = claim_test(claim, design["design"], name, xa, xb)
+    numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
     return result(*_judge(claim, numbers))
 
 

@@ -381,7 +381,7 @@ def r5_confidence_intervals(data: AuditData):
         target = data.measurement(src, "ci_target")
         rows, not_finite = _r5_rows(src)
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
-                  "too_few_noted": 0, "too_few_unnoted": 0}
+                  "too_few_noted": 0, "too_few_unnoted": 0, "one_replicate": 0}
         cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
         source_statuses, source_evidence = _source_validity(src)
         if not counts["configurations"]:  # e.g. every run failed its own check: say so, not "no data"
@@ -408,6 +408,8 @@ def r5_confidence_intervals(data: AuditData):
             statuses.append(Status.WARN)
             evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
         evidence += _r5_worst_cases(src, cases) + stable_evidence
+        if machine_load(src) and status is not Status.PASS:
+            evidence.append(ev("a busy machine can explain wide CIs", machine_load(src), src.path, "attr contention"))
         statuses.append(stable_status)
     return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
                   ("Repeat until the CI of the median is within the target, or record why not "
@@ -436,6 +438,15 @@ def _source_validity(src) -> tuple[list[Status], list]:
     return statuses, evidence
 
 
+def machine_load(src) -> str | None:
+    """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the file records a busy
+    machine (attr ``contention``, :mod:`twelveways.contention`); None when quiet or not recorded."""
+    from .. import contention
+
+    record = src.attr("contention")
+    return contention.busy_reason(record) if isinstance(record, dict) else None
+
+
 def _r5_rows(src) -> tuple[pd.DataFrame, int]:
     """Summarizable, finite cost/rate rows that are measurements (not derived, not tuning); and the non-finite count."""
     rows = src.frame[src.kinds.isin(["cost", "rate"])]
@@ -456,21 +467,26 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
     if len(rows):
         rows = _max_over_ranks(src, rows, keys)
     varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
-    level = ci_level(src, rows)
+    stated = ci_level(src, rows)
     for key, group in rows.groupby(keys, sort=False, dropna=False) if len(rows) else []:
-        # nested data (values inside processes): the CI is over the level's means, not pooled values
+        # nested data (values inside processes, iterations inside invocations): the CI is over the
+        # replicates' means, not pooled values (replicates counted at the outermost random level)
+        level = stated or replicate_level(group)
+        counts["one_replicate"] += bool(not level and "run_id" in group and group["run_id"].nunique() == 1
+                                        and len(group) > 1)
         values = finite(group.groupby(level, sort=False)["value"].mean() if level else group["value"])
+        by_invocation = level == "run_id" and not stated
         if values.size == 0:
             continue
         counts["configurations"] += 1
         label = describe(dict(zip(keys, key)), varying)
-        if values.size > 1 and np.all(values == values[0]):
+        raw = finite(group["value"]) if by_invocation else values  # equal invocation means are not determinism
+        if raw.size > 1 and np.all(raw == raw[0]):
             counts["deterministic"] += 1
             continue
-        median = float(np.median(values))
         note = _noted(src, group, str(group["metric"].iloc[0]))
         try:
-            low, high = stats.median_ci(values, confidence)
+            median, low, high = _r5_interval(src, group, values, by_invocation, confidence)
         except StatisticsError:
             counts["too_few_noted" if note else "too_few_unnoted"] += 1
             cases.append((math.inf, label, values.size, None, note))
@@ -482,6 +498,27 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
         counts["wide_noted" if note else "wide_unnoted"] += 1
         cases.append((width, label, values.size, [low, high], note))
     return cases
+
+
+def _r5_interval(src, group: pd.DataFrame, values: np.ndarray, by_invocation: bool,
+                 confidence: float) -> tuple[float, float, float]:
+    """(centre, low, high): over invocations by the two-level model (``stats.replicates``), else the
+    exact CI of the median; raises StatisticsError where the data support no interval."""
+    if not by_invocation:
+        low, high = stats.median_ci(values, confidence)
+        return float(np.median(values)), low, high
+    kinds = src.kinds.reindex(group.index)
+    kind = "rate" if len(kinds) and str(kinds.iloc[0]) == "rate" else "cost"
+    runs = [g["value"].to_numpy(dtype=float) for _, g in group.groupby("run_id", sort=False)]
+    return stats.replicates.summary_interval(runs, kind, confidence)
+
+
+def replicate_level(group: pd.DataFrame) -> str:
+    """``run_id`` when a configuration's rows are several invocations of several values each: its
+    replicates are the invocations, and iterations describe one (they never multiply n)."""
+    if "run_id" not in group or group["run_id"].nunique() < 2 or len(group) <= group["run_id"].nunique():
+        return ""
+    return "run_id"
 
 
 def ci_level(src, rows) -> str:
@@ -532,7 +569,12 @@ def _r5_status(counts: dict) -> Status:
 def _r5_reading(counts: dict, confidence: float, target: float) -> str:
     """The counts as one sentence a reader can check."""
     smallest = stats.min_samples_for_ci(0.5, confidence)
-    return (f"{counts['within_target']} of {counts['configurations']} within ±{target:.1%}; "
+    single = (f"; {counts['one_replicate']} with one invocation only: its values describe one replicate, and only "
+              "more invocations would show how much another differs" if counts.get("one_replicate") else "")
+    return (f"where a configuration has several invocations of several values, its CI is over the invocations "
+            f"(random-effects t interval of the invocation means on a log scale; n counts invocations, not "
+            f"iterations){single}; "
+            f"{counts['within_target']} of {counts['configurations']} within ±{target:.1%}; "
             f"{counts['deterministic']} deterministic (several samples, all equal); "
             f"{counts['wide_noted']} wider than the target with a recorded reason, {counts['wide_unnoted']} without; "
             f"{counts['too_few_noted'] + counts['too_few_unnoted']} with too few samples for a {confidence:.0%} CI of "
@@ -745,6 +787,10 @@ def r9_setup(data: AuditData):
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
         levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
         evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
+        busy = machine_load(src)
+        if busy:
+            statuses.append(Status.WARN)
+            evidence.append(ev("machine load during the run", busy, src.path, "attr contention"))
     hashes = {str(s.attr("environment_hash")) for s in data.sources if _known(s.attr("environment_hash"))}
     if len(hashes) > 1:
         statuses.append(Status.WARN)

@@ -7,6 +7,7 @@ environment differences that could explain it, then what only one side has (neve
 
 from __future__ import annotations
 
+from .. import stats
 from ..checklist import rules
 from . import explain, noise, sides, table, verdicts
 
@@ -20,30 +21,35 @@ def _environment(base: sides.Side, new: sides.Side) -> dict:
             "missing": missing, "by_class": explain.envdiff.by_class(differences or [])}
 
 
-def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_given: float | None = None) -> dict:
+def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_given: float | None = None,
+          margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """Compare every configuration both sides hold (see the package docstring)."""
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
-    floor = noise.choose([base.noise_floor, new.noise_floor], floor_given)
-    rows = verdicts.compare_tables(a, b, floor, confidence=confidence)
-    shown = table.varying([*a, *b])
+    chosen = noise.choose([base.noise_floor, new.noise_floor], floor_given, margin=margin)
+    rows = verdicts.compare_tables(a, b, chosen, confidence=confidence)
     environment = _environment(base, new)
+    varying = table.varying([*a, *b])
+    busy = sides.busy_causes(base) + sides.busy_causes(new)
     shown = []
     for row in rows:
         item = row.to_dict()
-        item["candidates"] = explain.candidates(row.key, environment["differences"]) if row.differs else []
+        item["candidates"] = explain.candidates(row.key, environment["differences"], busy) if row.differs \
+            else busy[:explain.MAX_CAUSES] if row.verdict == "inconclusive" else []
         shown.append(item)
     return {
         "format": FORMAT, "confidence": confidence, "alpha": round(1 - confidence, 12),
         "base": sides.describe(base), "new": sides.describe(new), "environment": environment,
-        "noise_floor": {"relative": floor.relative, "measured": floor.measured, "text": floor.text,
-                        "false_positive_rate": floor.false_positive_rate},
-        "method": ("ratio NEW/BASE of medians with a conservative distribution-free CI (exact order-statistic "
-                   f"CIs of both medians at level {confidence ** 0.5:.4f}, bounds divided); Mann-Whitney U, "
-                   f"two-sided, Benjamini-Hochberg over {len(rows)} configurations (false discovery rate "
-                   f"{1 - confidence:.0%}); A12 effect size; 80% power for the smallest detectable ratio"),
+        "machine_load": {side.label: sides.load_lines(side) for side in (base, new)},
+        "noise_floor": {"margin": chosen.margin, "margin_text": chosen.margin_text, "measured": chosen.measured,
+                        "text": chosen.text, "false_positive_rate": chosen.false_positive_rate},
+        "method": (f"ratio NEW/BASE from the {stats.REPLICATE_METHOD}; n counts invocations; A/A between-run "
+                   f"variance added where measured; Benjamini-Hochberg over {len(rows)} configurations (false "
+                   f"discovery rate {1 - confidence:.0%}); a verdict needs the whole {confidence:.0%} CI beyond "
+                   f"the {chosen.margin_text}, \"same\" the whole CI within it; 80% power for the smallest "
+                   "detectable ratio and the invocations that would decide"),
         "counts": verdicts.counts(rows), "rows": shown,
         "stability": {side.label: rules.stability_lines(side.data) for side in (base, new)},
-        "only_base": sorted(table.label(k, shown) for k in set(a) - set(b)),
-        "only_new": sorted(table.label(k, shown) for k in set(b) - set(a)),
+        "only_base": sorted(table.label(k, varying) for k in set(a) - set(b)),
+        "only_new": sorted(table.label(k, varying) for k in set(b) - set(a)),
     }

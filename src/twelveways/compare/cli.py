@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import atomic
 from ..cliargs import OneLineParser, fraction, refuse_output_over_input, run_command
 from ..errors import AuditInputError
-from . import build, noise, render, reproduce, sides
+from . import build, noise, render, reproduce, sides, verdicts
 
 FORMATS = ("md", "html", "json")
 
@@ -26,8 +26,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95,
                         help="confidence of the CIs; 1 - confidence is the false discovery rate (default 0.95)")
     parser.add_argument("--noise-floor", type=fraction, default=None,
-                        help="relative noise floor to use instead of the measured one: a fraction (0.03) or a "
-                             "percentage (3%%)")
+                        help="a stated relative noise floor, widening the margin when larger: a fraction (0.03) or "
+                             "a percentage (3%%)")
+    parser.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
+                        help="practical-equivalence margin: ratios whose whole CI lies within it are 'same', a "
+                             f"fraction or a percentage (default {verdicts.DEFAULT_MARGIN})")
 
 
 def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
@@ -52,7 +55,7 @@ def _compare(args: argparse.Namespace) -> None:
         for path, why in side.data.skipped:
             if Path(path).name not in (*sides.ENVIRONMENT_NAMES, sides.NOISE_FLOOR_NAME):  # read by the side itself
                 print(f"skipped ({side.label}) {path}: {why}", file=sys.stderr)
-    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor)
+    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
     _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
@@ -96,7 +99,7 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
 
 def _reproduce(args: argparse.Namespace) -> None:
     record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
-                                    confidence=args.confidence, floor_given=args.noise_floor)
+                                    confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
     out = args.output
     _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
            {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),

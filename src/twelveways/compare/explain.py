@@ -54,15 +54,26 @@ def environment_diff(base: Mapping | None, new: Mapping | None) -> list[dict] | 
     return envdiff.diff(base, new)
 
 
-def candidates(configuration: Mapping, differences: list[dict] | None) -> list[str]:
-    """Differing fields that could explain a difference of this configuration: 'reason: field (class)'."""
-    if not differences:
-        return []
-    found = []
-    for reason, applies, pattern in _CANDIDATES:
-        if not applies(configuration):
-            continue
-        fields = [d for d in differences if re.search(pattern, d["field"], re.IGNORECASE)
-                  and (d["class"] == "hardware" or not reason.startswith("another CPU"))]
-        found += [f"{reason}: {d['field']} ({d['class']})" for d in fields if not any(d["field"] in f for f in found)]
-    return found
+#: A verdict names at most this many causes, the most plausible first.
+MAX_CAUSES = 3
+#: Reasons that apply to any configuration and are less specific than the kind's own (asked last).
+_GENERIC = ("frequency, turbo or power settings", "another kernel or OS")
+
+
+def candidates(configuration: Mapping, differences: list[dict] | None, leading: list[str] | tuple = ()) -> list[str]:
+    """The most plausible causes of a difference of this configuration, at most :data:`MAX_CAUSES`:
+    ``leading`` (a busy machine) first, then another CPU, then what this kind of kernel depends on
+    (memory for memory-bound kernels, BLAS for dgemm, the compiler for C, MPI for several ranks),
+    then frequency settings and the OS; each as 'reason: field (class)' with how many more fields."""
+    found = list(leading)
+    if differences:
+        ordered = sorted(_CANDIDATES, key=lambda c: c[0] in _GENERIC)
+        for reason, applies, pattern in ordered:
+            if not applies(configuration):
+                continue
+            fields = [d for d in differences if re.search(pattern, d["field"], re.IGNORECASE)
+                      and (d["class"] == "hardware" or not reason.startswith("another CPU"))]
+            if fields:
+                more = f" and {len(fields) - 1} more field(s)" if len(fields) > 1 else ""
+                found.append(f"{reason}: {fields[0]['field']} ({fields[0]['class']}){more}")
+    return found[:MAX_CAUSES]

@@ -1,69 +1,92 @@
-"""The machine's measured noise floor: two independent invocations of identical code (A/A).
+"""The between-run level of the noise, measured by an A/A run: two sweeps of identical code.
 
-Why: the samples of one invocation understate how much a second invocation differs (frequency,
-memory placement, neighbours), so a test on them calls identical code "different" far more
-often than its alpha says.  The workflow runs a set of configurations a second time
-(``measurement.placebo``); this module compares the two runs and records
+Why: each configuration's own invocations show how much one invocation differs from the next
+within a sweep (the noise every verdict uses, :mod:`twelveways.compare.verdicts`); two sweeps run
+at different times add a level (drift, a neighbour that comes and goes, frequency settling).  The
+workflow runs a set of configurations a second time (``measurement.placebo``); this module
+compares the two runs and records
 
-* the false-positive rate of the test alone: identical configurations it calls different after
-  Benjamini–Hochberg, which is why a floor is needed at all;
-* the floor: the farthest bound of the A/A ratio CIs over all configurations, or the largest
-  spread between one configuration's own runs (invocations) on either side when that is larger —
-  each pair of runs of identical code is an A/A observation too, and a configuration whose runs
-  fall into two modes (a power-of-two transpose whose cache conflicts depend on where its pages
-  land) shows it there more often than in one A/A pair; i.e. the largest difference identical
-  code showed here; differences within it are never called faster or slower;
-* the power: the median smallest ratio a test at these sample sizes detects with 80% power.
+* the verdicts of the comparison on identical code without the run level: how many identical
+  configurations it calls different (the false-positive rate);
+* the between-run variance on a log scale, estimated by the method of moments (each A/A pair:
+  half the squared log difference minus what the invocations explain) and pooled per kernel and
+  implementation, per kernel, and for the benchmark family as a whole — one A/A pair gives one
+  degree of freedom, too few for a configuration alone, so the pooled groups are what a verdict
+  uses: the most specific one measured, the family as a whole only as the last resort, named so.
 
-``results/noise_floor.json`` holds these with the configurations behind them.
+``results/noise_floor.json`` holds these with the configurations behind them.  An older file
+(format 1: one global floor) is named and not used: a global number hid every difference
+smaller than the noisiest configuration's.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 
+from .. import stats
+from ..errors import StatisticsError
 from . import sides, table, verdicts
 
-FORMAT = "twelveways-noise-floor/1"
-#: Used when neither side measured a floor and the user gave none (stated as assumed).
-DEFAULT_ASSUMED = 0.05
+FORMAT = "twelveways-noise-floor/2"
 
 
-def _farthest(row: verdicts.Row) -> float:
-    """Largest relative distance from 1 that the A/A row's CI (else its ratio) allows."""
-    bounds = row.ci if row.ci else (row.ratio, row.ratio)
-    return max(math.exp(abs(math.log(b))) - 1.0 for b in bounds if b > 0)
+def _pair_terms(a: dict, b: dict) -> dict[tuple, float]:
+    """{configuration: its A/A run-variance term} for every configuration both runs hold."""
+    terms = {}
+    for key in sorted(set(a) & set(b), key=str):
+        kind = "rate" if a[key].kind == "rate" else "cost"
+        try:
+            term = stats.replicates.run_variance_terms(stats.replicates.log_summaries(a[key].replicates(), kind),
+                                                       stats.replicates.log_summaries(b[key].replicates(), kind))
+        except StatisticsError:
+            continue
+        if math.isfinite(term):
+            terms[key] = term
+    return terms
+
+
+def _group_name(group: tuple) -> str:
+    return " ".join(group[1:]) if len(group) > 1 else f"all {group[0]} configurations (last resort)"
+
+
+def pooled_levels(terms: dict[tuple, float]) -> list[dict]:
+    """Pooled between-run variances per (family, kernel, implementation), (family, kernel) and family,
+    each from at least two A/A configurations (the family as a whole from any)."""
+    groups: dict[tuple, list[float]] = {}
+    for key, term in terms.items():
+        named = dict(key)
+        family, workload, implementation = (str(named.get(c, "")) for c in ("family", "workload", "implementation"))
+        for group in ((family, workload, implementation), (family, workload), (family,)):
+            groups.setdefault(group, []).append(term)
+    levels = []
+    for group, values in sorted(groups.items()):
+        if len(values) < 2 and len(group) > 1:
+            continue
+        variance = max(0.0, sum(values) / len(values))
+        levels.append({"group": list(group), "variance": variance, "relative_sd": math.sqrt(variance),
+                       "df": len(values), "configurations": len(values), "name": _group_name(group)})
+    return levels
 
 
 def measure(first: sides.Side, second: sides.Side, *, confidence: float = 0.95) -> dict:
     """The A/A record of two runs of identical code (see the module docstring)."""
     columns = table.family_columns(first.data, second.data)
     a, b = table.samples(first.data, columns), table.samples(second.data, columns)
-    raw = verdicts.Floor(0.0, True, "none (the test alone)")
-    rows = verdicts.compare_tables(a, b, raw, confidence=confidence)
-    usable = [r for r in rows if r.p_adjusted is not None and r.ratio]
-    if not usable:
-        return {"format": FORMAT, "configurations": 0, "floor": None,
-                "why": "no configuration with at least 2 samples on both runs"}
-    called = [r for r in usable if r.verdict != "same" and r.verdict != "inconclusive"]
-    detectable = [r.detectable_ratio for r in usable if r.detectable_ratio]
-    worst = max(usable, key=_farthest)
-    floor, where, source = _farthest(worst), worst.configuration, "largest A/A CI bound"
-    spreads = {k: max(a[k].run_spread(), b[k].run_spread()) for k in set(a) & set(b)}
-    if spreads and max(spreads.values()) > floor:
-        widest = max(spreads, key=spreads.get)
-        floor, where, source = spreads[widest], table.label(widest), "largest spread between one configuration's own runs"
+    rows = [r for r in verdicts.compare_tables(a, b, verdicts.Noise(), confidence=confidence) if r.ratio]
+    terms = _pair_terms(a, b)
+    if not terms:
+        return {"format": FORMAT, "configurations": 0, "run_levels": [],
+                "why": "no configuration with two invocations on one run and one on the other"}
+    called = [r for r in rows if r.differs]
     return {
-        "format": FORMAT, "configurations": len(usable), "confidence": confidence,
-        "floor": floor, "floor_configuration": where, "floor_source": source,
-        "largest_observed": max(abs(r.ratio - 1.0) for r in usable),
-        "false_positives": len(called), "false_positive_rate": len(called) / len(usable),
-        "median_detectable_ratio": statistics.median(detectable) if detectable else None,
+        "format": FORMAT, "configurations": len(terms), "confidence": confidence,
+        "margin": verdicts.DEFAULT_MARGIN, "false_positives": len(called),
+        "false_positive_rate": len(called) / len(rows) if rows else None,
+        "run_levels": pooled_levels(terms),
         "runs": [sides.describe(first), sides.describe(second)],
-        "rows": [{"configuration": r.configuration, "ratio": r.ratio, "ci": r.ci, "p_adjusted": r.p_adjusted,
-                  "n": [r.n_base, r.n_new]} for r in usable],
+        "rows": [{"configuration": r.configuration, "ratio": r.ratio, "ci": r.ci, "n": [r.n_base, r.n_new],
+                  "verdict": r.verdict, "run_variance_term": terms.get(tuple(r.key.items()))} for r in rows],
     }
 
 
@@ -100,26 +123,52 @@ def _is_number(value) -> bool:
 
 
 def floor_text(record: dict) -> str:
-    """The floor in one sentence with its evidence."""
-    rate = record.get("false_positive_rate")
-    power = record.get("median_detectable_ratio")
-    parts = [f"±{record['floor']:.1%} measured by an A/A run of {record['configurations']} configurations "
-             f"({record.get('floor_source', 'largest A/A CI bound')}, at {record['floor_configuration']})"]
-    if rate is not None:
-        parts.append(f"the test alone called {record['false_positives']} of {record['configurations']} identical "
-                     f"configurations different (false-positive rate {rate:.0%})")
-    if power:
-        parts.append(f"median smallest detectable ratio {power:.3g} (80% power)")
-    return "; ".join(parts)
+    """The A/A record in one sentence with its evidence."""
+    levels = record.get("run_levels") or []
+    shown = "; ".join(f"{lv['name']} ±{lv['relative_sd']:.1%} ({lv['configurations']} configurations)"
+                      for lv in levels[:6])
+    more = f" and {len(levels) - 6} more groups" if len(levels) > 6 else ""
+    text = (f"between-run sd measured by an A/A run of {record['configurations']} configurations: "
+            f"{shown or 'none'}{more}")
+    if record.get("false_positive_rate") is not None:
+        text += (f"; without it, the comparison called {record['false_positives']} identical configurations "
+                 f"different (rate {record['false_positive_rate']:.0%})")
+    return text
 
 
-def choose(recorded: Sequence[dict | None], given: float | None) -> verdicts.Floor:
-    """The floor a comparison uses: the user's, else the larger measured one, else the assumed default."""
+def _levels(record: dict) -> dict[tuple, verdicts.RunLevel]:
+    found = {}
+    for level in record.get("run_levels") or []:
+        found[tuple(level["group"])] = verdicts.RunLevel(float(level["variance"]), float(level["df"]),
+                                                         f"A/A run, {level['name']}: ±{level['relative_sd']:.1%}")
+    return found
+
+
+def choose(recorded: Sequence[dict | None], given: float | None, *, margin: float = verdicts.DEFAULT_MARGIN
+           ) -> verdicts.Noise:
+    """What a comparison uses: each side's measured run levels (the larger where both measured one),
+    the practical-equivalence margin, widened to a floor the user gave (named as given, not measured)."""
+    if not math.isfinite(margin) or not 0 <= margin < 1:
+        raise StatisticsError(f"margin must be a fraction in [0, 1) such as 0.02, got {margin}")
+    margin_text = f"±{margin:.1%} practical-equivalence margin"
     if given is not None:
-        return verdicts.assumed_floor(given, "given with --noise-floor")
-    measured = [r for r in recorded if r and isinstance(r.get("floor"), (int, float))]
-    if not measured:
-        return verdicts.assumed_floor(DEFAULT_ASSUMED, "no A/A run on either side: set measurement.placebo: true")
-    record = max(measured, key=lambda r: r["floor"])
-    return verdicts.Floor(float(record["floor"]), True, floor_text(record),
-                          record.get("false_positive_rate"))
+        if not math.isfinite(given) or given < 0:
+            raise StatisticsError(f"noise floor must be a non-negative fraction, got {given}")
+        if given > margin:
+            margin, margin_text = given, f"±{given:.1%} given with --noise-floor (assumed, not measured)"
+    levels: dict[tuple, verdicts.RunLevel] = {}
+    texts, old = [], []
+    for record in (r for r in recorded if r):
+        if record.get("format") != FORMAT:
+            if isinstance(record.get("floor"), (int, float)):
+                old.append(f"a stored noise floor of an older format (one global ±{record['floor']:.1%}) is not used: "
+                           "each configuration's own invocations give its noise")
+            continue
+        texts.append(floor_text(record))
+        for group, level in _levels(record).items():
+            if group not in levels or level.variance > levels[group].variance:
+                levels[group] = level
+    text = "; ".join(texts + old) or ("no A/A run on either side (set measurement.placebo: true): the between-run "
+                                      "level is not measured, only each configuration's own invocations")
+    fpr = next((r.get("false_positive_rate") for r in recorded if r and r.get("format") == FORMAT), None)
+    return verdicts.Noise(margin, margin_text, levels, text, bool(levels), fpr)

@@ -11,8 +11,8 @@ import html
 from .. import escape
 from . import sides
 
-ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3}
-HEADER = ("Configuration", "n base / new", "median base → new", "ratio new/base [CI]", "adjusted p", "A12",
+ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3, "not comparable": 4}
+HEADER = ("Configuration", "invocations base / new", "summary base → new", "ratio new/base [CI]", "adjusted p",
           "detectable ratio", "verdict", "could explain")
 
 
@@ -26,10 +26,17 @@ def num(value, digits: int = 4) -> str:
 def _cells(row: dict) -> list[str]:
     ci = row.get("ci")
     ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else "")
-    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
-            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, num(row.get("p_adjusted"), 2),
-            num(row.get("a12"), 2), num(row.get("detectable_ratio"), 3),
+    return [row["configuration"], invocations(row),
+            f"{num(row['summary_base'])} → {num(row['summary_new'])}", ratio, num(row.get("p_adjusted"), 2),
+            num(row.get("detectable_ratio"), 3),
             f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
+
+
+def invocations(row: dict) -> str:
+    """"3 / 3 (x 10 iterations)": the replicates counted, then the values that describe each one."""
+    each = [row.get("iterations_base"), row.get("iterations_new")]
+    inner = "" if not all(each) or each == [1, 1] else f" (× {num(each[0], 3)} / {num(each[1], 3)} values each)"
+    return f"{row['n_base']} / {row['n_new']}{inner}"
 
 
 def _sorted(rows: list[dict]) -> list[dict]:
@@ -38,17 +45,23 @@ def _sorted(rows: list[dict]) -> list[dict]:
 
 def too_few(row: dict) -> bool:
     """A configuration with too few samples for the test: listed briefly, not in the main table."""
-    return row["verdict"] == "inconclusive" and "cannot reach p" in row["reason"]
+    return row["verdict"] == "inconclusive" and row["reason"].startswith("one invocation per side")
 
 
 def _brief(row: dict) -> str:
-    return (f"{row['configuration']}: {num(row['median_base'])} → {num(row['median_new'])} "
-            f"(ratio {num(row['ratio'])}, n = {row['n_base']} / {row['n_new']})")
+    return (f"{row['configuration']}: {num(row['summary_base'])} → {num(row['summary_new'])} "
+            f"(ratio {num(row['ratio'])}, invocations {invocations(row)})")
 
 
 def _split(rows: list[dict]) -> tuple[list[dict], list[dict]]:
     ordered = _sorted(rows)
     return [r for r in ordered if not too_few(r)], [r for r in ordered if too_few(r)]
+
+
+def noise_text(record: dict) -> str:
+    """Margin, then what was measured beyond each configuration's own invocations."""
+    noise = record["noise_floor"]
+    return f"{noise['margin_text']}; {noise['text']}"
 
 
 def _environment_lines(env: dict) -> list[str]:
@@ -70,13 +83,15 @@ def _value(value) -> str:
     return str(value)
 
 
-def markdown(record: dict, title: str = "Comparison") -> str:
-    """The comparison as Markdown."""
+def markdown(record: dict, title: str = "Comparison", *, environment: bool = True) -> str:
+    """The comparison as Markdown (``environment=False``: the diff is stated once above, by the caller)."""
     out = [f"# {title}", "", f"- Base: {escape.markdown_text(record['base'])}",
            f"- New: {escape.markdown_text(record['new'])}",
            f"- Verdicts: {', '.join(f'{n} {v}' for v, n in record['counts'].items()) or 'no shared configuration'}",
-           "", "## Environment differences", "", *_environment_lines(record["environment"]), "",
-           "## Noise floor", "", escape.markdown_text(record["noise_floor"]["text"]), "",
+           *(f"- Machine load, {side}: {escape.markdown_text('; '.join(lines))}"
+             for side, lines in (record.get("machine_load") or {}).items()),
+           *(["", "## Environment differences", "", *_environment_lines(record["environment"])] if environment else []),
+           "", "## Noise floor", "", escape.markdown_text(noise_text(record)), "",
            "## Configurations", "", f"Method: {record['method']}.", "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     tested, few = _split(record["rows"])
@@ -85,7 +100,7 @@ def markdown(record: dict, title: str = "Comparison") -> str:
     out += [f"- {escape.markdown_text(side)}: {escape.markdown_text(line)}"
             for side, lines in record["stability"].items() for line in lines] or ["No per-iteration series."]
     if few:
-        out += ["", f"## Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)", ""]
+        out += ["", f"## One invocation per side ({len(few)}: inconclusive; run at least 3 invocations per side)", ""]
         out += [f"- {escape.markdown_text(_brief(r))}" for r in few]
     for side, key in (("base", "only_base"), ("new", "only_new")):
         if record[key]:
@@ -100,8 +115,8 @@ def _table_html(header, rows) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def html_page(record: dict, title: str = "Comparison") -> str:
-    """The comparison as a standalone HTML page."""
+def html_page(record: dict, title: str = "Comparison", *, environment: bool = True) -> str:
+    """The comparison as a standalone HTML page (``environment=False``: the diff is stated above it)."""
     env = record["environment"]
     env_html = (_table_html(("class", "field", "base", "new"),
                             [(d["class"], d["field"], _value(d["a"]), _value(d["b"])) for d in env["differences"]])
@@ -115,15 +130,17 @@ def html_page(record: dict, title: str = "Comparison") -> str:
                      for side, lines in record["stability"].items() for line in lines)
     only = f"<h2>Stability within runs (change points)</h2><ul>{stable or '<li>No per-iteration series.</li>'}</ul>" + only
     if few:
-        only = (f"<h2>Too few samples to test ({len(few)}: inconclusive; repeat each side at least 5 times)</h2><ul>"
+        only = (f"<h2>One invocation per side ({len(few)}: inconclusive; run at least 3 invocations per side)</h2><ul>"
                 + "".join(f"<li>{html.escape(_brief(r))}</li>" for r in few) + "</ul>" + only)
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
             "<style>body{font-family:sans-serif;max-width:80rem;margin:auto}table{border-collapse:collapse}"
             "td,th{border:1px solid #ccc;padding:.2rem .4rem;font-size:.9rem}</style></head><body>"
             f"<h1>{html.escape(title)}</h1><ul><li>Base: {html.escape(record['base'])}</li>"
-            f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li></ul>"
-            f"<h2>Environment differences</h2>{env_html}<h2>Noise floor</h2>"
-            f"<p>{html.escape(record['noise_floor']['text'])}</p><h2>Configurations</h2>"
+            f"<li>New: {html.escape(record['new'])}</li><li>Verdicts: {html.escape(counts)}</li>"
+            + "".join(f"<li>Machine load, {html.escape(side)}: {html.escape('; '.join(lines))}</li>"
+                      for side, lines in (record.get("machine_load") or {}).items()) + "</ul>"
+            + (f"<h2>Environment differences</h2>{env_html}" if environment else "") + "<h2>Noise floor</h2>"
+            f"<p>{html.escape(noise_text(record))}</p><h2>Configurations</h2>"
             f"<p>Method: {html.escape(record['method'])}.</p>"
             f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
 
@@ -131,13 +148,39 @@ def html_page(record: dict, title: str = "Comparison") -> str:
 RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="": sides.dumps(record)}
 
 
-CLAIM_HEADER = ("Claim", "reference", "this run", "outcome")
-HEADLINE_HEADER = ("Headline number", "n ref / new", "median ref → new", "ratio new/ref [CI]", "outcome", "why",
+CLAIM_HEADER = ("Claim", "reference", "this run", "outcome", "why")
+#: Fields of one environment class shown before "and N more".
+FIELDS_SHOWN = 6
+
+
+def grouped_environment(env: dict) -> list[str]:
+    """The environment diff once, one line per class: 'hardware (3): field (a → b), ...'."""
+    if not env["compared"] or not env["differences"]:
+        return _environment_lines(env)[:1]
+    lines = []
+    for cls, fields in env["by_class"].items():
+        mine = [d for d in env["differences"] if d["class"] == cls]
+        shown = ", ".join(f"{d['field']} ({_value(d['a'])} → {_value(d['b'])})" for d in mine[:FIELDS_SHOWN])
+        more = f" and {len(mine) - FIELDS_SHOWN} more" if len(mine) > FIELDS_SHOWN else ""
+        lines.append(f"{cls} ({len(fields)}): {shown}{more}")
+    return lines
+
+
+def _lead_lines(record: dict) -> list[str]:
+    """What a reproduction report says first: N of M claims, the machines, their load, the environment."""
+    machines = record.get("machines") or {}
+    lines = [record.get("claims_summary", ""), f"Machines: {machines.get('relation', 'unknown')} "
+             f"({machines.get('why', 'no environment capture')})"]
+    lines += [f"Machine load, {side}: {'; '.join(load)}" for side, load in (record.get("machine_load") or {}).items()]
+    return [line for line in lines if line]
+
+
+HEADLINE_HEADER = ("Headline number", "invocations ref / new", "summary ref → new", "ratio new/ref [CI]", "outcome", "why",
                    "could explain")
 
 
 def _claim_cells(row: dict) -> list[str]:
-    return [f"{row['id']}: {row['statement']}", row["reference"], row["new"], row["outcome"]]
+    return [f"{row['id']}: {row['statement']}", row["reference"], row["new"], row["outcome"], row.get("reason", "—")]
 
 
 def _headline_cells(row: dict) -> list[str]:
@@ -145,8 +188,8 @@ def _headline_cells(row: dict) -> list[str]:
         return [row["configuration"], "—", "—", "—", row["outcome"], row["reason"], "—"]
     ci = row.get("ci")
     ratio = num(row["ratio"]) + (f" [{num(ci[0])}, {num(ci[1])}]" if ci else " (no CI)")
-    return [row["configuration"], f"{row['n_base']} / {row['n_new']}",
-            f"{num(row['median_base'])} → {num(row['median_new'])}", ratio, row["outcome"],
+    return [row["configuration"], invocations(row),
+            f"{num(row['summary_base'])} → {num(row['summary_new'])}", ratio, row["outcome"],
             f"{row['verdict']}: {row['reason']}", "; ".join(row.get("candidates") or []) or "—"]
 
 
@@ -156,15 +199,22 @@ def _md_table(header, rows) -> list[str]:
 
 
 def reproduction_markdown(record: dict) -> str:
-    """The reproduction report as Markdown: outcomes, claims, headline numbers, then the full comparison."""
+    """The reproduction report as Markdown: N of M claims, machines, environment once, one line per claim,
+    then the claims and headline tables and the full comparison."""
     outcomes = ", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing to compare"
-    out = ["# Reproduction report", "", f"Outcomes: {outcomes}.", "",
-           f"Noise floor: {escape.markdown_text(record['noise_floor']['text'])}.", "", "## Claims", ""]
-    out += _md_table(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]]) if record["claims"] else ["No claims."]
+    out = ["# Reproduction report", "", *(f"- {escape.markdown_text(line)}" for line in _lead_lines(record)),
+           f"- Outcomes: {outcomes}.", f"- Noise: {escape.markdown_text(noise_text(record))}.", "",
+           "## Environment differences (by class)", "",
+           *(f"- {escape.markdown_text(line)}" for line in grouped_environment(record["environment"])), "",
+           "## Claims", ""]
+    out += [f"- {escape.markdown_text(r['line'])}" for r in record["claims"] if r.get("line")]
+    out += ["", *_md_table(CLAIM_HEADER, [_claim_cells(r) for r in record["claims"]])] if record["claims"] \
+        else ["No claims."]
     out += ["", "## Headline numbers", ""]
     out += _md_table(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) \
         if record["headline"] else ["No headline numbers (no derived results in this run)."]
-    return "\n".join(out) + "\n\n" + markdown(record, "Full comparison").replace("\n## ", "\n### ")
+    full = markdown(record, "Full comparison", environment=False).replace("\n## ", "\n### ")
+    return "\n".join(out) + "\n\n" + full
 
 
 def reproduction_fragment(record: dict, heading: str = "h2") -> str:
@@ -175,16 +225,19 @@ def reproduction_fragment(record: dict, heading: str = "h2") -> str:
         else "<p>No claims.</p>"
     heads = _table_html(HEADLINE_HEADER, [_headline_cells(r) for r in record["headline"]]) if record["headline"] \
         else "<p>No headline numbers (no derived results in this run).</p>"
-    differences = len(record["environment"]["differences"])
-    return (f"<p>Reference: {html.escape(record['base'])}; this run: {html.escape(record['new'])}. "
-            f"Outcomes: {html.escape(outcomes)}.</p><p>Noise floor: {html.escape(record['noise_floor']['text'])}.</p>"
-            f"<p>Environment: {differences} field(s) differ from the reference's capture.</p>"
-            f"<{heading}>Claims</{heading}>{claims}<{heading}>Headline numbers</{heading}>{heads}")
+    lead = "".join(f"<li>{html.escape(line)}</li>" for line in _lead_lines(record))
+    env = "".join(f"<li>{html.escape(line)}</li>" for line in grouped_environment(record["environment"]))
+    lines = "".join(f"<li>{html.escape(r['line'])}</li>" for r in record["claims"] if r.get("line"))
+    return (f"<ul>{lead}</ul><p>Reference: {html.escape(record['base'])}; this run: {html.escape(record['new'])}. "
+            f"Outcomes: {html.escape(outcomes)}.</p><p>Noise floor: {html.escape(noise_text(record))}.</p>"
+            f"<{heading}>Environment differences (by class)</{heading}><ul>{env}</ul>"
+            f"<{heading}>Claims</{heading}>{f'<ul>{lines}</ul>' if lines else ''}{claims}"
+            f"<{heading}>Headline numbers</{heading}>{heads}")
 
 
 def reproduction_html(record: dict) -> str:
     """The reproduction report as a standalone HTML page (same content as the Markdown)."""
     body = "<h1>Reproduction report</h1>" + reproduction_fragment(record)
-    page = html_page(record, "Full comparison")
+    page = html_page(record, "Full comparison", environment=False)
     return page.replace("<body>", f"<body>{body}", 1).replace("<title>Full comparison</title>",
                                                               "<title>Reproduction report</title>", 1)

@@ -5,9 +5,13 @@ why?".  Each claim is checked on both sides: the same outcome (supported on both
 stated tolerance) is Reproduced, another outcome Not reproduced, an inconclusive side
 Inconclusive.  Each headline number of the new run (one key configuration per workload or
 scenario, as the report's first screen shows it) is compared with the same configuration of the
-reference: statistically indistinguishable within the noise floor is Reproduced, faster or
-slower beyond it Not reproduced (with the size of the difference and the environment
-differences that could explain it), anything else Inconclusive with what would decide it.
+reference: its whole CI within the practical-equivalence margin is Reproduced, faster or
+slower beyond it Not reproduced (with the size of the difference and at most three plausible
+causes: a busy machine, then the environment differences this kind of kernel depends on),
+anything else Inconclusive with what would decide it.  Which numbers are compared depends on the
+machines (:mod:`machines`): on different hardware, absolute values are "Not comparable" and
+only claims and portable quantities are judged.  The record leads with "N of M claims
+reproduced" and one hyperfine-style line per claim.
 """
 
 from __future__ import annotations
@@ -17,13 +21,33 @@ from pathlib import Path
 from ..checklist import claims as claims_mod
 from ..checklist import evidence
 from ..report import headline
-from . import build, explain, noise, sides, table, verdicts
+from . import build, explain, machines, noise, sides, table, verdicts
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "Reproduced", "Not reproduced", "Inconclusive"
 
 
+def _claim_line(result) -> str:
+    """hyperfine's style for a claim: the estimate with its interval, or why there is none."""
+    numbers = result.numbers
+    if numbers.get("interval"):
+        low, high = numbers["interval"]
+        return f"{numbers['estimate']:.3g} [{low:.3g}, {high:.3g}]"
+    return "no interval"
+
+
+def _claim_reason(old, now, outcome: str) -> str:
+    if outcome == REPRODUCED:
+        return f"{now.verdict.value.replace('_', ' ')} in both runs"
+    if outcome == NOT_REPRODUCED:
+        return (f"reference {old.verdict.value.replace('_', ' ')}, this run {now.verdict.value.replace('_', ' ')}: "
+                f"{now.message}")
+    undecided = now if now.verdict.value == "inconclusive" else old
+    side = "this run" if undecided is now else "the reference"
+    return f"inconclusive in {side}: {undecided.message}"
+
+
 def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path | None) -> list[dict]:
-    """Each claim's outcome on both sides and whether the new run reproduces it."""
+    """Each claim's outcome on both sides, whether the new run reproduces it, and why."""
     if not claims_file:
         return []
     claims = claims_mod.load_claims(claims_file)
@@ -35,8 +59,11 @@ def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path |
             outcome = INCONCLUSIVE
         else:
             outcome = REPRODUCED if old.verdict == now.verdict else NOT_REPRODUCED
+        reason = _claim_reason(old, now, outcome)
         rows.append({"id": now.id, "statement": now.statement, "reference": old.verdict.value.replace("_", " "),
-                     "new": now.verdict.value.replace("_", " "), "outcome": outcome,
+                     "new": now.verdict.value.replace("_", " "), "outcome": outcome, "reason": reason,
+                     "line": f"{now.id}: {_claim_line(now)} in this run, {_claim_line(old)} in the reference: "
+                             f"{outcome} ({reason})",
                      "reference_message": old.message, "new_message": now.message})
     return rows
 
@@ -53,25 +80,31 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> di
         key = (("family", family), ("configuration", headline.short_configuration(family, summary.get("filters") or {})),
                ("metric", str(summary.get("metric"))))
         kind = side.data.kinds.loc[rows.index].iloc[0]
-        found[key] = table.Samples(key, str(kind), values, int(rows["run_id"].nunique()))
+        groups = tuple(g.to_numpy(dtype=float) for _, g in rows.groupby("run_id", sort=True)["value"])
+        found[key] = table.Samples(key, str(kind), values, int(rows["run_id"].nunique()), groups)
     return found
 
 
-def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, floor: verdicts.Floor,
-                  differences: list[dict] | None, confidence: float) -> list[dict]:
-    """The new run's headline numbers against the reference's same configurations."""
+def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, chosen: verdicts.Noise,
+                  differences: list[dict] | None, confidence: float, hardware: tuple[str, str]) -> list[dict]:
+    """The new run's headline numbers against the reference's same configurations; absolute values on
+    different hardware are not comparable (the relation says why)."""
     summaries = headline.key_rows(headline.load_summaries(derived_dir, strict=True))
     before = _headline_samples(reference, summaries)
     after = _headline_samples(new, summaries)
+    busy = sides.busy_causes(reference) + sides.busy_causes(new)
     rows = []
-    for row in verdicts.compare_tables(before, after, floor, confidence=confidence):
+    for row in verdicts.compare_tables(before, after, chosen, confidence=confidence):
         family, config, metric = (row.key[c] for c in ("family", "configuration", "metric"))
         outcome = {"same": REPRODUCED, "inconclusive": INCONCLUSIVE}.get(row.verdict, NOT_REPRODUCED)
         filters = next((s.get("filters") or {} for f, s in summaries
                         if f == family and headline.short_configuration(f, s.get("filters") or {}) == config), {})
         item = row.to_dict() | {"outcome": outcome, "configuration": f"{family}: {config} ({metric})"}
-        item["candidates"] = explain.candidates(filters | {"benchmark": family}, differences) \
-            if outcome == NOT_REPRODUCED else []
+        item["candidates"] = explain.candidates(filters | {"benchmark": family}, differences, busy) \
+            if outcome == NOT_REPRODUCED else busy[:explain.MAX_CAUSES] if outcome == INCONCLUSIVE else []
+        if hardware[0] == machines.OTHER_HARDWARE and row.kind in machines.ABSOLUTE_KINDS:
+            item |= {"outcome": machines.not_comparable(hardware[1]), "candidates": [],
+                     "reason": f"an absolute {metric} on {hardware[1]}; claims and ratios carry across machines"}
         rows.append(item)
     missing = sorted(f"{dict(k)['family']}: {dict(k)['configuration']} ({dict(k)['metric']})"
                      for k in set(after) ^ set(before))
@@ -79,16 +112,34 @@ def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, flo
     return rows
 
 
+def _absolute_not_comparable(record: dict, why: str) -> None:
+    """Different hardware: the full comparison's absolute rows keep their numbers, not their verdicts."""
+    for row in record["rows"]:
+        if row["kind"] in machines.ABSOLUTE_KINDS:
+            row.update(verdict="not comparable", candidates=[],
+                       reason=f"absolute value on {why}: {row['reason']}")
+    found = [row["verdict"] for row in record["rows"]]
+    record["counts"] = {v: found.count(v) for v in dict.fromkeys(found)}
+
+
 def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file: str | Path | None,
-                 confidence: float = 0.95, floor_given: float | None = None) -> dict:
+                 confidence: float = 0.95, floor_given: float | None = None,
+                 margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor."""
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
-    record = build.build(ref, new, confidence=confidence, floor_given=floor_given)
-    floor = noise.choose([ref.noise_floor, new.noise_floor], floor_given)
+    record = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)
+    chosen = noise.choose([ref.noise_floor, new.noise_floor], floor_given, margin=margin)
+    hardware = machines.relation(ref.environment, new.environment)
+    record["machines"] = {"relation": hardware[0], "why": hardware[1]}
+    if hardware[0] == machines.OTHER_HARDWARE:
+        _absolute_not_comparable(record, hardware[1])
     derived = Path(results_dir) / "derived"
     record["claims"] = claim_rows(ref, new, claims_file)
-    record["headline"] = headline_rows(ref, new, derived, floor, record["environment"]["differences"], confidence)
+    record["headline"] = headline_rows(ref, new, derived, chosen, record["environment"]["differences"], confidence,
+                                       hardware)
+    reproduced = sum(r["outcome"] == REPRODUCED for r in record["claims"])
+    record["claims_summary"] = f"{reproduced} of {len(record['claims'])} claims reproduced"
     outcomes = [r["outcome"] for r in record["claims"] + record["headline"]]
-    record["outcomes"] = {o: outcomes.count(o) for o in (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE) if o in outcomes}
+    record["outcomes"] = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
     return record

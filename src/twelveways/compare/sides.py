@@ -84,6 +84,27 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     return side
 
 
+def contention_records(side: Side) -> list[dict]:
+    """The machine-load records (attr ``contention``) of a side's files; empty where none was recorded."""
+    found = [source.attr("contention") for source in side.data.raw_sources]
+    return [record for record in found if isinstance(record, dict)]
+
+
+def load_lines(side: Side) -> list[str]:
+    """Each recorded stage's load in words, or that the load is unknown."""
+    from .. import contention
+
+    return [contention.describe(record) for record in contention_records(side)] or [contention.UNKNOWN]
+
+
+def busy_causes(side: Side) -> list[str]:
+    """"<side>: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" per busy stage."""
+    from .. import contention
+
+    reasons = (contention.busy_reason(record) for record in contention_records(side))
+    return [f"busy machine on the {side.label} side: {reason}" for reason in reasons if reason]
+
+
 def describe(side: Side) -> str:
     """One line naming a side's inputs for the report (at most three names, then a count)."""
     names = [Path(p).name if Path(p).parent.name in ("results", "") else str(p) for p in side.inputs]

@@ -36,12 +36,11 @@ class Samples:
     kind: str
     values: np.ndarray
     runs: int
-    run_medians: tuple[float, ...] = ()  # one per run (invocation): the run-to-run spread on this side
+    groups: tuple[np.ndarray, ...] = ()  # the values of each run (invocation): the replicates of this side
 
-    def run_spread(self) -> float:
-        """Largest relative difference between this side's own runs of the configuration (0 for one run)."""
-        medians = [m for m in self.run_medians if m > 0]
-        return max(medians) / min(medians) - 1.0 if len(medians) >= 2 else 0.0
+    def replicates(self) -> tuple[np.ndarray, ...]:
+        """One array per invocation; without run ids every value is taken as its own invocation."""
+        return self.groups or tuple(np.atleast_1d(v) for v in self.values)
 
 
 def _family(source: evidence.ResultSource) -> str:
@@ -83,9 +82,9 @@ def _source_samples(source: evidence.ResultSource, family: str, columns: list[st
     found = {}
     for values, rows in frame.groupby(columns, sort=True, dropna=False):
         key = (("family", family), *zip(columns, (plain(v) for v in values)))
-        medians = tuple(float(m) for m in rows.groupby("run_id", sort=True)["value"].median())
+        groups = tuple(g.to_numpy(dtype=float) for _, g in rows.groupby("run_id", sort=True)["value"])
         found[key] = Samples(key, str(rows["_kind"].iloc[0]), rows["value"].to_numpy(dtype=float),
-                             int(rows["run_id"].nunique()), medians)
+                             int(rows["run_id"].nunique()), groups)
     return found
 
 
@@ -97,7 +96,7 @@ def samples(data: evidence.AuditData, columns: dict[str, list[str]]) -> dict[tup
         for key, found in _source_samples(source, family, columns[family]).items():
             if key in table:  # the same configuration in two files of one side: pool its samples
                 found = Samples(key, found.kind, np.concatenate([table[key].values, found.values]),
-                                table[key].runs + found.runs, table[key].run_medians + found.run_medians)
+                                table[key].runs + found.runs, table[key].groups + found.groups)
             table[key] = found
     return table
 

@@ -22,6 +22,7 @@ VOLATILE: dict[str, str] = {
     "timer.overhead_ns": "measured: varies with load",
     "hardware.memory.available_bytes": "free memory changes from moment to moment",
     "host.hostname": "container hostnames change per start; nodes of one type share an environment",
+    "host.boot_id": "changes at every boot; with the host name it says two runs share one running machine",
     "scheduler": "per job: job ids, node list, allocation and the launcher of this particular job",
     "mpi.launcher_in_use": "per job: how this particular process was started",
     "environment_variables.SLURM_*": "set per job by SLURM (job id, node list, ...)",

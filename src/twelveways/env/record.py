@@ -12,6 +12,7 @@ import socket
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from .. import __version__
 from . import machine, runtimes
@@ -59,6 +60,11 @@ def _blas_openmp(probed) -> dict:
     return section
 
 
+def boot_id() -> str:
+    """Linux's per-boot random id (/proc/sys/kernel/random/boot_id): the same running machine."""
+    return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+
+
 def _probe_sections(config: Mapping | None, variables) -> dict:
     """Every section a probe fills, the slow probes in worker threads."""
     with ThreadPoolExecutor(max_workers=6) as pool:
@@ -72,7 +78,7 @@ def _probe_sections(config: Mapping | None, variables) -> dict:
             "format": FORMAT,
             "twelveways_version": __version__,
             "time": safe(time_now),
-            "host": {"hostname": safe(socket.gethostname)},
+            "host": {"hostname": safe(socket.gethostname), "boot_id": safe(boot_id)},
             "os": safe(operating_system),
             "python": safe(python),
             "loadgen": safe(loadgen),

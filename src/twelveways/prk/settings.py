@@ -43,6 +43,7 @@ class PrkConfig:
     tiles: Mapping[str, int]
     threads: tuple[int, ...]
     ranks: tuple[int, ...]
+    interleaved: bool = True
 
     @classmethod
     def from_config(cls, config: Mapping) -> PrkConfig:
@@ -61,7 +62,7 @@ class PrkConfig:
                         openmp_flag=str(prk["build"]["openmp_flag"])),
             subset_reasons=MappingProxyType({key: str(text) for key, text in config["subset_reasons"].items()
                                              if key in PRK_SUBSET_KEYS and str(text).strip()}),
-            section=MappingProxyType(dict(prk)),
+            section=MappingProxyType(dict(prk)), interleaved=bool(prk["interleaved"]),
         )
 
 

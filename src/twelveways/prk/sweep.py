@@ -12,13 +12,15 @@ The config section ``prk`` (workflow/schemas/prk.schema.yaml) expands into confi
   point can be matched with its single-element base.
 
 Configurations run in ``measure.seeded_order(configs, config['seed'])`` so that drift cannot
-masquerade as an effect.  Each configuration repeats whole program runs through
-``measure.repeat_until_stable``; each run contributes its N per-iteration times (maximum over
-ranks) as samples, until the CI of the median meets ``measurement.ci_target`` or a sample or
-time budget ends (``prk.min_invocations`` runs at least).  The stop reason is stored on every
-row (``stop_reason``; ``invalid`` when a run failed its validation: its rows are kept,
-flagged invalid, and the configuration is not repeated).  ``run_order`` numbers the program
-runs in the order they happened.
+masquerade as an effect, and (``prk.interleaved``, the default) in randomized interleaved rounds
+(RMIT, :func:`repeat_all`): each round runs one more whole program run of every configuration
+still repeating, in a seeded order of its own.  Each run contributes its N per-iteration times
+(maximum over ranks) as samples; a configuration stops when the CI of the median meets
+``measurement.ci_target`` after ``prk.min_invocations`` runs, or when its sample or time budget
+ends (interleaved: only after ``prk.min_invocations`` runs, the replicates a comparison counts).
+The stop reason is stored on every row (``stop_reason``; ``invalid`` when a run failed its
+validation: its rows are kept, flagged invalid, and the configuration is not repeated).
+``run_order`` numbers the program runs in the order they happened.
 
 CLI: ``python -m twelveways.prk.sweep --config results/config.json --kernels-dir build/kernels
 --output results/prk.nc``.
@@ -33,11 +35,11 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config as config_module
-from .. import measure, results
+from .. import contention, measure, results
 from ..families.prk import FAMILY
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, TwelveWaysError
@@ -140,42 +142,74 @@ def invocation(point: Point, prk: PrkConfig) -> run.Invocation:
     return run.Invocation(point.kernel, point.implementation, args, ranks=point.ranks, threads=point.threads)
 
 
-class _InvalidRun(Exception):
-    """A run failed its self-validation: stop repeating this configuration."""
+@dataclass
+class Repeating:
+    """One configuration while the sweep repeats it: its rows, its samples and, once stopped, why."""
+
+    point: Point
+    rows: list[dict] = field(default_factory=list)
+    rep: measure.Repetition = field(default_factory=measure.Repetition)
+    reason: str = ""
+    run_seconds: dict[str, float] = field(default_factory=dict)  # wall time of each program run, start-up included
 
 
-def run_point(point: Point, prk: PrkConfig, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
-              launcher: Sequence[str] | None = None, python_dir=run.PYTHON_KERNELS_DIR,
-              on_run: Callable[[], None] | None = None,
-              extra_env: Mapping[str, str] | None = None) -> tuple[list[dict], str]:
-    """All rows of one configuration, repeated adaptively, and the stop reason."""
-    inv = invocation(point, prk)
-    rows: list[dict] = []
-    invocation_index = [0]
+def invoke(state: Repeating, prk: PrkConfig, *, kernels_dir, run_counter: list[int], timer_overhead_ns: float,
+           launcher: Sequence[str] | None = None, python_dir=run.PYTHON_KERNELS_DIR,
+           extra_env: Mapping[str, str] | None = None) -> None:
+    """One program run of a configuration: its rows kept, its per-iteration maxima added to its samples;
+    a failed validation stops the configuration (its rows kept, flagged invalid)."""
+    started = time.perf_counter()
+    doc = run.run(invocation(state.point, prk), kernels_dir, timeout=prk.timeout_s, python_dir=python_dir,
+                  launcher=launcher, extra_env=extra_env)
+    run_id = f"{state.point.key()}#{state.rep.invocations}"
+    state.rows.extend(records.to_records(doc, run_id=run_id, seed=prk.seed, scaling=state.point.scaling,
+                                         base_size=state.point.primary(state.point.base_size),
+                                         timer_overhead_ns=timer_overhead_ns, extra={"run_order": run_counter[0]}))
+    run_counter[0] += 1
+    seconds = time.perf_counter() - started
+    state.run_seconds[run_id] = round(seconds, 4)
+    measure.add_invocation(state.rep, [float(t) for t in doc["iteration_max_times"]], state.rep.elapsed_s + seconds)
+    if not doc["valid"]:
+        state.reason = STOP_INVALID
 
-    def run_once() -> list[float]:
-        doc = run.run(inv, kernels_dir, timeout=prk.timeout_s, python_dir=python_dir, launcher=launcher,
-                      extra_env=extra_env)
-        run_id = f"{point.key()}#{invocation_index[0]}"
-        rows.extend(records.to_records(doc, run_id=run_id, seed=prk.seed, scaling=point.scaling,
-                                       base_size=point.primary(point.base_size), timer_overhead_ns=timer_overhead_ns,
-                                       extra={"run_order": run_counter[0]}))
-        invocation_index[0] += 1
-        run_counter[0] += 1
-        if on_run is not None:
-            on_run()
-        if not doc["valid"]:
-            raise _InvalidRun(run_id)
-        return [float(t) for t in doc["iteration_max_times"]]
 
-    try:
-        rep = measure.repeat_until_stable(run_once, **prk.stop_rule)
-        reason = rep.stop_reason
-    except _InvalidRun:
-        reason = STOP_INVALID
-    for row in rows:
-        row["stop_reason"] = reason
-    return rows, reason
+def repeat_all(ordered: Sequence[Point], prk: PrkConfig, run_one: Callable[[Repeating], None],
+               on_stop: Callable[[Repeating], None] = lambda state: None) -> tuple[list[Repeating], int]:
+    """Every configuration repeated to its stop; (states in ``ordered``'s order, rounds run).
+
+    Interleaved (``prk.interleaved``, RMIT after Abedi & Brecht 2017): round 1 runs one invocation
+    of each configuration in ``ordered``; each later round runs one more of every configuration
+    still repeating, in a seeded order of its own (``seed + round``), so drift and a busy neighbour
+    hit every configuration alike.  A configuration stops on the stop rule; its budgets end it only
+    after ``prk.min_invocations``.  Not interleaved: each configuration runs to its stop in turn."""
+    states = [Repeating(point) for point in ordered]
+    rounds, active = 0, list(states)
+    while active:
+        order = active if not rounds else measure.seeded_order(active, prk.seed + rounds)
+        for state in order:
+            while True:
+                run_one(state)
+                state.reason = state.reason or measure.stop_reason(state.rep, **prk.stop_rule,
+                                                                   budgets_wait=prk.interleaved)
+                if state.reason or prk.interleaved:
+                    break
+            if state.reason:
+                on_stop(state)
+        active = [state for state in active if not state.reason]
+        rounds += 1
+    for state in states:
+        for row in state.rows:
+            row["stop_reason"] = state.reason
+    return states, rounds
+
+
+def repetition_attrs(states: Sequence[Repeating], rounds: int, prk: PrkConfig) -> dict:
+    """How the configurations were repeated: interleaved or not, rounds, each run's wall time, stop reasons."""
+    stops = {state.point.key(): state.reason for state in states}
+    return {"prk_interleaved": prk.interleaved, "prk_rounds": rounds,
+            "prk_run_seconds": {run_id: s for state in states for run_id, s in state.run_seconds.items()},
+            "prk_stop_reasons": stops,
+            "prk_invalid_configurations": sorted(k for k, v in stops.items() if v == STOP_INVALID)}
 
 
 def scheduler_attrs() -> dict:
@@ -245,8 +279,6 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
     attrs = results.provenance(environment, config)
     chosen = mpi_launcher.strip() or prk.mpi_launcher
     launcher = shlex.split(chosen) if chosen else None
-    all_rows: list[dict] = []
-    stops: dict[str, str] = {}
     counter = [0]
     started = time.perf_counter()
 
@@ -257,25 +289,26 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
     columns = (TextColumn("prk"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
     with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
         task = bar.add_task("", total=len(ordered))
-        for point in ordered:
-            bar.update(task, description=f"{point.key()} (runs: {counter[0]})")
-            rows, reason = run_point(point, prk, kernels_dir=kernels_dir, run_counter=counter,
-                                     timer_overhead_ns=timer["overhead_ns"], launcher=launcher, python_dir=python_dir,
-                                     on_run=lambda p=point: bar.update(task, description=f"{p.key()} (runs: {counter[0]})"),
-                                     extra_env=extra_env)
-            all_rows.extend(rows)
-            stops[point.key()] = reason
-            timed = [r["value"] for r in rows if r["metric"] == "time" and r["iteration"] > 0]
-            bar.console.print(f"{point.key()}: {len({r['run_id'] for r in rows})} run(s), {len(timed)} rank-iteration "
-                              f"times, stop: {reason}", highlight=False, soft_wrap=True)
+
+        def run_one(state: Repeating) -> None:
+            bar.update(task, description=f"{state.point.key()} (runs: {counter[0]})")
+            invoke(state, prk, kernels_dir=kernels_dir, run_counter=counter, timer_overhead_ns=timer["overhead_ns"],
+                   launcher=launcher, python_dir=python_dir, extra_env=extra_env)
+
+        def on_stop(state: Repeating) -> None:
+            timed = [r["value"] for r in state.rows if r["metric"] == "time" and r["iteration"] > 0]
+            bar.console.print(f"{state.point.key()}: {state.rep.invocations} run(s), {len(timed)} rank-iteration "
+                              f"times, stop: {state.reason}", highlight=False, soft_wrap=True)
             bar.advance(task)
+
+        with contention.Sampler("PRK stage") as sampler:
+            states, rounds = repeat_all(ordered, prk, run_one, on_stop)
+    all_rows = [row for state in states for row in state.rows]
     attrs.update(scheduler_attrs())
     attrs.update({
         "prk_mpi_launcher": " ".join(launcher or run.default_launcher()),
         "prk_run_order": [p.key() for p in ordered],
-        "prk_skipped": skipped,
-        "prk_stop_reasons": stops,
-        "prk_invalid_configurations": sorted(k for k, v in stops.items() if v == STOP_INVALID),
+        **repetition_attrs(states, rounds, prk), "contention": sampler.summary, "prk_skipped": skipped,
         "prk_program_runs": counter[0],
         "prk_sweep_seconds": round(time.perf_counter() - started, 3),
         "prk_timer_overhead_ns": timer["overhead_ns"],

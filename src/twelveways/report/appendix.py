@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import families
+from .. import families, plan
 from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -360,7 +360,8 @@ def render(sources: Sources) -> str:
     lines = header(config, environment, sources)
     lines += claims_section(claims, outcomes, sources, runtimes)
     lines += figures_section(sources) + findings_section(sources.derived)
-    lines += runtime_section(runtimes, config, sources.bench) + requirements_section(environment)
+    lines += runtime_section(runtimes, config, sources.bench) + plan.appendix_lines(sources.derived) \
+        + requirements_section(environment)
     return "\n".join(lines).rstrip() + "\n"
 
 

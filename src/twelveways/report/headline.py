@@ -269,4 +269,21 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
     summaries = load_summaries(derived_dir)
     checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
     counts, claims = verdict_html(checklist) if checklist else ("", "")
-    return profile_caveat(config, bench_dir) + counts + table_html(summaries, checks, results_dir, figures) + claims
+    return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
+            + table_html(summaries, checks, results_dir, figures) + claims)
+
+
+def busy_html(results_dir: Path | None) -> str:
+    """A busy machine named where it can explain the numbers below (attr ``contention`` of each results
+    file): "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"; nothing when quiet."""
+    from .. import contention, results
+
+    reasons = []
+    for path in sorted(Path(results_dir).glob("*.nc")) if results_dir and Path(results_dir).is_dir() else []:
+        try:
+            record = results.attr_json(results.open(path), "contention", None)
+        except Exception:  # a damaged file must not stop the report; the checklist judges it
+            continue
+        reason = contention.busy_reason(record) if isinstance(record, dict) else None
+        reasons += [reason] if reason else []
+    return "".join(f"<p class='tw-caveat'>Busy machine: {_e(reason)}.</p>" for reason in reasons)

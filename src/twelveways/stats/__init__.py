@@ -8,7 +8,8 @@ The code lives in ``stats.core`` (input checks, exact-rank CIs, normality, t CI)
 (kind-aware summaries, ratios, the self-choosing ``ci``, sample sizes), ``stats.compare``
 (Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats.tail`` (percentiles,
 quantile regression), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoint``
-(warm-up and mid-run shifts of a run's per-iteration series); import it from here.
+(warm-up and mid-run shifts of a run's per-iteration series) and ``stats.replicates`` (the
+two-level model: invocations, then iterations); import it from here.
 
 Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
 small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
@@ -22,6 +23,8 @@ from .compare import (Comparison, Kruskal, a12_magnitude, compare, detectable_ra
 from .core import (KINDS, STATISTICS, Normality, as_values, geometric_mean, harmonic_mean, mean_ci, median_ci,
                    median_ci_ranks, min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks,
                    relative_half_width, skewness)
+from .replicates import (METHOD as REPLICATE_METHOD, Components, ReplicateRatio, components,
+                         detectable_log_effect, invocations_needed, log_ratio_interval, ratio_ci)
 from .scaling import (BASE_CASES, AmdahlFit, ScalingPoint, Speedup, amdahl_fit, amdahl_speedup,
                             ideal_scaling, speedup)
 from .summary import (Ratio, SampleSize, Summary, ci, geometric_mean_fallback, ratio_of_summaries,
@@ -37,6 +40,9 @@ __all__ = [
     # comparisons (R7)
     "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
     "mann_whitney", "signed_rank", "effect_size", "holm_adjust", "harmonic_mean", "geometric_mean", "skewness",
+    # replicate level: invocations, then iterations (R5, R7)
+    "REPLICATE_METHOD", "Components", "ReplicateRatio", "components", "detectable_log_effect", "invocations_needed",
+    "log_ratio_interval", "ratio_ci",
     # tails (R8, R12)
     "percentiles", "QuantileFit", "quantile_regression",
     # scaling (R1, R11)

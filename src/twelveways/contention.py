@@ -1,0 +1,122 @@
+"""Is the machine busy while we measure?  Load average, CPU steal and other processes' CPU share.
+
+Why: on a shared or virtual machine, a neighbour's work or the hypervisor's steal slows some
+invocations and not others; a comparison that does not say so blames the code.  A
+:class:`Sampler` runs beside a stage (a daemon thread reading ``/proc/loadavg`` and ``/proc/stat``
+every ``interval`` seconds) and summarizes: mean and largest 1-minute load, the CPU count, the
+share of CPU time stolen by the hypervisor, and the share of the machine's CPU time used by
+processes other than this one and its finished children (``/proc/self/stat``).  The summary is
+stored in the stage's results attrs (``contention``); where it is absent (older files, other
+formats) it is unknown and said so.  :func:`busy_reason` names a busy machine as a cause, as in
+"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine".
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+#: A machine is called busy when other processes used at least this share of its CPU time ...
+BUSY_OTHERS_SHARE = 0.10
+#: ... or the hypervisor stole at least this share ...
+BUSY_STEAL_SHARE = 0.05
+#: ... or the mean 1-minute load exceeded the CPU count by this factor (the stage itself fills the CPUs).
+BUSY_LOAD_FACTOR = 1.5
+UNKNOWN = "machine load unknown (not recorded with these results)"
+
+
+def _cpu_times(stat: Path = Path("/proc/stat")) -> tuple[float, float, float] | None:
+    """(busy, steal, total) jiffies of all CPUs, or None where /proc/stat is not readable."""
+    try:
+        fields = stat.read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return None
+    values = [float(v) for v in fields]
+    idle = values[3] + (values[4] if len(values) > 4 else 0.0)
+    steal = values[7] if len(values) > 7 else 0.0
+    total = sum(values[:8])
+    return total - idle - steal, steal, total
+
+
+def _own_jiffies() -> float:
+    """CPU time of this process and its waited-for children, in jiffies."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return sum(float(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+
+
+class Sampler:
+    """Context manager sampling the machine's load while a stage runs (module docstring)."""
+
+    def __init__(self, stage: str, interval: float = 1.0):
+        self.stage, self.interval = stage, interval
+        self.loads: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._start: tuple | None = None
+        self._started_s = 0.0
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.loads.append(os.getloadavg()[0])
+
+    def __enter__(self) -> Sampler:
+        self._start = (_cpu_times(), _own_jiffies())
+        self._started_s = time.perf_counter()
+        self.loads.append(os.getloadavg()[0])
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.loads.append(os.getloadavg()[0])
+        self.summary = summarize(self.stage, self.loads, self._start, (_cpu_times(), _own_jiffies()),
+                                 time.perf_counter() - self._started_s)
+
+
+def summarize(stage: str, loads: list[float], start: tuple, end: tuple, seconds: float) -> dict:
+    """The stored record: loads, steal and other processes' share between two /proc readings."""
+    record = {"stage": stage, "cpus": os.cpu_count() or 1, "seconds": round(seconds, 2), "samples": len(loads),
+              "load_mean": round(sum(loads) / len(loads), 2), "load_max": round(max(loads), 2),
+              "steal_share": None, "others_share": None, "source": "/proc/loadavg, /proc/stat, /proc/self/stat"}
+    (cpu0, own0), (cpu1, own1) = start, end
+    if cpu0 and cpu1 and cpu1[2] > cpu0[2]:
+        total = cpu1[2] - cpu0[2]
+        record["steal_share"] = round((cpu1[1] - cpu0[1]) / total, 4)
+        record["others_share"] = round(max(0.0, (cpu1[0] - cpu0[0]) - (own1 - own0)) / total, 4)
+    return record
+
+
+def busy_reason(record: Mapping | None) -> str | None:
+    """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the record shows a busy
+    machine; None when it was quiet or nothing was recorded (see :func:`describe`)."""
+    if not record:
+        return None
+    cpus, load = int(record.get("cpus") or 1), float(record.get("load_mean") or 0.0)
+    others, steal = record.get("others_share"), record.get("steal_share")
+    causes = []
+    if load > BUSY_LOAD_FACTOR * cpus:
+        causes.append(f"load {load:.1f} on {cpus} cores")
+    if others is not None and others >= BUSY_OTHERS_SHARE:
+        causes.append(f"other processes used {others:.0%} of the CPU time")
+    if steal is not None and steal >= BUSY_STEAL_SHARE:
+        causes.append(f"the hypervisor stole {steal:.0%} of the CPU time")
+    if not causes:
+        return None
+    return f"{' and '.join(causes)} during the {record.get('stage', 'run')}: rerun on an idle machine"
+
+
+def describe(record: Mapping | None) -> str:
+    """One line for any record: busy (with its cause), quiet (with its load), or unknown."""
+    if not record:
+        return UNKNOWN
+    busy = busy_reason(record)
+    if busy:
+        return busy
+    return f"quiet: load {float(record.get('load_mean') or 0):.1f} on {record.get('cpus')} cores during the {record.get('stage')}"

@@ -1,0 +1,231 @@
+"""``twelveways plan``: how many invocations a comparison needs, and how long each profile will take.
+
+Why (Kalibera & Jones 2013): the number of repetitions at each level should come from the
+variance components and the cost of one repetition, not from habit.  From a finished run's PRK
+results this module computes, per configuration,
+
+* the variance of one invocation's summary (``stats.components``; the A/A between-run variance
+  from ``noise_floor.json`` where measured) and the invocations per side a comparison needs to
+  detect a chosen effect (default 5 %) at 80 % power (``stats.invocations_needed``);
+* the cost of one invocation: its measured wall time (attr ``prk_run_seconds``; start-up
+  included), or for older files the timed iterations plus an equal share of the sweep's
+  remaining time (said so);
+
+and predicts the PRK stage's runtime under each profile (quick: ``config/config.yaml``, full:
+``config/full.yaml``): for each of the profile's configurations, the invocations its stop rule
+asks for at least (``prk.min_invocations``, ``measurement.min_samples``; this run's own count
+where the profile and the configuration are the run's), times the cost of one, scaled from the
+run's configuration of the same kernel, implementation and resources by the iterations and the
+kernel's work (nstream ~ n, transpose and stencil ~ n², p2p ~ m·n, dgemm ~ n³, sparse ~ 4^lsize).
+The uncertainty is a 95 % range from the spread of the invocation costs and ±1 invocation per
+adaptively stopped configuration; the work model's own error is not in it (stated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from . import config as config_module
+from . import results, stats
+from .cliargs import OneLineParser, run_command
+from .errors import AuditInputError, StatisticsError, TwelveWaysError
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILES = {"quick": ROOT / "config" / "config.yaml", "full": ROOT / "config" / "full.yaml"}
+#: How the work of one iteration grows with the size column (PRK's definitions; sparse: 2^lsize per side).
+WORK_EXPONENT = {"nstream": 1, "transpose": 2, "stencil": 2, "p2p": 2, "dgemm": 3}
+MATCH = ("workload", "implementation", "ranks", "threads", "scaling")
+
+
+def work(kernel: str, size: float) -> float:
+    """Work of one iteration relative to size 1 (only ratios of it are used)."""
+    return 4.0 ** float(size) if kernel == "sparse" else float(size) ** WORK_EXPONENT.get(kernel, 1)
+
+
+def _run_costs(ds, frame) -> tuple[dict[str, float], str]:
+    """{run_id: seconds} of every program run and how they were obtained."""
+    recorded = results.attr_json(ds, "prk_run_seconds", None)
+    if isinstance(recorded, dict) and recorded:
+        return {str(k): float(v) for k, v in recorded.items()}, "measured per program run"
+    timed = frame[frame["metric"] == "time"].groupby(["run_id", "iteration"])["value"].max().groupby("run_id").sum()
+    total = float(ds.attrs.get("prk_sweep_seconds", timed.sum()))
+    startup = max(0.0, (total - float(timed.sum())) / max(1, len(timed)))
+    return {str(k): float(v) + startup for k, v in timed.items()}, (
+        "timed iterations plus an equal share of the sweep's other time (this run did not record each run's wall time)")
+
+
+def configurations(path: str | Path, noise: Mapping | None = None) -> tuple[list[dict], str]:
+    """Per PRK configuration of a finished run: variance, invocations, cost per invocation."""
+    ds = results.open(path)
+    frame = results.to_frame(ds)
+    frame = frame[frame["valid"].astype(bool)]
+    costs, how = _run_costs(ds, frame)
+    times = frame[(frame["metric"] == "time") & (frame["iteration"] > 0)]
+    per_iteration = times.groupby(["run_id", "iteration"])["value"].max().reset_index()
+    keys = times.groupby("run_id")[[*MATCH, "size"]].first()
+    found = []
+    for config, runs in keys.groupby(list(MATCH) + ["size"], sort=True):
+        groups = [per_iteration.loc[per_iteration["run_id"] == r, "value"].to_numpy() for r in runs.index]
+        try:
+            parts = stats.components(groups)
+        except StatisticsError:
+            continue
+        cost = np.array([costs.get(str(r), math.nan) for r in runs.index], dtype=float)
+        found.append({**dict(zip([*MATCH, "size"], config)), "invocations": parts.invocations,
+                      "iteration_s": float(np.mean(np.concatenate(groups))),
+                      "iterations": parts.iterations, "variance": parts.summary_variance,
+                      "cost_s": float(np.nanmean(cost)), "cost_sd_s": float(np.nanstd(cost, ddof=1)) if cost.size > 1
+                      else 0.0, "stop_reason": str(times.loc[times["run_id"] == runs.index[0], "stop_reason"].iloc[0])
+                      if "stop_reason" in times.columns else ""})
+    return found, how
+
+
+def needed(rows: list[dict], effect: float, power: float, alpha: float, run_variance: float = 0.0) -> None:
+    """Add the invocations per side each configuration needs to detect ``effect`` with ``power``."""
+    for row in rows:
+        row["needed"] = (stats.invocations_needed(row["variance"], math.log1p(effect), alpha=alpha, power=power,
+                                                  run_variance=run_variance) if row["variance"] is not None else None)
+
+
+def _source(rows_by_match: dict, point) -> dict | None:
+    """The run's configuration of the same kernel, implementation and resources nearest in work."""
+    found = rows_by_match.get((point.kernel, point.implementation, point.ranks, point.threads, point.scaling))
+    if not found:
+        return None
+    target = math.log(work(point.kernel, point.primary(point.size)))
+    return min(found, key=lambda r: abs(math.log(work(point.kernel, r["size"])) - target))
+
+
+def _invocation_cost(row: dict, point, iterations: int) -> float:
+    """One invocation of ``point``: the source's start-up plus its iterations scaled by work."""
+    timed = (row["iterations"] + 1) * row["iteration_s"]
+    startup = max(0.0, row["cost_s"] - timed)
+    scale = work(point.kernel, point.primary(point.size)) / work(point.kernel, row["size"])
+    return startup + (iterations + 1) * row["iteration_s"] * scale
+
+
+def predict(rows: list[dict], profile: Mapping, *, same_as_run: bool) -> dict:
+    """Predicted PRK sweep seconds of ``profile`` with a 95 % range (module docstring)."""
+    from .prk import sweep
+    from .prk.settings import PrkConfig
+
+    prk = PrkConfig.from_config(profile)
+    points, _ = sweep.expand(prk)
+    by_match: dict[tuple, list[dict]] = {}
+    for row in rows:
+        by_match.setdefault(tuple(row[c] for c in MATCH), []).append(row)
+    total, variance, missing = 0.0, 0.0, []
+    for point in points:
+        row = _source(by_match, point)
+        if row is None:
+            missing.append(point.key())
+            continue
+        iterations = prk.iterations[point.kernel]
+        own = same_as_run and row["size"] == point.primary(point.size) and row["iterations"] == iterations
+        least = max(prk.stop_rule["min_invocations"], math.ceil(prk.stop_rule["min_samples"] / iterations))
+        n = max(row["invocations"], least) if own else least
+        cost = row["cost_s"] if own else _invocation_cost(row, point, iterations)
+        total += n * cost
+        variance += n * (row["cost_sd_s"] * cost / row["cost_s"]) ** 2 if row["cost_s"] else 0.0
+        variance += cost ** 2 if n > least or not own else 0.0  # an adaptive stop: about one invocation either way
+    half = 1.96 * math.sqrt(variance)
+    return {"seconds": total, "range": [max(0.0, total - half), total + half], "configurations": len(points),
+            "not_predicted": missing}
+
+
+def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, confidence: float = 0.95,
+         profiles: Mapping[str, str | Path] | None = None) -> dict:
+    """The whole plan of a finished run (module docstring)."""
+    folder = Path(results_dir)
+    path = next((p for p in (folder / "prk.nc", folder / "results" / "prk.nc") if p.is_file()), None)
+    if path is None:
+        raise AuditInputError(f"{folder}: no prk.nc (a finished run's results folder is needed)")
+    rows, how = configurations(path)
+    if not rows:
+        raise AuditInputError(f"{path}: no valid PRK time samples to plan from")
+    needed(rows, effect, power, round(1 - confidence, 12))
+    run_profile = str(results.open(path).attrs.get("profile", ""))
+    run_config = results.attr_json(results.open(path), "prk_config", {}) or {}
+    predicted = {}
+    for name, config_path in (PROFILES if profiles is None else profiles).items():
+        profile = config_module.load(config_path)
+        same = dict(profile["prk"]).get("iterations") == run_config.get("iterations") or name == run_profile
+        predicted[name] = predict(rows, profile, same_as_run=same)
+    return {"format": "twelveways-plan/1", "results": str(path), "effect": effect, "power": power,
+            "confidence": confidence, "cost_source": how, "method": stats.REPLICATE_METHOD,
+            "configurations": rows, "profiles": predicted}
+
+
+def text(record: dict) -> str:
+    """The plan in words: invocations needed, then each profile's predicted PRK sweep time."""
+    rows = record["configurations"]
+    decided = [r["needed"] for r in rows if r["needed"]]
+    lines = [f"Invocations per side to detect a {record['effect']:.0%} difference at {record['power']:.0%} power "
+             f"({len(rows)} PRK time configurations): median {int(np.median(decided)) if decided else '—'}, "
+             f"largest {max(decided) if decided else '—'}; "
+             f"{sum(r['needed'] is None for r in rows)} configuration(s) would need more than "
+             f"{stats.replicates.MAX_INVOCATIONS} or have one invocation only."]
+    for r in sorted(rows, key=lambda r: -(r["needed"] or 10 ** 6))[:10]:
+        need = r["needed"] or f"more than {stats.replicates.MAX_INVOCATIONS}"
+        sd = f"±{math.sqrt(r['variance']):.1%}" if r["variance"] is not None else "unknown (one invocation)"
+        lines.append(f"  {r['workload']} {r['implementation']} {r['ranks']}x{r['threads']} size {r['size']} "
+                     f"{r['scaling']}: {need} (invocation sd {sd}, {r['cost_s']:.3g} s each)")
+    for name, p in record["profiles"].items():
+        lines.append(profile_sentence(name, p))
+    lines.append(f"Costs: {record['cost_source']}; the work model's own error is not in the ranges.")
+    return "\n".join(lines) + "\n"
+
+
+def profile_sentence(name: str, predicted: Mapping) -> str:
+    """'The full profile's PRK sweep is predicted to take 410 s (95 % range 350–470 s)...'"""
+    low, high = predicted["range"]
+    missing = predicted["not_predicted"]
+    left = f"; {len(missing)} configuration(s) not predicted (no run of their kernel and resources)" if missing else ""
+    return (f"The {name} profile's PRK sweep is predicted to take {predicted['seconds']:.0f} s "
+            f"(95% range {low:.0f}-{high:.0f} s, {predicted['configurations']} configurations){left}.")
+
+
+def full_profile_statement(results_dir: str | Path) -> str | None:
+    """The appendix's sentence on the full profile's predicted PRK runtime, or None where it cannot be made."""
+    try:
+        record = plan(results_dir, profiles={"full": PROFILES["full"]})
+    except (AuditInputError, StatisticsError, OSError, TwelveWaysError):
+        return None
+    return profile_sentence("full", record["profiles"]["full"])
+
+
+def appendix_lines(derived_dir: str | Path | None) -> list[str]:
+    """The artifact appendix's runtime prediction for the full profile (from the run beside ``derived_dir``)."""
+    statement = full_profile_statement(Path(derived_dir).parent) if derived_dir else None
+    if statement is None:
+        return []
+    return [f"Predicted from this run (`twelveways plan`): {statement} Training and inference are not modelled; "
+            "the measured runtimes above are theirs for this profile.", ""]
+
+
+def _main(args: argparse.Namespace) -> None:
+    record = plan(args.results, effect=args.effect, power=args.power, confidence=args.confidence)
+    if args.output:
+        from . import atomic
+        from .compare import sides
+
+        atomic.write_text(args.output, sides.dumps(record), "plan", make_parents=True)
+    sys.stdout.write(text(record))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog="twelveways plan", error_class=AuditInputError,
+                           description="From a finished run: invocations per configuration to detect an effect, and "
+                                       "each profile's predicted PRK runtime.")
+    parser.add_argument("--results", default="results", help="a finished run's results folder (default results)")
+    parser.add_argument("--effect", type=float, default=0.05, help="relative difference to detect (default 0.05)")
+    parser.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence (default 0.95)")
+    parser.add_argument("--output", help="also write the plan as JSON here")
+    return run_command(parser, argv, _main, 2)
