@@ -372,7 +372,7 @@ def test_a_noise_floor_in_percent_is_read_as_a_percentage(tmp_path, capsys):
     code, out, err = run(capsys, "compare", base, new, "--noise-floor", "10%", "--format", "json")
     assert code == 0, err
     record = json.loads(out)
-    assert record["noise_floor"]["relative"] == pytest.approx(0.1) and "±10.0%" in record["noise_floor"]["text"]
+    assert record["noise_floor"]["margin"] == pytest.approx(0.1) and "±10.0%" in record["noise_floor"]["margin_text"]
     assert {r["verdict"] for r in record["rows"] if r["p_adjusted"] is not None} <= {"slower", "inconclusive"}
 
 
@@ -388,18 +388,37 @@ FLOOR = {"format": "twelveways-noise-floor/1", "configurations": 2, "confidence"
     ({"false_positive_rate": 3}, ["'false_positive_rate' and 'confidence' must be fractions"]),
     ({"median_detectable_ratio": "big"}, ["'median_detectable_ratio' must be a positive number"]),
 ])
-def test_a_recorded_noise_floor_is_checked_before_use(tmp_path, capsys, change, needles):
+def test_an_older_recorded_noise_floor_is_checked_before_it_is_named(tmp_path, capsys, change, needles):
     record = {k: v for k, v in {**FLOOR, **change}.items() if v is not None}
     base, new = compare_folders(tmp_path, record)
     one_error(*run(capsys, "compare", base, new)[::2], "noise_floor.json: noise floor record", *needles)
 
 
+AA_RECORD = {"format": "twelveways-noise-floor/2", "configurations": 2, "confidence": 0.95, "false_positives": 0,
+             "false_positive_rate": 0.0, "run_levels": [{"group": ["sort -n data.txt"], "name": "sort -n data.txt",
+                                                         "variance": 0.0004, "relative_sd": 0.02, "df": 1.0,
+                                                         "configurations": 2}]}
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"run_levels": {"a": 1}}, "'run_levels' must be a list"),
+    ({"run_levels": [{"group": ["x"], "name": "x", "variance": -1.0, "relative_sd": 0.1, "df": 1}]},
+     "run level 'x': 'variance' must be a finite number >= 0, not -1.0"),
+    ({"run_levels": [{"group": ["x"], "name": "x", "variance": 0.1, "relative_sd": float("nan"), "df": 1}]},
+     "'relative_sd' must be a finite number >= 0"),
+    ({"run_levels": [["x"]]}, "must be an object with its 'group' and 'name'"),
+])
+def test_a_recorded_aa_run_level_is_checked_before_use(tmp_path, capsys, change, needle):
+    base, new = compare_folders(tmp_path, {**AA_RECORD, **change})
+    one_error(*run(capsys, "compare", base, new)[::2], "noise_floor.json: noise floor record", needle)
+
+
 def test_a_valid_recorded_noise_floor_is_used(tmp_path, capsys):
-    base, new = compare_folders(tmp_path, FLOOR)
+    base, new = compare_folders(tmp_path, AA_RECORD)
     (new / "notes.txt").write_text("second run, after the BIOS update\n")
     code, out, err = run(capsys, "compare", base, new, "--format", "json")
     assert code == 0, err
-    assert json.loads(out)["noise_floor"]["relative"] == 0.04
+    assert json.loads(out)["noise_floor"]["measured"] is True
     assert err.splitlines() == [f"skipped (new) {new / 'notes.txt'}: not a format twelveways reads (text starting "
                                 "'second run, after the BIOS update')"]
 

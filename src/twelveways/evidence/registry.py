@@ -158,6 +158,12 @@ BOOKKEEPING = (
     A("scheduler_job_id", "string", "the scheduler's job id"),
     A("scheduler_node_list", "string", "nodes the job ran on"),
     A("scheduler_ntasks", "integer", "tasks the scheduler granted"),
+    A("prk_interleaved", "integer", "1 when the PRK invocations ran in randomized interleaved rounds (RMIT)"),
+    A("prk_rounds", "integer", "number of interleaved rounds the PRK sweep ran"),
+    A("prk_run_seconds", "object", "run id -> wall time of that PRK program run (twelveways plan's costs)", ("plan",),
+      unit="s"),
+    A("contention", "object", "machine load while the stage ran: load_mean/load_max (1-minute load average), cpus, "
+      "steal_share, others_share, seconds, samples, stage (twelveways.contention)", ("R5", "R9", "compare", "report")),
 )
 #: What other tools state about their own runs (readers of published formats).
 FOREIGN = (
