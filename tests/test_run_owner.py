@@ -75,6 +75,15 @@ def test_a_recycled_pid_is_not_the_owner(tmp_path, live_process):
     assert "gone" in run_owner.claim([], tmp_path) and not locks.exists()
 
 
+def test_an_owner_on_another_host_is_not_guessed_at(tmp_path):
+    """A shared file system: the process cannot be checked from here, so it counts as running, and the line
+    says how to go on if it is gone."""
+    _hold_lock(tmp_path)
+    _record(tmp_path, dataclasses.replace(run_owner.this_process([]), host="node-elsewhere", pid=1))
+    with pytest.raises(WorkflowLockError, match="pid 1 on node-elsewhere.*another host.*delete .*owner.json"):
+        run_owner.claim([], tmp_path)
+
+
 def test_a_lock_without_owner_record_is_left_alone(tmp_path):
     locks = _hold_lock(tmp_path)
     with pytest.raises(WorkflowLockError, match="no owner record.*snakemake --unlock"):

@@ -8,6 +8,8 @@ and the machine's boot time, the host, the command and when it started.  The nex
 lock only when that process is gone, judged by its id *and* start time (a recycled id is another
 process), never by a process name; a live owner makes the next run stop with one line naming it.
 Incomplete jobs of the killed run are rerun by Snakemake (``rerun-incomplete`` in profiles/default).
+A lock with no record (taken by a plain ``snakemake``) is left alone with a one-line hint; a plain
+``snakemake`` started after a recorded run has ended is not seen by the record (use ``twelveways run``).
 """
 
 from __future__ import annotations
@@ -120,8 +122,10 @@ def claim(argv: list[str], workdir: Path = Path(".")) -> str | None:
     locks, record = workdir / LOCKS, workdir / OWNER
     owner = read_owner(record)
     if owner is not None and owner.pid != os.getpid() and is_alive(owner):
+        elsewhere = ("; it runs on another host, so it cannot be checked from here: if it is gone, delete "
+                     f"{record} and run again") if owner.host != socket.gethostname() else ""
         raise WorkflowLockError(f"another run is in progress in {workdir.resolve()}: {owner.describe()}; "
-                                "wait for it to end or stop it, then run again")
+                                f"wait for it to end or stop it, then run again{elsewhere}")
     note = None
     if _held(locks):
         if owner is None:
