@@ -105,6 +105,7 @@ def _slow_writer(path):
     results.write(results.from_frame(frame, "prk"), path)
 
 
+@pytest.mark.slow
 def test_killed_write_never_leaves_a_readable_partial_file(tmp_path):
     """SIGKILL during a write: the real name is absent (or the previous complete file), never partial."""
     path = tmp_path / "prk.nc"
