@@ -14,11 +14,12 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # __pycache__ folders, compiled once by the first process that imports it.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: report reproduce test lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report reproduce test test-fast lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
+	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), under 2 min"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
@@ -49,9 +50,8 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	@touch $(STAMP)
 
 report: $(STAMP)
-	@# A run killed hard (SIGKILL, power loss) leaves Snakemake's lock behind: release it when no
-	@# other Snakemake is running here; incomplete jobs are then rerun (profiles/default).
-	@if [ -d .snakemake/locks ] && ! pgrep -f "$(CURDIR)/$(BIN)/snakemake" >/dev/null; then $(SNAKEMAKE) --unlock --quiet >/dev/null 2>&1 || true; fi
+	@# A run killed hard (SIGKILL, power loss) resumes: twelveways run releases a lock whose recorded owner
+	@# process is gone (pid + start time) and names a live one; incomplete jobs rerun (profiles/default).
 	@# twelveways run checks --configfile/--config itself (nested keys: CONFIG="measurement.max_samples=10"), then runs Snakemake
 	$(BIN)/twelveways run --cores all --profile profiles/default $(if $(CONFIGFILE),--configfile $(CONFIGFILE)) $(if $(CONFIG),--config $(CONFIG))
 	@echo "Report: $(CURDIR)/reports/report.html"
@@ -62,8 +62,13 @@ reproduce: report
 	$(BIN)/twelveways reproduce --reference data/reference --results results --output reports/reproduction
 	@echo "Reproduction report: $(CURDIR)/reports/reproduction.html"
 
+# PYTEST_ARGS narrows either run (files, -k, -x); make bench's testsuite topic times both on a fresh clone.
 test: $(STAMP) browser-deps lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The unit tier: no tiny workflow, no end-to-end or multi-process test (marked slow), no browser, no cluster.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow and not browser and not slurm" $(PYTEST_ARGS)
 
 # Style gates (pyproject.toml [tool.ruff], [tool.snakefmt]); part of make test, so CI runs them.
 lint: $(STAMP)

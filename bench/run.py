@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow", "infer_stage", "compare_aa", "plan_quick"]
 TOPICS.append("scale_series")  # bench/scale_series.py: audit and compare of 1,000,000 values (issue 32)
 TOPICS.append("scale_tree")  # bench/scale_tree.py: audit of 500/1,000/2,000 real-size results (issue 32)
+TOPICS.append("testsuite")  # make test and make test-fast on a fresh clone, against their budgets
 
 
 def _load(topic: str):

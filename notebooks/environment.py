@@ -67,14 +67,7 @@ else:
              for label, snapshot in (end.get("load") or {}).items() if isinstance(snapshot, dict)]
     if loads:
         tables.show(pd.DataFrame(loads), "load at start and end")
-    comparison = end.get("comparison") or {}
-    if not comparison:
-        tables.note("The end capture holds no comparison with the start.", "warning")
-    elif comparison.get("same_environment"):
-        tables.note("The environment did not change during the run (same hash at start and end).")
-    else:
-        changed = ", ".join(map(str, comparison.get("differences", []))) or "(fields not listed)"
-        tables.note(f"The environment CHANGED during the run: {changed}", "warning")
+    tables.note(*env_render.changed_during_run(capture, end))
 
 # %% [markdown]
 # ## The capture, part by part

@@ -106,6 +106,7 @@ def test_results_refuses_bad_category_lists(tmp_path, capsys, categories):
     assert_one_line(err, "'metric'", results.CATEGORIES_ATTR, "JSON list of strings")
 
 
+@pytest.mark.slow
 def test_results_and_audit_subprocess_say_one_line(tmp_path):
     path = foreign_file(tmp_path / "bad.nc", sample_rows(value=math.nan))
     for command, expected in (("results", 2), ("audit", 2)):
@@ -193,6 +194,7 @@ def test_nan_and_infinity_are_refused(tmp_path, capsys, text, key):
     assert_one_line(err, key, "finite")
 
 
+@pytest.mark.slow
 def test_memory_message_states_both_numbers_in_a_subprocess(tmp_path):
     proc = run_cli("check-config", str(config_file(tmp_path, prk={"sizes": {"nstream": [10 ** 12]}})))
     assert proc.returncode == 1
@@ -236,6 +238,7 @@ def test_config_docs_writer_refuses_bad_paths(tmp_path, earlier, target, words):
     assert earlier.read_text() == "earlier output\n" and leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_config_docs_output_to_a_directory_or_missing_folder(tmp_path, earlier):
     """Needs cli's config-docs to call ``configdocs.main`` (its own ``open(..., "w")`` gives a traceback)."""
     for target, words in ((tmp_path, "is a directory"), (tmp_path / "nope" / "keys.md", "does not exist")):

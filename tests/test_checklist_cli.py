@@ -55,6 +55,7 @@ def test_markdown_to_stdout_by_default(clean, capsys):
     assert out.startswith("# Benchmarking checklist") and "F12 badly chosen comparison points" in out
 
 
+@pytest.mark.slow
 def test_a_failing_check_exits_1_unless_exit_zero(tmp_path, capsys):
     paths = make_results.build(tmp_path, "rate_without_dtype")
     assert audit_main(audit_args(paths) + ["--format", "json"]) == 1
@@ -173,6 +174,7 @@ def test_html_escapes_strings_from_data(tmp_path, capsys):
     assert "&lt;script&gt;" in page and "&lt;img src=x&gt;" in page
 
 
+@pytest.mark.slow
 def test_module_entry_point_runs(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "twelveways.checklist", "audit", str(tmp_path / "none.nc")],
                           capture_output=True, text=True, timeout=120)

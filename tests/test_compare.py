@@ -46,6 +46,7 @@ def margin(relative: float) -> verdicts.Noise:
 
 # --- statistics of the verdicts ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_identical_code_stays_within_the_false_discovery_rate():
     """40 configurations x 20 seeded studies of identical distributions (each sample its own run):
     BH keeps the chance of any false 'different' near alpha, so at most a few studies have one."""
@@ -126,6 +127,7 @@ def _scaled_copy(src: Path, out: Path, workload: str, factor: float) -> Path:
     return results.write(ds, out)
 
 
+@pytest.mark.slow
 def test_reference_against_a_copy_with_one_kernel_slower(tmp_path):
     new_dir = tmp_path / "new"
     new_dir.mkdir()
@@ -162,6 +164,7 @@ def test_environment_diff_lists_exactly_the_changed_fields(tmp_path):
     assert found == {("compilers.used.cflags", "toolchain"), (f"python.packages.{name}", "libraries")}
 
 
+@pytest.mark.slow
 def test_cli_writes_every_format_and_refuses_bad_input(tmp_path):
     ref = str(REFERENCE / "results" / "prk.nc")
     out = tmp_path / "cmp"
@@ -183,6 +186,7 @@ def test_cli_writes_every_format_and_refuses_bad_input(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     results_dir = tmp_path / "results"
     (results_dir / "results").mkdir(parents=True)

@@ -68,6 +68,7 @@ def _snakemake(args, cwd, env):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"malformed.yaml"}))
 def test_workflow_stops_before_any_job(name, root, tmp_path, venv_env):
     proc = _snakemake(["-s", str(root / "Snakefile"), "--directory", str(tmp_path), "--cores", "1",
@@ -81,6 +82,7 @@ def test_workflow_stops_before_any_job(name, root, tmp_path, venv_env):
     assert not (tmp_path / "results").exists() and not (tmp_path / "logs").exists()
 
 
+@pytest.mark.slow
 def test_malformed_default_config_stops_workflow(root, tmp_path, venv_env):
     """Snakemake parses --configfile itself; our loader owns config/config.yaml: test that path."""
     copy = tmp_path / "project"
@@ -96,6 +98,7 @@ def test_malformed_default_config_stops_workflow(root, tmp_path, venv_env):
     assert not (copy / "results").exists()
 
 
+@pytest.mark.slow
 def test_check_config_cli(tmp_path, venv_env):
     cli = str(Path(sys.executable).parent / "twelveways")
     ok = subprocess.run([cli, "check-config", "config/config.yaml"], capture_output=True, text=True, env=venv_env,

@@ -145,6 +145,7 @@ def test_a_figure_declaration_outside_the_vocabulary_is_refused():
         plots.declare("bad", shows="samples", lines="spline", x="ranks", x_kind="categorical")
 
 
+@pytest.mark.slow
 def test_rebuild_writes_the_derived_results_of_each_family_notebook():
     report = reportdata.built_report("synthetic")  # shared with tests/test_report.py in one session
     path = report.parent / "derived" / "prk.nc"

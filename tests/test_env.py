@@ -21,6 +21,7 @@ import pytest
 from twelveways import env
 from twelveways.env import probe, render, runtimes, system, toolchain
 from twelveways.errors import ResultsError
+from twelveways.escape import markdown_text
 
 #: Every field the capture must hold: a real value, or {"unavailable": "<reason>"}.
 REQUIRED_FIELDS = [
@@ -155,6 +156,30 @@ def test_hash_ignores_volatile_fields_and_sees_real_changes(cli_capture):
     assert env.environment_hash(threads) == cli_capture["hash"]
 
 
+def test_moment_to_moment_readings_change_neither_the_hash_nor_the_run_alarm(cli_capture):
+    """Free memory (the machine's and each NUMA node's, which hotplug and ballooning move on VMs), load and timer
+    readings differ between a run's start and end by themselves: no hash change, no "CHANGED" alarm; a real
+    change is named with its values at start and end."""
+    end = copy.deepcopy(cli_capture)
+    end["hardware"]["memory"]["available_bytes"] = 1
+    end["hardware"]["numa"]["nodes"] = {"node0": {"cpulist": "0-1", "memory_bytes": 7}}
+    start = copy.deepcopy(end)
+    start["hardware"]["numa"]["nodes"]["node0"]["memory_bytes"] = 7745003520
+    start["hardware"]["memory"]["available_bytes"] = 24438915072
+    end["load"] = {"start": env.load_at("start"), "end": env.load_at("end")}
+    end["timer"]["overhead_ns"] = 999.0
+    assert env.environment_hash(start) == env.environment_hash(end)
+    text, kind = render.changed_during_run(start, end)
+    assert kind == "note" and "did not change" in text
+    end["os"]["kernel_release"] = "0.0.0-other"
+    end["hardware"]["numa"]["nodes"]["node0"]["cpulist"] = "0"
+    assert env.environment_hash(start) != env.environment_hash(end)
+    text, kind = render.changed_during_run(start, end)
+    assert kind == "warning" and text.startswith("The environment CHANGED during the run (2 field(s) of the hash)")
+    assert "hardware.numa.nodes.node0.cpulist: 0-1 -> 0" in text
+    assert f"os.kernel_release: {start['os']['kernel_release']} -> 0.0.0-other" in text and "memory" not in text
+
+
 def test_hash_does_not_depend_on_where_the_project_lives(cli_capture, monkeypatch):
     assert str(env.PROJECT_ROOT) in json.dumps(cli_capture)  # paths such as python.executable
     moved = json.loads(json.dumps(cli_capture).replace(str(env.PROJECT_ROOT), "/elsewhere/checkout"))
@@ -259,14 +284,26 @@ def test_artifact_description_has_the_sections(cli_capture, tmp_path):
                     "## A.4 Datasets and inputs", "## A.5 Installation and execution",
                     "## A.6 Experiment parameterization", "## A.7 Reproducibility notes"):
         assert heading in text
+    # facts as Markdown shows them: a machine's strings may hold Markdown syntax ("Intel(R) Xeon(R)", "6.1.0+rpt")
     for fact in (cli_capture["hash"], cli_capture["hardware"]["cpu"]["model"], "make report", "make test",
                  "snakemake --cores all", cli_capture["python"]["packages"]["numpy"], "no time", "digits",
                  cli_capture["os"]["kernel_release"]):
-        assert str(fact) in text, fact
+        assert markdown_text(fact) in text, fact
     if not env.is_unavailable(cli_capture["git"]["commit"]):
         assert cli_capture["git"]["commit"] in text
     path = render.write_artifact_description(cli_capture, tmp_path / "reports" / "artifact-description.md", config)
     assert path.read_text() == text
+
+
+def test_artifact_description_escapes_machine_strings(cli_capture):
+    """Whatever CPU the tests run on, an Intel-style model name and a kernel release with Markdown syntax
+    come out literally (escaped), never as Markdown links, emphasis or raw HTML."""
+    capture = copy.deepcopy(cli_capture)
+    capture["hardware"]["cpu"]["model"] = "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"
+    capture["os"]["kernel_release"] = "6.1.0+rpt-rpi_v8 <b>"
+    text = render.render_artifact_description(capture, None)
+    assert r"Intel\(R\) Xeon\(R\) Platinum 8375C CPU @ 2.90GHz" in text
+    assert r"6.1.0\+rpt-rpi\_v8 &lt;b&gt;" in text and "<b>" not in text
 
 
 def test_summary_is_readable(cli_capture):

@@ -20,6 +20,8 @@ from twelveways.infer.qsl import SampleLibrary
 from twelveways.infer.settings import InferConfig, ServerSearch
 from twelveways.infer.sut import PythonSUT
 
+pytestmark = pytest.mark.slow  # real LoadGen runs of fixed durations and a trained checkpoint
+
 ARCH = {"family": "mlp", "input_shape": [1, 8, 8], "hidden": [32], "num_classes": 10}
 DATA = {"source": "sklearn-digits", "test_fraction": 0.2, "seed": 0, "scale": 16.0}
 

@@ -22,6 +22,8 @@ import pytest
 from twelveways.errors import KernelError
 from twelveways.prk import build
 
+pytestmark = pytest.mark.slow  # builds the C kernels (session fixture) and runs them, MPI included
+
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
 CONTRACT_KEYS = ["kernel", "implementation", "ranks", "threads", "parameters", "size", "dtype", "timer",
                  "warmup_times", "iteration_times", "iteration_max_times", "time_summary", "bytes_per_iteration",

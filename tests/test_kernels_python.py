@@ -19,6 +19,8 @@ import pytest
 from twelveways import results
 from twelveways.prk import records
 
+pytestmark = pytest.mark.slow  # each kernel runs as its own process, mpi4py ones under mpiexec
+
 ROOT = Path(__file__).resolve().parents[1]
 PYDIR = ROOT / "kernels" / "python"
 MPIEXEC = str(Path(sys.executable).parent / "mpiexec")

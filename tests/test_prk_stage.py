@@ -202,6 +202,7 @@ def test_bad_arguments_raise_kernel_error(fake_kernels):
 
 # --- the sweep ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_sweep_writes_a_valid_results_file(tmp_path, fake_kernels, env_json):
     cfg = tiny_config(kernels=["nstream", "p2p"], implementations=["c-openmp", "numpy", "mpi4py"], max_seconds=60)
     out = sweep.sweep(cfg, kernels_dir=fake_kernels, output=tmp_path / "results" / "prk.nc", environment=env_json,
@@ -246,6 +247,7 @@ def test_sweep_keeps_invalid_samples_flagged(tmp_path, fake_kernels, env_json):
     assert len(results.attr_json(ds, "prk_invalid_configurations")) == 2
 
 
+@pytest.mark.slow
 def test_sweep_cli_error_is_one_line(tmp_path):
     bad = tmp_path / "config.json"
     bad.write_text(json.dumps({"prk": {"kernels": ["warpdrive"]}}))

@@ -51,6 +51,7 @@ def _one_kernel_set(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_confidence_parameter_changes_what_the_prk_notebook_says_and_computes(tmp_path):
     reportdata.ensure_kernelspec()
     folder = _one_kernel_set(tmp_path)
@@ -130,6 +131,7 @@ def test_make_lab_binds_localhost_without_a_browser_and_allows_root():
     assert ("--allow-root" in command) == (os.getuid() == 0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_lab_answers_on_localhost(tmp_path):
     port = _free_port()

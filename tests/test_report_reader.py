@@ -55,6 +55,7 @@ def _visible_text(document: str) -> str:
 
 # --------------------------------------------------------------------------- the built report
 
+@pytest.mark.slow  # the synthetic report built through its executed notebooks
 def test_built_report_shows_no_raw_structures_or_default_alt_text(built):
     document = built.read_text()
     for forbidden in FORBIDDEN:
@@ -64,6 +65,7 @@ def test_built_report_shows_no_raw_structures_or_default_alt_text(built):
     assert images and all(len(image.get("alt", "")) > 20 for image in images)
 
 
+@pytest.mark.slow  # the synthetic report built through its executed notebooks
 def test_every_figure_has_its_csv_beside_it_and_linked(built):
     soup = BeautifulSoup(built.read_text(), "html.parser")
     figures = soup.select("figure.tw-figure")
@@ -78,6 +80,7 @@ def test_every_figure_has_its_csv_beside_it_and_linked(built):
         assert png.with_suffix(".csv").is_file(), png
 
 
+@pytest.mark.slow  # the synthetic report built through its executed notebooks
 def test_headline_comes_first_with_profile_and_verdict_counts(built):
     soup = BeautifulSoup(built.read_text(), "html.parser")
     first = soup.select("section.tw-section")[0]

@@ -98,6 +98,7 @@ def _killed_writer(path):
         time.sleep(600)
 
 
+@pytest.mark.slow
 def test_killed_write_leaves_the_old_file_and_the_next_write_removes_its_partial(tmp_path):
     """SIGKILL during a write: the real name keeps the previous complete file; the killed writer's hidden
     temporary file is removed by the next write of the same file, while a live writer's stays."""

@@ -57,6 +57,7 @@ def _run(*args, cwd=ROOT):
                           text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_run_dry_run_with_nested_override():
     done = _run("-n", "--cores", "1", "--config", "measurement.max_samples=10")
     assert done.returncode == 0, done.stderr[-2000:]

@@ -57,6 +57,10 @@ class ClaimError(TwelveWaysError):
     """A claims file is malformed, or a claim is ambiguous (e.g. relative accuracy undefined)."""
 
 
+class WorkflowLockError(TwelveWaysError):
+    """The workflow directory is taken by a live run (or by a lock whose owner cannot be checked)."""
+
+
 def one_line_errors(action, code: int) -> int:
     """Run a command's body: an expected problem (a TwelveWaysError) is one ``error:`` line on stderr and exit
     ``code``, never a traceback; 0 when the body returns."""

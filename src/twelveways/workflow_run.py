@@ -9,6 +9,9 @@ validated against the schema before Snakemake starts.  A problem is one line ``e
 and exit 1.  The merged configuration is handed to Snakemake as one config file (kept under
 ``.snakemake/twelveways/``, named by its hash, so cluster jobs can read it too); every other
 argument goes to Snakemake unchanged.
+
+Before it becomes Snakemake it takes the directory through :mod:`twelveways.run_owner`: the lock of a
+run that was killed hard is released (its owner process is gone), a live run is named in one line.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from . import config as config_mod
-from . import inputs
+from . import inputs, run_owner
 from .errors import ConfigError
 
 CONFIG_DIR = Path(".snakemake") / "twelveways"
@@ -100,12 +103,24 @@ def snakemake_argv(argv: list[str]) -> list[str]:
     return rest + ["--configfile", str(_write(merged_config(files, entries)))]
 
 
+def _workdir(args: list[str]) -> Path:
+    """Snakemake's working directory (``-d``/``--directory``, else here): where its lock lives."""
+    for flag in ("-d", "--directory"):
+        if flag in args[:-1]:
+            return Path(args[args.index(flag) + 1])
+    return Path(".")
+
+
 def main(argv: list[str]) -> int:
-    """Check the configuration arguments, then become Snakemake (same process, same signals)."""
+    """Check the configuration arguments, take the directory (run_owner), then become Snakemake (same process,
+    same signals, so the owner record names the Snakemake process itself)."""
     args = snakemake_argv(argv)
     snakemake = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
     if snakemake is None:
         raise ConfigError("snakemake is not installed in this environment (run make report once to set it up)")
+    note = run_owner.claim(argv, _workdir(args))
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     sys.stdout.flush()
     os.execv(snakemake, [snakemake, *args])
     return 0  # not reached

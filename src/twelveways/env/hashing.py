@@ -21,6 +21,8 @@ VOLATILE: dict[str, str] = {
     "timer.resolution_ns": "measured: varies slightly between runs",
     "timer.overhead_ns": "measured: varies with load",
     "hardware.memory.available_bytes": "free memory changes from moment to moment",
+    "hardware.numa.nodes.*.memory_bytes": "a node's MemTotal follows memory hotplug and ballooning on virtual "
+                                          "machines (it changed by itself during runs); the machine's total stays",
     "host.hostname": "container hostnames change per start; nodes of one type share an environment",
     "host.boot_id": "changes at every boot; with the host name it says two runs share one running machine",
     "scheduler": "per job: job ids, node list, allocation and the launcher of this particular job",
@@ -73,9 +75,10 @@ def environment_hash(capture: Mapping) -> str:
     return canonical_hash(stable_view(capture))
 
 
-def differences(a: Mapping, b: Mapping, limit: int = 50) -> list[str]:
-    """Dotted paths whose stable values differ between two captures."""
-    found: list[str] = []
+def changes(a: Mapping, b: Mapping, limit: int = 50) -> list[tuple[str, object, object]]:
+    """(dotted path, value in ``a``, value in ``b``) for each stable field that differs (``"<absent>"`` when
+    missing): volatile fields never count, so what is listed is what can matter."""
+    found: list[tuple[str, object, object]] = []
 
     def walk(x, y, path):
         if len(found) >= limit:
@@ -84,7 +87,12 @@ def differences(a: Mapping, b: Mapping, limit: int = 50) -> list[str]:
             for key in sorted(set(x) | set(y), key=str):
                 walk(x.get(key, "<absent>"), y.get(key, "<absent>"), f"{path}.{key}" if path else str(key))
         elif x != y:
-            found.append(path)
+            found.append((path, x, y))
 
     walk(stable_view(a), stable_view(b), "")
     return found
+
+
+def differences(a: Mapping, b: Mapping, limit: int = 50) -> list[str]:
+    """Dotted paths whose stable values differ between two captures."""
+    return [path for path, _, _ in changes(a, b, limit)]

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..escape import markdown_fence, markdown_text
-from .hashing import VOLATILE
+from .hashing import VOLATILE, changes
 from .probe import is_unavailable, unavailable, unavailable_fields
 from .store import write_text_atomically
 
@@ -247,6 +247,23 @@ def print_summary(capture: Mapping, file=None) -> None:
     for label, text in summary_rows(capture):
         table.add_row(escape(label), escape(text))
     console.print(table)
+
+
+def changed_during_run(start: Mapping, end: Mapping) -> tuple[str, str]:
+    """(sentence, kind) on whether the environment changed between a run's start and end captures, judged afresh
+    by the hash's rules: free memory, load and timer readings never raise it, and each field that did change is
+    shown with its value at start and end (an older end capture's stored verdict is not trusted)."""
+    found = changes(start, end, limit=20)
+    if not found:
+        return ("The environment did not change during the run: every field of the environment hash is the same at "
+                "start and end (moment-to-moment readings such as free memory and load are left out).", "note")
+
+    def short(value) -> str:
+        text = fmt(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    listed = "; ".join(f"{path}: {short(before)} -> {short(after)}" for path, before, after in found)
+    return f"The environment CHANGED during the run ({len(found)} field(s) of the hash): {listed}", "warning"
 
 
 # --------------------------------------------------------------------------- artifact description
