@@ -189,7 +189,7 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
         note += "; left out: " + "; ".join(notes)
     report = rd.render([(name, done[name]) for name in chosen], output / "report.html",
                        checklist_json=checklist_json, config_json=layout["config_json"],
-                       environment_json=layout["environment_json"], note=note)
+                       environment_json=layout["environment_json"], note=note, derived_dir=output / "derived")
     appendix.write(output / "artifact-appendix.md", appendix.Sources.for_rebuild(source, output))
     print(f"report: {report} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return report
