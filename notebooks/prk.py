@@ -177,7 +177,7 @@ for kind in ("strong", "weak"):
         continue
     scaling_tables[kind] = table
     groups = list(table.groupby("group"))
-    fig, axes = grid(len(groups), width=8.5, height=3.8, ncols=1)
+    fig, axes = grid(len(groups), width=6.0, height=4.0, ncols=2)  # two panels a row: drawn for the page, not one tall strip
     fit_rows = []
     for ax, (group, part) in zip(axes, groups):
         fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else {}

@@ -235,11 +235,11 @@ METRICS_JS = """
     const rect = parent.getBoundingClientRect();
     if (rect.top < window.innerHeight && rect.bottom > 0 && rect.left < window.innerWidth) seen.push(node.textContent.trim());
   }
-  const wide = [];
-  document.querySelectorAll('main *, header *, nav *').forEach(e => {
-    const r = e.getBoundingClientRect();
-    if (r.right > window.innerWidth + 1 && e.offsetParent !== null && !e.closest('.tw-scroll'))
-      wide.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '') + ' ' + Math.round(r.right) + ' px');
+  const wide = [], past = e => e.getBoundingClientRect().right > window.innerWidth + 1;
+  document.querySelectorAll('main *, header *, nav *').forEach(e => {  // the outermost element past the window
+    if (past(e) && e.offsetParent !== null && !(e.parentElement && past(e.parentElement)))
+      wide.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '')
+                + ' ' + Math.round(e.getBoundingClientRect().right) + ' px');
   });
   return JSON.stringify({height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth,
                          sections, first: seen.join(' '), wide: wide.slice(0, 20), text: document.body.innerText});

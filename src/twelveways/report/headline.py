@@ -113,7 +113,9 @@ def short_configuration(family: str, filters: Mapping) -> str:
                 f"PE · size {f.get('size')}")
     if family == "infer":
         return f"{f.get('scenario')} · {f.get('variant')}"
-    return str(f.get("config_id", _configuration(f))).replace("/", " / ")
+    from ..train.planning import describe_config_id
+
+    return describe_config_id(f["config_id"]) if f.get("config_id") else _configuration(f)
 
 
 def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
