@@ -556,6 +556,15 @@ def _short_fractions(numbers: dict) -> None:
             del numbers[key]
 
 
+def _test_set_hint(claim: "Claim") -> str:
+    """For an accuracy claim without an interval: what would decide it besides repetitions."""
+    if claim.kind != "accuracy_relative":
+        return ""
+    counts = TEST_SET_COUNTS.get(claim.metric, ("<metric>_samples", "<metric>_correct"))
+    return (f"; a deterministic evaluation is better decided by its test set: record {counts[0]} and {counts[1]} "
+            "beside each accuracy for a binomial CI")
+
+
 def p_text(p: float) -> str:
     """A p-value in words: ``p=1.33e-09``; a p that underflowed to 0 is ``p<1e-300``, never ``p=0``."""
     return "p<1e-300" if p == 0 else f"p={p:.3g}"
@@ -673,7 +682,7 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
     numbers["estimate_definition"] = (f"median over seeds of the per-seed {PAIRED_TEXT[name]}"
                                       if design["design"] == "paired" else DEFINITIONS_TEXT[name])
     if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers))
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim))
     numbers["test"] = claim_test(claim, design["design"], name, xa, xb)
     return result(*_judge(claim, numbers))
 
