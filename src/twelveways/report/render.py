@@ -240,7 +240,7 @@ def fold_long_tables(fragment: str, limit: int = FOLD_ROWS) -> str:
         rows = len(table.find_all("tr")) - 1
         if rows <= limit or table.find_parent("details"):
             continue
-        caption = table.find_previous_sibling(class_="tw-caption")
+        caption = table.parent.find_previous_sibling(class_="tw-caption")  # the caption precedes the table's box
         title = caption.get_text(" ", strip=True) if caption else "table"
         details = soup.new_tag("details", attrs={"class": "tw-fold"})
         summary = soup.new_tag("summary")
