@@ -237,7 +237,7 @@ METRICS_JS = """
   }
   const wide = [], past = e => e.getBoundingClientRect().right > window.innerWidth + 1;
   document.querySelectorAll('main *, header *, nav *').forEach(e => {  // the outermost element past the window
-    if (past(e) && e.offsetParent !== null && !(e.parentElement && past(e.parentElement)))
+    if (past(e) && e.offsetParent !== null && !e.closest('.tw-scroll') && !(e.parentElement && past(e.parentElement)))
       wide.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '')
                 + ' ' + Math.round(e.getBoundingClientRect().right) + ' px');
   });

@@ -61,13 +61,30 @@ def _execute(args) -> int:
     source = Path(args.notebook) if args.notebook.endswith(".py") else nb.notebook_source(args.notebook)
     name = source.stem if args.notebook.endswith(".py") else args.notebook
     params = default_parameters(name)
+    params.update(own_outputs(name, args))
     params.update({k: getattr(args, k) for k in nb.PARAMETERS if getattr(args, k, None)})
     params.update({k: getattr(args, k) for k in nb.SETTINGS if getattr(args, k, None) is not None})
     nb.resolve(params["figures_dir"]).mkdir(parents=True, exist_ok=True)  # a declared output, even if empty
     started = time.monotonic()
     nb.execute(source, args.output, params)
     print(f"{source.name} -> {args.output} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    if not args.figures_dir:
+        print(f"figures{' and derived results' if params.get('derived_path') else ''} of this run: "
+              f"{nb.resolve(params['figures_dir']).parent} (results/ and reports/ untouched)", file=sys.stderr)
     return 0
+
+
+def own_outputs(name: str, args) -> dict[str, str]:
+    """Where a notebook run by hand writes when no folder is named: ``<output>-outputs/`` beside its
+    executed copy (figures/, derived/), never the workflow's results/figures or results/derived, so
+    re-running a notebook at another confidence cannot overwrite the run the report and archive show."""
+    if args.figures_dir:  # the workflow names its folders (workflow/rules/analysis.smk)
+        return {}
+    folder = nb.resolve(args.output).with_name(nb.resolve(args.output).stem + "-outputs")
+    own = {"figures_dir": str(folder / "figures")}
+    if nb.derived_file(name) and not args.derived_path:
+        own["derived_path"] = str(folder / nb.derived_file(name))
+    return own
 
 
 def _render(args) -> int:

@@ -1,0 +1,67 @@
+"""What a report shows and writes is its own run's: the workflow's report never reads a folder an
+earlier `make reader-report` left beside it; a notebook re-run by hand writes beside its executed
+copy, never into results/; configuration keys read as named factors."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from twelveways.report import commands, render
+from twelveways.train.planning import RunConfig, describe_config_id
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_locate_reads_the_runs_own_derived_folder_not_one_left_beside_the_report(tmp_path):
+    run = tmp_path / "results"
+    (run / "derived").mkdir(parents=True)
+    (run / "config.json").write_text("{}")
+    leftover = tmp_path / "reports" / "derived"  # what `make reader-report` leaves behind
+    leftover.mkdir(parents=True)
+    assert render.locate(run / "config.json")["derived"] == run / "derived"
+    rebuilt = tmp_path / "rebuilt" / "derived"
+    rebuilt.mkdir(parents=True)
+    assert render.locate(ROOT / "data" / "reference" / "config.json", rebuilt)["derived"] == rebuilt
+
+
+def _args(output: Path, **given) -> argparse.Namespace:
+    return argparse.Namespace(output=str(output), figures_dir=given.get("figures_dir"),
+                              derived_path=given.get("derived_path"))
+
+
+def test_a_notebook_run_by_hand_writes_beside_its_executed_copy(tmp_path):
+    own = commands.own_outputs("prk", _args(tmp_path / "prk-80.ipynb"))
+    assert own == {"figures_dir": str(tmp_path / "prk-80-outputs" / "figures"),
+                   "derived_path": str(tmp_path / "prk-80-outputs" / "derived" / "prk.nc")}
+    assert commands.own_outputs("environment", _args(tmp_path / "env.ipynb")) == {
+        "figures_dir": str(tmp_path / "env-outputs" / "figures")}
+    # the workflow names its folders: they are used as given
+    assert commands.own_outputs("prk", _args(tmp_path / "x.ipynb", figures_dir="results/figures/prk")) == {}
+
+
+def test_execute_by_hand_leaves_results_untouched(tmp_path, capsys):
+    from browser import reportdata
+
+    reportdata.ensure_kernelspec()
+    reference = ROOT / "data" / "reference"
+    before = {p: p.stat().st_mtime_ns for p in (ROOT / "results").rglob("*")} if (ROOT / "results").is_dir() else {}
+    out = tmp_path / "environment.ipynb"
+    code = commands.main(["execute", "environment", "--output", str(out), "--environment",
+                          str(reference / "environment.json"), "--config", str(reference / "config.json")])
+    assert code == 0 and out.is_file()
+    assert (tmp_path / "environment-outputs" / "figures").is_dir()
+    assert "environment-outputs" in capsys.readouterr().err
+    after = {p: p.stat().st_mtime_ns for p in (ROOT / "results").rglob("*")} if (ROOT / "results").is_dir() else {}
+    assert after == before
+    shutil.rmtree(tmp_path / "environment-outputs")
+
+
+def test_configuration_ids_read_as_named_factors():
+    config = RunConfig("cnn-large", "digits", 8, 32, 0.05, "linear", "fp32", "io")
+    assert config.config_id == "cnn-large/digits8/b32/lr0.05-linear/fp32/io/r1-none/none/final"
+    assert RunConfig.from_id(config.config_id) == config
+    text = describe_config_id(config.config_id)
+    assert text.startswith("model cnn-large, data digits 8×8, batch 32, lr 0.05") and "/" not in text
+    assert describe_config_id("not/an/id") == "not/an/id"
