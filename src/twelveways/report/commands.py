@@ -10,7 +10,8 @@
 * ``snapshot --results results --output data/reference`` — refresh that set from a real run
   (with its Snakemake benchmark logs and a manifest.json of the schema and analysis versions);
 * ``appendix`` — the artifact-evaluation appendix (twelveways.report.appendix);
-* ``archive`` — a dated tarball of code, results and reports with SHA256SUMS (twelveways.report.archive).
+* ``archive`` — a dated tarball of code, results and reports with SHA256SUMS (twelveways.report.archive);
+* ``citation`` — CITATION.cff's authors from the git history and .zenodo.json (twelveways.report.citation).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from .. import cliargs, families
 from ..errors import ResultsError
-from . import appendix, archive
+from . import appendix, archive, citation
 from . import notebooks as nb
 from . import render as rd
 
@@ -206,7 +207,8 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
         note += "; left out: " + "; ".join(notes)
     report = rd.render([(name, done[name]) for name in chosen], output / "report.html",
                        checklist_json=checklist_json, config_json=layout["config_json"],
-                       environment_json=layout["environment_json"], note=note, derived_dir=output / "derived")
+                       environment_json=layout["environment_json"], note=note, derived_dir=output / "derived",
+                       made_by="rebuild")
     appendix.write(output / "artifact-appendix.md", appendix.Sources.for_rebuild(source, output))
     print(f"report: {report} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return report
@@ -366,6 +368,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_execute)
     appendix.add_parser(sub)
     archive.add_parser(sub)
+    citation.add_parser(sub)
     p = sub.add_parser("render", help="assemble reports/report.html from executed notebooks")
     p.add_argument("--output", required=True, help="HTML file to write")
     p.add_argument("notebooks", nargs="*", metavar="[NAME=]PATH",

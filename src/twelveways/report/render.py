@@ -397,7 +397,12 @@ def locate(config_json, derived: str | os.PathLike | None = None) -> dict[str, P
             "bench": bench}
 
 
-def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) -> str:
+#: The ``<meta>`` that names the run a report renders ("workflow", or "rebuild" of a stored set):
+#: ``make archive`` packs that run's outputs only (twelveways.report.archive).
+RUN_META = "twelveways-run"
+
+
+def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]], made_by: str = "workflow") -> str:
     """The whole document: head with the CSP and the style sheet, header, table of contents, sections."""
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
@@ -408,6 +413,7 @@ def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) ->
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<link rel='icon' href='data:,'>",
+        f"<meta name='{RUN_META}' content='{html.escape(made_by)}'>",
         f"<title>{html.escape(str(title))}</title>",
         f"<style>{CSS}</style>",
         "</head>",
@@ -452,7 +458,7 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
            checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
            environment_json: str | os.PathLike | None = None, title: str | None = None,
            note: str | None = None, reproduction_json: str | os.PathLike | None = None,
-           derived_dir: str | os.PathLike | None = None) -> Path:
+           derived_dir: str | os.PathLike | None = None, made_by: str = "workflow") -> Path:
     """Write the report: header, headline, one line per check, one section per executed notebook.
 
     ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
@@ -480,7 +486,7 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
                 ("summary", "Checklist: one line per check", box_tables(checklist_summary(checklist_json))),
                 *reproduction_section(reproduction_json), *bodies]
     facts = header_facts(config, environment) + ([note] if note else [])
-    document = _page(str(title), facts, sections)
+    document = _page(str(title), facts, sections, made_by)
     remote = external_references(document)
     if remote:
         raise RenderError(f"the report would load {len(remote)} remote resource(s), first: {remote[0][:120]}")
