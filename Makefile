@@ -80,9 +80,12 @@ reader-report: $(STAMP)
 # JupyterLab on this machine only (127.0.0.1), no browser started (headless machines: open the URL it
 # prints); --allow-root when run as root, as make bench and make test-slurm are. Opened in a fresh clone
 # the notebooks read data/reference and say so at the top.
+# envs/jupyter is searched first for Jupyter settings (JUPYTER_CONFIG_PATH; the user's own stay in force):
+# its labconfig/default_setting_overrides.json makes a double-click open the paired .py notebooks as
+# notebooks (jupytext's "Jupytext Notebook" viewer), not as plain text.
 LAB_PORT ?= 8888
 lab: $(STAMP)
-	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	JUPYTER_CONFIG_PATH="$(CURDIR)/envs/jupyter$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # A dated tarball for a DOI service (Zenodo, figshare): every file git tracks, results/ and reports/,
 # with SHA256SUMS inside and the tarball's own checksum beside it.

@@ -65,3 +65,21 @@ def test_configuration_ids_read_as_named_factors():
     text = describe_config_id(config.config_id)
     assert text.startswith("model cnn-large, data digits 8×8, batch 32, lr 0.05") and "/" not in text
     assert describe_config_id("not/an/id") == "not/an/id"
+
+
+def test_jupyterlab_opens_paired_py_notebooks_as_notebooks(venv_env):
+    """make lab puts envs/jupyter on JUPYTER_CONFIG_PATH; its overrides name jupytext's viewer for .py files."""
+    import json
+    import subprocess
+    import sys
+
+    dry = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, env=venv_env).stdout
+    assert f"JUPYTER_CONFIG_PATH=\"{ROOT}/envs/jupyter" in dry
+    probe = ("import json; from jupyterlab_server.settings_utils import _get_overrides; "
+             "print(json.dumps(_get_overrides('/nonexistent')[0]))")
+    env = {**venv_env, "JUPYTER_CONFIG_PATH": str(ROOT / "envs" / "jupyter")}
+    overrides = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                                          check=True).stdout)
+    viewer = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]["python"]
+    extension = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-jupytext"
+    assert any(viewer in path.read_text(errors="ignore") for path in extension.rglob("*.js")), viewer
