@@ -36,6 +36,7 @@ FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.f
 
 $(STAMP): envs/requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@date +%s > $(VENV)/.install-started
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION) >/dev/null 2>&1 \
 	    && echo "installing $$(grep -vc "^#" envs/requirements.lock) pinned packages with uv $(UV_VERSION)" \
 	    && $(BIN)/uv pip install --quiet --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
@@ -46,7 +47,8 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	fi
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name twelveways --display-name "Python (twelveways)" >/dev/null
-	@touch $(STAMP)
+	@# the stamp records how long the install took (the artifact appendix quotes it)
+	@echo "install_seconds=$$(( $$(date +%s) - $$(cat $(VENV)/.install-started) ))" > $(STAMP)
 
 report: $(STAMP)
 	@# A run killed hard (SIGKILL, power loss) leaves Snakemake's lock behind: release it when no

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-#: Markdown's punctuation that changes meaning inline (CommonMark backslash-escapable set, in part).
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()#+!|~])")
+#: Markdown's punctuation that changes meaning inside a line (emphasis, code, links, table cells, strike);
+#: ``( ) # + !`` mean something only after ``]`` or at a line's start, and a line here never starts with text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 #: ``<`` before a letter, ``/``, ``!`` or ``?`` (raw HTML, autolinks) and ``&`` before an entity name.

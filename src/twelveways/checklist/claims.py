@@ -506,6 +506,10 @@ def test_set_counts(claim: "Claim", frame: pd.DataFrame, sides: list[Side]) -> l
     return counts
 
 
+ACCURACY_TEXT = {"a/b": "acc_a/acc_b", "points": "100·(acc_a − acc_b) in percentage points",
+                 "errors": "(1 − acc_b)/(1 − acc_a)"}
+
+
 def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confidence: Fraction) -> dict:
     """Each side's accuracy with its exact binomial CI; the estimate's interval and test from both test sets."""
     from ..stats import proportion
@@ -530,7 +534,7 @@ def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confiden
                       "ci_method": f"{acc.method} from {acc.items} test items (one evaluation; repeating it "
                                    "gives the same count)"} for key, acc in sides.items()}
     return {"design": "test set", **per_side, "estimate": estimate, "interval": list(interval), "coverage": level,
-            "test": test, "estimate_definition": f"{DEFINITIONS_TEXT[name]} over the test sets' counts "
+            "test": test, "estimate_definition": f"{ACCURACY_TEXT[name]} of the two test-set accuracies "
                                                   "(score interval for two binomial proportions)"}
 
 
