@@ -189,7 +189,10 @@ if not gen.empty:
 trials, totals = ta.tuning(attrs)
 if not trials.empty:
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    sns.stripplot(data=trials, x="lr", y="cost_s", hue="converged", size=8, ax=axes[0], jitter=False)
+    outcome = trials["converged"].astype(float).map({1.0: "reached the target", 0.0: "missed the target"})
+    sns.stripplot(data=trials.assign(outcome=outcome), x="lr", y="cost_s", hue="outcome", size=8, ax=axes[0],
+                  jitter=False)
+    axes[0].legend(title="trial", fontsize="small")  # named outcomes, never a bare "1"
     axes[0].set(ylabel="trial cost (s, whole run)", xlabel="learning rate", title="cost of each trial")
     parts = pd.DataFrame({"what": ["all tuning trials", "reported final score"],
                           "seconds": [totals["total_tuning_cost_s"], totals["final_score_s"] or 0.0]})
@@ -209,8 +212,10 @@ precision = ta.in_study(runs, "precision")
 if not precision.empty:
     chosen = ops[ops["config_id"].isin(precision["config_id"])]
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    sns.barplot(data=chosen, x="precision", y="ops_per_step", hue=chosen["op_kind"] + " " + chosen["op_dtype"], ax=axes[0])
-    axes[0].set(yscale="log", ylabel="ops per step (log)", title="F5: ops of one step by kind and dtype (counted)")
+    # points, not bars: a bar's length means nothing on a log axis
+    sns.stripplot(data=chosen, x="precision", y="ops_per_step", hue=chosen["op_kind"] + " " + chosen["op_dtype"],
+                  dodge=True, jitter=False, size=8, ax=axes[0])
+    axes[0].set(yscale="log", ylabel="ops per step (log scale)", title="F5: ops of one step by kind and dtype (counted)")
     axes[0].legend(title="op kind, dtype as executed", fontsize="small")
     plots.distribution(precision, "precision", "time_to_train", ax=axes[1], ylabel="time to train (s)",
                        title="time to the target")

@@ -83,3 +83,21 @@ def test_jupyterlab_opens_paired_py_notebooks_as_notebooks(venv_env):
     viewer = overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]["python"]
     extension = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "jupyterlab-jupytext"
     assert any(viewer in path.read_text(errors="ignore") for path in extension.rglob("*.js")), viewer
+
+
+def test_roofline_rings_points_above_the_measured_roof():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from twelveways import plots
+
+    points = pd.DataFrame({"intensity": [0.1, 0.1, 10.0], "gflops": [0.5, 3.0, 40.0], "workload": ["a", "b", "c"]})
+    fig, ax = plt.subplots()
+    plots.roofline(points, "intensity", "gflops", bandwidth=10.0, peak=50.0, hue="workload", ax=ax)
+    labels = ax.get_legend_handles_labels()[1]
+    assert "above the measured roof: data held in cache" in labels
+    assert plots._above_the_roof(ax, points, "intensity", "gflops", 10.0, 50.0) == 1  # only 3.0 > 0.1 × 10
+    plt.close(fig)

@@ -85,6 +85,22 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
     return out.reset_index()
 
 
+def accuracy_intervals(frame: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Per variant: the AccuracyOnly accuracy's exact binomial CI from its test-set size (low, high, items).
+
+    One item of the test set moves the accuracy by 1/items; a difference inside these intervals is
+    not one the test set can show (the Pareto figure draws them).
+    """
+    from ..stats import proportion
+
+    correct = _metric(frame, "accuracy_correct", role="accuracy")
+    items = _metric(frame, "accuracy_samples", role="accuracy")
+    rows = {variant: proportion.accuracy_ci(correct[variant], items[variant], confidence)
+            for variant in correct.index if variant in items.index and items[variant] > 0}
+    return pd.DataFrame({"low": {v: a.ci[0] for v, a in rows.items()}, "high": {v: a.ci[1] for v, a in rows.items()},
+                         "items": {v: a.items for v, a in rows.items()}})
+
+
 def _early_metric(rows: pd.DataFrame, fallback: str) -> str | None:
     names = sorted(m for m in rows["metric"].unique() if m.startswith("early_stopping_latency_"))
     wanted = f"early_stopping_latency_{fallback}"
