@@ -90,6 +90,7 @@ class PageReport:
     width: int = 0
     overflowing: list[str] = field(default_factory=list)
     text: str = ""
+    headline: str = ""
 
     @property
     def squashed_images(self) -> list[dict]:
@@ -242,7 +243,8 @@ METRICS_JS = """
                 + ' ' + Math.round(e.getBoundingClientRect().right) + ' px');
   });
   return JSON.stringify({height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth,
-                         sections, first: seen.join(' '), wide: wide.slice(0, 20), text: document.body.innerText});
+                         sections, first: seen.join(' '), wide: wide.slice(0, 20), text: document.body.innerText,
+                         headline: (document.getElementById('section-headline') || {}).innerText || ''});
 })()
 """
 
@@ -301,7 +303,7 @@ def check_page(html_file: str | os.PathLike, screenshot: str | os.PathLike | Non
                     report.height, report.sections = measured["height"], measured["sections"]
                     report.first_screen = measured["first"]
                     report.width, report.overflowing = measured["width"], measured["wide"]
-                    report.text = measured["text"]
+                    report.text, report.headline = measured["text"], measured["headline"]
                 browser.drain(0.5)
                 report.errors += _errors(browser.events, session)
                 if screenshot:
