@@ -101,3 +101,18 @@ def test_roofline_rings_points_above_the_measured_roof():
     assert "above the measured roof: data held in cache" in labels
     assert plots._above_the_roof(ax, points, "intensity", "gflops", 10.0, 50.0) == 1  # only 3.0 > 0.1 × 10
     plt.close(fig)
+
+
+def test_load_snapshots_read_start_then_end_and_cost_tables_have_no_unnamed_header():
+    import pandas as pd
+
+    from twelveways.env.render import in_time_order
+    from twelveways.infer import analysis
+    from twelveways.report import tables
+
+    load = {"end": {"utc": "2026-01-01T10:05:00Z"}, "start": {"utc": "2026-01-01T10:00:00Z"}}
+    assert [label for label, _ in in_time_order(load)] == ["start", "end"]
+    frame = pd.DataFrame({"variant": ["a", "a"], "role": ["cost", "cost"], "metric": ["train_s", "infer_s_per_sample"],
+                          "value": [10.0, 0.001]})
+    html = tables.table_html(analysis.costs(frame))
+    assert ">metric<" not in html and ">train_s<" in html

@@ -151,7 +151,7 @@ def costs(frame: pd.DataFrame) -> pd.DataFrame:
     """Training cost beside inference cost per variant (F9)."""
     rows = frame[frame["role"] == "cost"]
     table = rows.pivot_table(index="variant", columns="metric", values="value", aggfunc="first")
-    return table.reset_index()
+    return table.rename_axis(columns=None).reset_index()  # no unnamed "metric" header row above the columns
 
 
 # --------------------------------------------------------------------------- derived results
