@@ -345,8 +345,10 @@ def verdict_html(checklist: Mapping) -> tuple[str, str]:
             estimate = f" (estimate {number(numbers.get('estimate'))}" + (
                 f", interval [{number(interval[0])}, {number(interval[1])}])" if interval else ")") \
                 if numbers.get("estimate") is not None else ""
+            why = str(claim.get("message") or "the checklist gave no reason for this verdict")
             items.append(f"<li><span class='tw-claim'>{_e(str(claim.get('verdict', '?')).replace('_', ' '))}</span> "
-                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))}</li>")
+                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))} "
+                         f"<details class='tw-why'><summary>why</summary>{_e(why)}</details></li>")
         parts.append(f"<p class='tw-claims-head'>Claims checked against the data:</p><ul class='tw-claims'>{''.join(items)}</ul>")
     return parts[0], "".join(parts[1:])
 

@@ -99,6 +99,8 @@ ul.tw-checklist li { margin: 0.1rem 0; }
 ul.tw-checklist details { display: inline; margin-left: 0.4rem; font-size: 0.82rem; }
 ul.tw-checklist details[open] { display: block; margin: 0.1rem 0 0.4rem 7rem; }
 .tw-why { color: var(--fg); } .tw-todo { color: var(--warn); }
+ul.tw-claims details.tw-why { display: inline; margin: 0 0 0 0.3rem; font-size: 0.82rem; }
+ul.tw-claims details.tw-why[open] { display: block; margin: 0.1rem 0 0.3rem 1rem; }
 .tw-claim { font-weight: 600; }
 .tw-claims-head { margin: 0.4rem 0 0; font-weight: 600; }
 table.tw-small { font-size: 0.78rem; }
