@@ -116,3 +116,24 @@ def test_load_snapshots_read_start_then_end_and_cost_tables_have_no_unnamed_head
                           "value": [10.0, 0.001]})
     html = tables.table_html(analysis.costs(frame))
     assert ">metric<" not in html and ">train_s<" in html
+
+
+def test_inference_headline_reports_each_scenarios_mlperf_metric_per_variant():
+    from bs4 import BeautifulSoup
+
+    from twelveways.report import headline
+
+    def summary(scenario, statistic, value):
+        return ("infer", {"statistic": statistic, "metric": "latency", "unit": "ns", "value": value,
+                          "ci": [value * 0.99, value * 1.01], "confidence": 0.95, "n": 1024, "coverage": 0.96,
+                          "ci_method": "order_statistics",
+                          "filters": {"variant": "mlp-large-int8", "scenario": scenario, "role": "performance"}})
+
+    summaries = [summary("SingleStream", "p90", 149_400.0), summary("SingleStream", "p99", 999_000.0),
+                 summary("MultiStream", "p90", 300_000.0), summary("MultiStream", "p99", 347_500.0)]
+    html = headline.inference_table_html(summaries, ROOT / "data" / "reference" / "results", {}, 0.95)
+    row = [cell.get_text(" ", strip=True) for cell in BeautifulSoup(html, "html.parser").select("tbody tr")[0]("td")]
+    assert row[0] == "mlp-large-int8"
+    assert row[1].startswith("0.1494 ms") and row[2].startswith("0.3475 ms")  # SingleStream p90, MultiStream p99
+    assert row[3] == "70,817 queries/s" and row[4] == "419,184 samples/s"  # LoadGen's Server and Offline numbers
+    assert row[5].startswith("0.9528 [0.9255, 0.9723]") and "343/360" in row[5]

@@ -85,6 +85,15 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
     return out.reset_index()
 
 
+def reported(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per variant, LoadGen's own throughput numbers and the AccuracyOnly counts (the report's inference headline)."""
+    return pd.DataFrame({
+        "latency_bounded_qps": _metric(frame, "latency_bounded_qps", role="summary"),
+        "samples_per_second": _metric(frame, "samples_per_second", scenario="Offline", role="performance"),
+        "accuracy_correct": _metric(frame, "accuracy_correct", role="accuracy"),
+        "accuracy_samples": _metric(frame, "accuracy_samples", role="accuracy")})
+
+
 def accuracy_intervals(frame: pd.DataFrame, confidence: float) -> pd.DataFrame:
     """Per variant: the AccuracyOnly accuracy's exact binomial CI from its test-set size (low, high, items).
 

@@ -270,13 +270,10 @@ def _loadgen_numbers(results_dir: Path | None) -> tuple[dict, dict]:
         frame, _ = analysis.load(results_dir)
     except Exception:  # a damaged results file: the table says the numbers are missing; the checklist judges it
         return {}, {}
-    throughput = {
-        "latency_bounded_qps": analysis._metric(frame, "latency_bounded_qps", role="summary").to_dict(),
-        "samples_per_second": analysis._metric(frame, "samples_per_second", scenario="Offline",
-                                               role="performance").to_dict()}
-    correct = analysis._metric(frame, "accuracy_correct", role="accuracy")
-    items = analysis._metric(frame, "accuracy_samples", role="accuracy")
-    accuracy = {v: (int(correct[v]), int(items[v])) for v in correct.index if v in items.index and items[v] > 0}
+    numbers = analysis.reported(frame)
+    throughput = {metric: numbers[metric].dropna().to_dict() for metric in ("latency_bounded_qps", "samples_per_second")}
+    counted = numbers[(numbers["accuracy_samples"] > 0) & numbers["accuracy_correct"].notna()]
+    accuracy = {v: (int(row["accuracy_correct"]), int(row["accuracy_samples"])) for v, row in counted.iterrows()}
     return throughput, accuracy
 
 
