@@ -86,8 +86,9 @@ reader-report: $(STAMP)
 # its labconfig/default_setting_overrides.json makes a double-click open the paired .py notebooks as
 # notebooks (jupytext's "Jupytext Notebook" viewer), not as plain text.
 LAB_PORT ?= 8888
+lab: export JUPYTER_CONFIG_PATH := $(CURDIR)/envs/jupyter$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 lab: $(STAMP)
-	JUPYTER_CONFIG_PATH="$(CURDIR)/envs/jupyter$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" $(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # A dated tarball for a DOI service (Zenodo, figshare): every file git tracks, results/ and reports/,
 # with SHA256SUMS inside and the tarball's own checksum beside it.
