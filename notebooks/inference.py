@@ -149,7 +149,7 @@ variants = [v for v in VARIANTS if (server["variant"] == v).any()]
 if variants:
     ncols = min(3, len(variants))
     nrows = -(-len(variants) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 3.3 * nrows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.8 * nrows), squeeze=False, sharey=True)
     for ax in axes.flat[len(variants):]:
         ax.set_visible(False)
     for ax, variant in zip(axes.flat, variants):

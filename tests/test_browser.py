@@ -104,7 +104,11 @@ def test_readme_order_the_report_shows_its_own_run(binary, tmp_path_factory, ven
 
     from test_workflow import _copy_project
 
+    import shutil
+
     project = _copy_project(ROOT, tmp_path_factory.mktemp("readme") / "project")
+    # the copy leaves out every folder named results; the reference set's must come along
+    shutil.copytree(ROOT / "data" / "reference", project / "data" / "reference", dirs_exist_ok=True)
     rebuild = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", "data/reference",
                               "--output", "reports"], cwd=project, env=venv_env, capture_output=True, text=True)
     assert rebuild.returncode == 0, rebuild.stderr[-3000:]
