@@ -95,18 +95,30 @@ def _own_headline_values(derived: Path, results: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_readme_order_the_report_shows_its_own_run(binary, tmp_path_factory, venv_env):
+def test_readme_order_the_report_shows_its_own_run(binary, venv_env):
     """README order in a copy of the project: `make reader-report` (the rebuild it runs), then the
     workflow (tiny .test config): the new report's headline holds the run's own derived values, none
     of the leftover reports/derived, fits 1,400 px and draws every figure at its aspect ratio."""
+    import shutil
+    import tempfile
+
+    # a folder of its own, not pytest's basetemp: the run takes minutes, and a pytest started beside it
+    # prunes older basetemps
+    base = Path(tempfile.mkdtemp(prefix="tw-readme-order-"))
+    try:
+        _readme_order(base, binary, venv_env)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _readme_order(base: Path, binary: str, venv_env: dict) -> None:
+    import shutil
     import subprocess
     import sys
 
     from test_workflow import _copy_project
 
-    import shutil
-
-    project = _copy_project(ROOT, tmp_path_factory.mktemp("readme") / "project")
+    project = _copy_project(ROOT, base / "project")
     # the copy leaves out every folder named results; the reference set's must come along
     shutil.copytree(ROOT / "data" / "reference", project / "data" / "reference", dirs_exist_ok=True)
     rebuild = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", "data/reference",
