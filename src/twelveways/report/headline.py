@@ -140,9 +140,8 @@ def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
 
 
 #: Said beside a share above 100 %: the two causes a reader can check (cache-resident data, a bound measured low).
-ABOVE_BOUND = (" (above the bound: either this kernel's data stayed in the CPU caches, while the bound is "
-               "measured on arrays larger than the last-level cache and so bounds memory-resident runs only, or the "
-               "bound itself was measured low on a busy machine: see R11 and the load at start and end)")
+ABOVE_BOUND = (" (above the bound: the data stayed in cache, which the bound's large arrays do not, or the bound "
+               "was measured low on a busy machine; see R11 and the load at start and end)")
 
 
 def _bound_cell(text: str) -> str:
