@@ -37,6 +37,7 @@ FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.f
 
 $(STAMP): envs/requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@date +%s > $(VENV)/.install-started
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION) >/dev/null 2>&1 \
 	    && echo "installing $$(grep -vc "^#" envs/requirements.lock) pinned packages with uv $(UV_VERSION)" \
 	    && $(BIN)/uv pip install --quiet --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
@@ -47,7 +48,8 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	fi
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(BIN)/python -m ipykernel install --sys-prefix --name twelveways --display-name "Python (twelveways)" >/dev/null
-	@touch $(STAMP)
+	@# the stamp records how long the install took (the artifact appendix quotes it)
+	@echo "install_seconds=$$(( $$(date +%s) - $$(cat $(VENV)/.install-started) ))" > $(STAMP)
 
 report: $(STAMP)
 	@# A run killed hard (SIGKILL, power loss) resumes: twelveways run releases a lock whose recorded owner
@@ -85,7 +87,11 @@ reader-report: $(STAMP)
 # JupyterLab on this machine only (127.0.0.1), no browser started (headless machines: open the URL it
 # prints); --allow-root when run as root, as make bench and make test-slurm are. Opened in a fresh clone
 # the notebooks read data/reference and say so at the top.
+# envs/jupyter is searched first for Jupyter settings (JUPYTER_CONFIG_PATH; the user's own stay in force):
+# its labconfig/default_setting_overrides.json makes a double-click open the paired .py notebooks as
+# notebooks (jupytext's "Jupytext Notebook" viewer), not as plain text.
 LAB_PORT ?= 8888
+lab: export JUPYTER_CONFIG_PATH := $(CURDIR)/envs/jupyter$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))
 lab: $(STAMP)
 	$(BIN)/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -64,7 +64,7 @@ if not end_path.is_file():
 else:
     end = tables.read_json(end_path, "end-of-run environment capture")
     loads = [{"when": label, **{k: v for k, v in tables.flatten(snapshot)}}
-             for label, snapshot in (end.get("load") or {}).items() if isinstance(snapshot, dict)]
+             for label, snapshot in env_render.in_time_order(end.get("load") or {})]
     if loads:
         tables.show(pd.DataFrame(loads), "load at start and end")
     tables.note(*env_render.changed_during_run(capture, end))

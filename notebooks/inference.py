@@ -113,7 +113,11 @@ shown = lat[(lat["role"] == "performance") | ((lat["scenario"] == "Server") &
 scenarios = [s for s in ("SingleStream", "MultiStream", "Server", "Offline") if s in set(shown["scenario"])]
 scenarios = [s for s in scenarios if s != "Offline"]  # one query per Offline run: no distribution
 if scenarios:
-    fig, axes = plt.subplots(1, len(scenarios), figsize=(5.2 * len(scenarios), 3.8), squeeze=False)
+    ncols = min(2, len(scenarios))  # two panels a row: drawn for the page at its natural size
+    fig, axes = plt.subplots(-(-len(scenarios) // ncols), ncols, figsize=(5.6 * ncols, 3.8 * -(-len(scenarios) // ncols)),
+                             squeeze=False)
+    for ax in axes.flat[len(scenarios):]:
+        ax.set_visible(False)
     for ax, scenario in zip(axes.flat, scenarios):
         part = shown[shown["scenario"] == scenario]
         plots.latency_cdf(part, "latency_ms", hue="variant", ax=ax, xlabel="latency (ms, log scale)",
@@ -145,7 +149,7 @@ variants = [v for v in VARIANTS if (server["variant"] == v).any()]
 if variants:
     ncols = min(3, len(variants))
     nrows = -(-len(variants) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 3.6 * nrows), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols, 2.8 * nrows), squeeze=False, sharey=True)
     for ax in axes.flat[len(variants):]:
         ax.set_visible(False)
     for ax, variant in zip(axes.flat, variants):
@@ -185,7 +189,9 @@ tp = head[["variant", "Offline samples/s", "Server latency-bounded QPS"]].melt(
     id_vars="variant", var_name="scenario", value_name="samples per second")
 if tp["samples per second"].notna().any():
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    sns.barplot(data=tp, x="variant", y="samples per second", hue="scenario", order=VARIANTS, ax=ax)
+    # points, not bars: a bar's length means nothing on a log axis
+    sns.stripplot(data=tp, x="variant", y="samples per second", hue="scenario", order=VARIANTS, dodge=True,
+                  jitter=False, size=8, ax=ax)
     ax.set_yscale("log")
     ax.set_ylabel("samples per second (log scale)")
     ax.set_title("Offline throughput vs latency-bounded Server throughput")
@@ -223,14 +229,23 @@ if len(points) and points[["accuracy", "Offline samples/s"]].notna().all(axis=No
     for _, row in points[points["on Pareto front"] == "yes"].iterrows():
         ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(6, 6),
                     fontsize="x-small")
+    bars = analysis.accuracy_intervals(frame, confidence).reindex(points["variant"])
+    ax.errorbar(points["Offline samples/s"], points["accuracy"], yerr=[points["accuracy"] - bars["low"].to_numpy(),
+                bars["high"].to_numpy() - points["accuracy"]], fmt="none", ecolor="0.5", elinewidth=1, capsize=3,
+                zorder=0, label=f"{percent(confidence)} binomial CI (test set)")
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
     ax.set_xlabel("Offline samples per second")
-    ax.set_title("accuracy vs throughput; marker size = SingleStream p90 latency")
+    ax.set_title("accuracy (with its test-set CI) vs throughput; marker size = SingleStream p90 latency")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     plots.save(fig, figures, "pareto",
                declaration=dict(shows="summary", lines="none", x="Offline samples/s", x_kind="continuous"))
     plt.show()
+    if bars["items"].notna().any():
+        step = 1 / bars["items"].max()
+        tables.note(f"One test item moves an accuracy by {step:.2%} (test set of {bars['items'].max():.0f} items); "
+                    "accuracies whose binomial intervals overlap are not shown to differ, so where the front turns on "
+                    "accuracy alone it is not decided by these data.")
 tables.show(front_table, "accuracy, throughput and tail latency per variant")
 
 # %% [markdown]

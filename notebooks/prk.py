@@ -101,7 +101,7 @@ tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {s
 # iteration (warm-up excluded), over a violin (eight or more samples) or a box (fewer).
 
 # %%
-fig, axes = grid(len(workloads))
+fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)  # three a row: the page, not a long strip
 for ax, workload in zip(axes, workloads):
     part = times[times["workload"] == workload].sort_values("label")
     spread = part["time_s"].max() / part["time_s"].min()
@@ -127,7 +127,7 @@ if len(wide):
                 "(the sample or time budget ran out first; see the stop reasons).", "warning")
 
 # %%
-fig, axes = grid(len(workloads))
+fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)
 for ax, workload in zip(axes, workloads):
     part = summary[summary["workload"] == workload].sort_values("label")
     plots.ci_bars(part, x="label", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
@@ -146,7 +146,7 @@ plots.show(fig, figures_dir, "median-ci",
 
 # %%
 largest = summary.sort_values("n", ascending=False).groupby("workload").head(1)
-fig, axes = grid(len(largest), width=4.2, height=3.4, ncols=3)
+fig, axes = grid(len(largest), width=4.2, height=3.0, ncols=3)
 for ax, (_, row) in zip(axes, largest.iterrows()):
     mask = ((times["workload"] == row["workload"]) & (times["config"] == row["config"]) & (times["size"] == row["size"]))
     plots.qq(times.loc[mask, "time_s"], ax=ax, title=f"{row['workload']} {row['config']}, size {row['size']}")
@@ -177,7 +177,7 @@ for kind in ("strong", "weak"):
         continue
     scaling_tables[kind] = table
     groups = list(table.groupby("group"))
-    fig, axes = grid(len(groups), width=8.5, height=3.8, ncols=1)
+    fig, axes = grid(len(groups), width=5.8, height=3.0, ncols=2)  # two panels a row: drawn for the page, not one tall strip
     fit_rows = []
     for ax, (group, part) in zip(axes, groups):
         fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else {}

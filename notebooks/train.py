@@ -98,7 +98,7 @@ if not score_table.empty:
 # %%
 batch = ta.in_study(runs, "batch_size")
 if not batch.empty:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
     order = sorted(batch["batch_size"].unique())
     plotted = marked(batch, "time_to_train", "time_to_train_spent")
     sns.stripplot(data=plotted, x="batch_size", y="plotted", hue="outcome", order=order, ax=axes[0],
@@ -120,7 +120,7 @@ if not batch.empty:
 # %%
 if not batch.empty:
     curve = epochs[epochs["run_id"].isin(batch["run_id"])]
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fig, ax = plt.subplots(figsize=(8, 3.6))
     sns.lineplot(data=curve, x="epoch", y="val_accuracy", hue="batch_size", units="run_id", estimator=None,
                  palette="viridis", ax=ax, linewidth=1, alpha=0.8)
     stated = targets.get(batch["dataset"].iloc[0]) if isinstance(targets, dict) else None
@@ -150,7 +150,7 @@ if not speed.empty:
                       var_name="measure", value_name="factor").dropna()
     long["configuration"] = (long["ranks"].astype(str) + " ranks " + long["scaling"] + " "
                              + long["sparsification"].where(long["sparsification"] != "none", "dense"))
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
     sns.stripplot(data=long, x="configuration", y="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False)
     ax.set(yscale="log", ylabel="factor over the base (log; 1 = no change)",
            title=f"F2: base case = {speed['base_case'].iloc[0].split(',')[0]}, "
@@ -188,8 +188,11 @@ if not gen.empty:
 # %%
 trials, totals = ta.tuning(attrs)
 if not trials.empty:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    sns.stripplot(data=trials, x="lr", y="cost_s", hue="converged", size=8, ax=axes[0], jitter=False)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.6))
+    outcome = trials["converged"].astype(float).map({1.0: "reached the target", 0.0: "missed the target"})
+    sns.stripplot(data=trials.assign(outcome=outcome), x="lr", y="cost_s", hue="outcome", size=8, ax=axes[0],
+                  jitter=False)
+    axes[0].legend(title="trial", fontsize="small")  # named outcomes, never a bare "1"
     axes[0].set(ylabel="trial cost (s, whole run)", xlabel="learning rate", title="cost of each trial")
     parts = pd.DataFrame({"what": ["all tuning trials", "reported final score"],
                           "seconds": [totals["total_tuning_cost_s"], totals["final_score_s"] or 0.0]})
@@ -208,9 +211,11 @@ ops = ta.ops_by_dtype(samples)
 precision = ta.in_study(runs, "precision")
 if not precision.empty:
     chosen = ops[ops["config_id"].isin(precision["config_id"])]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    sns.barplot(data=chosen, x="precision", y="ops_per_step", hue=chosen["op_kind"] + " " + chosen["op_dtype"], ax=axes[0])
-    axes[0].set(yscale="log", ylabel="ops per step (log)", title="F5: ops of one step by kind and dtype (counted)")
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.6))
+    # points, not bars: a bar's length means nothing on a log axis
+    sns.stripplot(data=chosen, x="precision", y="ops_per_step", hue=chosen["op_kind"] + " " + chosen["op_dtype"],
+                  dodge=True, jitter=False, size=8, ax=axes[0])
+    axes[0].set(yscale="log", ylabel="ops per step (log scale)", title="F5: ops of one step by kind and dtype (counted)")
     axes[0].legend(title="op kind, dtype as executed", fontsize="small")
     plots.distribution(precision, "precision", "time_to_train", ax=axes[1], ylabel="time to train (s)",
                        title="time to the target")
@@ -227,7 +232,7 @@ if not precision.empty:
 # %%
 io = ta.in_study(runs, "io")
 if not io.empty:
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.6))
     plots.distribution(io, "variant", "time_to_train", ax=axes[0], ylabel="time to train (s)", title="F10: time to train")
     plots.distribution(io, "variant", "data_load_time", ax=axes[1], log=True, ylabel="data read + decode (s, log)",
                        title="reading the data (inside the clock only for 'io')")
@@ -241,7 +246,7 @@ if not io.empty:
 # %%
 size = ta.in_study(runs, "input_size")
 if not size.empty and size["input_size"].nunique() > 1:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
     plots.distribution(size, "input_size", "flop_rate", ax=axes[0], log=True, ylabel="flop/s (log)", title="F11: flop rate")
     plots.distribution(size, "input_size", "test_accuracy", ax=axes[1], ylabel="test accuracy", title="quality")
     plots.distribution(size, "input_size", "time_to_train", ax=axes[2], ylabel="time to train (s)", title="time to train")

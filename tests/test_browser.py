@@ -71,6 +71,74 @@ def test_workflow_report_if_present(binary):
     assert page.errors == [] and page.broken_images == []
 
 
+def test_reader_report_fits_the_page_and_draws_figures_at_their_aspect_ratio(binary):
+    """make reader-report's page at 1,400 px: no sideways scrolling, every figure at its aspect ratio and
+    at least half its natural width (text in figures stays as large as it was drawn)."""
+    kind = "reference" if (ROOT / "data" / "reference" / "environment.json").is_file() else "synthetic"
+    page = chromium.check_page(reportdata.built_report(kind), binary=binary)
+    assert page.width <= chromium.WIDTH and page.overflowing == [], (page.width, page.overflowing)
+    assert page.images and page.squashed_images == [], page.squashed_images
+
+
+def _own_headline_values(derived: Path, results: Path) -> list[str]:
+    """The headline's numbers as the run's own derived results give them (PRK and training rows,
+    each inference variant's SingleStream p90)."""
+    from twelveways.report import headline
+
+    summaries = headline.load_summaries(derived)
+    values = [headline.value_text(summary, headline.FAMILIES[family]["unit"])[0]
+              for family, summary in headline.key_rows(summaries) if family != "infer"]
+    values += [headline.value_text(summary, "ms")[0] for family, summary in summaries
+               if family == "infer" and summary.get("statistic") == "p90"
+               and summary.get("filters", {}).get("scenario") == "SingleStream"]
+    return values
+
+
+@pytest.mark.slow
+def test_readme_order_the_report_shows_its_own_run(binary, venv_env):
+    """README order in a copy of the project: `make reader-report` (the rebuild it runs), then the
+    workflow (tiny .test config): the new report's headline holds the run's own derived values, none
+    of the leftover reports/derived, fits 1,400 px and draws every figure at its aspect ratio."""
+    import shutil
+    import tempfile
+
+    # a folder of its own, not pytest's basetemp: the run takes minutes, and a pytest started beside it
+    # prunes older basetemps
+    base = Path(tempfile.mkdtemp(prefix="tw-readme-order-"))
+    try:
+        _readme_order(base, binary, venv_env)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _readme_order(base: Path, binary: str, venv_env: dict) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    from test_workflow import _copy_project
+
+    project = _copy_project(ROOT, base / "project")
+    # the copy leaves out every folder named results; the reference set's must come along
+    shutil.copytree(ROOT / "data" / "reference", project / "data" / "reference", dirs_exist_ok=True)
+    rebuild = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", "data/reference",
+                              "--output", "reports"], cwd=project, env=venv_env, capture_output=True, text=True)
+    assert rebuild.returncode == 0, rebuild.stderr[-3000:]
+    assert "Black encountered an error" not in rebuild.stdout + rebuild.stderr
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    run = subprocess.run([snakemake, "--cores", "2", "--configfile", ".test/config.yaml"], cwd=project, env=venv_env,
+                         capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    page = chromium.check_page(project / "reports" / "report.html", binary=binary)
+    own = _own_headline_values(project / "results" / "derived", project / "results")
+    assert own and all(value in page.headline for value in own), [v for v in own if v not in page.headline]
+    leftover = _own_headline_values(project / "reports" / "derived", ROOT / "data" / "reference" / "results")
+    assert any(value not in page.headline for value in leftover)  # the reader-report's numbers are not shown
+    assert page.width <= chromium.WIDTH and page.overflowing == [], (page.width, page.overflowing)
+    assert page.images and page.squashed_images == [], page.squashed_images
+    assert page.errors == [] and page.broken_images == []
+
+
 def test_checker_catches_a_broken_image_and_a_console_error(binary, tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><html><head><title>bad</title></head><body>"
@@ -79,3 +147,21 @@ def test_checker_catches_a_broken_image_and_a_console_error(binary, tmp_path):
     assert len(page.broken_images) == 1
     assert any("deliberate" in error for error in page.errors)
     assert not page.ok
+
+
+def test_checker_catches_a_squashed_figure_and_a_page_wider_than_the_window(binary, tmp_path):
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (400, 100), "white").save(buffer, format="PNG")
+    src = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    page_file = tmp_path / "squashed.html"
+    page_file.write_text(f"<!DOCTYPE html><html><head><title>t</title></head><body><main>"
+                         f"<img alt='squashed' style='width:400px;height:400px' src='{src}'>"
+                         f"<img alt='fine' src='{src}'><div style='width:2000px'>wide</div></main></body></html>")
+    page = chromium.check_page(page_file, binary=binary)
+    assert [image["alt"] for image in page.squashed_images] == ["squashed"]
+    assert page.width >= 2000 and any(entry.startswith("div") for entry in page.overflowing)

@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import re
 
-#: Markdown's punctuation that changes meaning inline (CommonMark backslash-escapable set, in part).
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()#+!|~])")
+#: Markdown's punctuation that changes meaning inside a line (emphasis, code, links, table cells, strike);
+#: ``( ) # + !`` mean something only after ``]`` or at a line's start, and a line here never starts with text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+#: ``<`` before a letter, ``/``, ``!`` or ``?`` (raw HTML, autolinks) and ``&`` before an entity name.
+_LIVE = re.compile(r"(<(?=[A-Za-z/!?])|&(?=#?\w+;))")
 
 
 def markdown_text(value) -> str:
     """One line of literal text for Markdown (table cells included): no HTML, no markup, no newline."""
-    text = " ".join(str(value).split())
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    # only what could start a tag, an autolink or an entity is escaped (a backslash, CommonMark), so the
+    # file reads as written in a text editor too: "p < 0.05" stays, never "p &lt; 0.05"
+    return inert_tags(text)
+
+
+def inert_tags(text: str) -> str:
+    """``text`` with every ``<`` that could open a tag or autolink, and every entity-like ``&``, backslash-escaped."""
+    return _LIVE.sub(r"\\\1", text)
 
 
 def markdown_fence(text: str, info: str = "") -> list[str]:

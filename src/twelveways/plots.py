@@ -459,6 +459,7 @@ def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidt
         ax.axhline(peak, color="0.2", linewidth=1.5, label=f"{peak_label} {peak:.3g} GFlop/s")
     if not finite.empty:
         sns.scatterplot(data=finite, x=intensity, y=performance, hue=hue, style=style or hue, s=45, ax=ax)
+        _above_the_roof(ax, finite, intensity, performance, bandwidth, peak)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flop/byte, log scale)")
@@ -466,6 +467,21 @@ def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidt
     ax.set_title(title or "roofline with this machine's measured bounds")
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     return ax
+
+
+def _above_the_roof(ax, points: pd.DataFrame, intensity: str, performance: str, bandwidth: float | None,
+                    peak: float | None) -> int:
+    """Ring and note the points above the measured roof: their data stayed in cache, which the bound's
+    large arrays do not (a roof measured from memory bounds memory-resident runs only).  Returns how many."""
+    if not bandwidth and not peak:
+        return 0
+    x = points[intensity].to_numpy(float)
+    roof = np.minimum(x * bandwidth if bandwidth else np.inf, peak if peak else np.inf)
+    above = points[performance].to_numpy(float) > roof
+    if above.any():
+        ax.scatter(x[above], points[performance].to_numpy(float)[above], s=160, facecolors="none", edgecolors="0.1",
+                   linewidths=1.0, label="above the measured roof: data held in cache")
+    return int(above.sum())
 
 
 def series_styles(levels: Sequence) -> dict:

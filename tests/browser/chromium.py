@@ -86,6 +86,25 @@ class PageReport:
     height: int = 0
     sections: dict[str, int] = field(default_factory=dict)
     first_screen: str = ""
+    #: Document width in CSS px (above WIDTH: the page scrolls sideways), elements reaching past the window, all text.
+    width: int = 0
+    overflowing: list[str] = field(default_factory=list)
+    text: str = ""
+    headline: str = ""
+
+    @property
+    def squashed_images(self) -> list[dict]:
+        """Images drawn off their aspect ratio (over 2 %) or at less than half their natural width."""
+        bad = []
+        for image in self.images:
+            natural_w, natural_h = image.get("naturalWidth") or 0, image.get("naturalHeight") or 0
+            width, height = image.get("width") or 0, image.get("height") or 0
+            if not natural_w or not natural_h or not width or not height:
+                continue
+            off_ratio = abs((width / height) / (natural_w / natural_h) - 1) > 0.02
+            if off_ratio or width < 0.5 * min(natural_w, WIDTH):
+                bad.append(image)
+        return bad
 
     @property
     def broken_images(self) -> list[dict]:
@@ -198,7 +217,8 @@ IMAGES_JS = """
   await Promise.all(images.map(i => i.decode().catch(() => null)));
   return JSON.stringify({title: document.title, images: images.map(i => ({
     src: i.currentSrc.slice(0, 40), complete: i.complete, naturalWidth: i.naturalWidth,
-    naturalHeight: i.naturalHeight}))});
+    naturalHeight: i.naturalHeight, width: i.getBoundingClientRect().width,
+    height: i.getBoundingClientRect().height, alt: i.alt}))});
 })()
 """
 
@@ -216,7 +236,15 @@ METRICS_JS = """
     const rect = parent.getBoundingClientRect();
     if (rect.top < window.innerHeight && rect.bottom > 0 && rect.left < window.innerWidth) seen.push(node.textContent.trim());
   }
-  return JSON.stringify({height: document.documentElement.scrollHeight, sections, first: seen.join(' ')});
+  const wide = [], past = e => e.getBoundingClientRect().right > window.innerWidth + 1;
+  document.querySelectorAll('main *, header *, nav *').forEach(e => {  // the outermost element past the window
+    if (past(e) && e.offsetParent !== null && !e.closest('.tw-scroll') && !(e.parentElement && past(e.parentElement)))
+      wide.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '')
+                + ' ' + Math.round(e.getBoundingClientRect().right) + ' px');
+  });
+  return JSON.stringify({height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth,
+                         sections, first: seen.join(' '), wide: wide.slice(0, 20), text: document.body.innerText,
+                         headline: (document.getElementById('section-headline') || {}).innerText || ''});
 })()
 """
 
@@ -240,7 +268,7 @@ def _errors(events: list[dict], session: str) -> list[str]:
 
 
 def check_page(html_file: str | os.PathLike, screenshot: str | os.PathLike | None = None, *,
-               binary: str | None = None, timeout: float = 60.0) -> PageReport:
+               binary: str | None = None, timeout: float = 60.0, full_page: bool = False) -> PageReport:
     """Load ``html_file`` in a fresh headless Chromium profile and report images, errors, screenshot."""
     path = Path(html_file).resolve()
     if not path.is_file():
@@ -274,10 +302,16 @@ def check_page(html_file: str | os.PathLike, screenshot: str | os.PathLike | Non
                     measured = json.loads(metrics["result"]["value"])
                     report.height, report.sections = measured["height"], measured["sections"]
                     report.first_screen = measured["first"]
+                    report.width, report.overflowing = measured["width"], measured["wide"]
+                    report.text, report.headline = measured["text"], measured["headline"]
                 browser.drain(0.5)
                 report.errors += _errors(browser.events, session)
                 if screenshot:
-                    shot = browser.call("Page.captureScreenshot", {"format": "png"}, session=session, timeout=timeout)
+                    options = {"format": "png"}
+                    if full_page:  # the whole page at 1,400 px wide, as far down as it goes
+                        options.update(captureBeyondViewport=True,
+                                       clip={"x": 0, "y": 0, "width": WIDTH, "height": report.height, "scale": 1})
+                    shot = browser.call("Page.captureScreenshot", options, session=session, timeout=timeout)
                     report.screenshot = Path(screenshot)
                     report.screenshot.parent.mkdir(parents=True, exist_ok=True)
                     report.screenshot.write_bytes(base64.b64decode(shot["data"]))
@@ -292,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a local HTML report in headless Chromium.")
     parser.add_argument("html", help="the HTML file (e.g. reports/report.html)")
     parser.add_argument("--screenshot", help="save a PNG of the first screen here")
+    parser.add_argument("--full-page", action="store_true", help="screenshot the whole page, not the first screen")
     parser.add_argument("--no-install", action="store_true", help="do not apt-get install chromium when missing")
     args = parser.parse_args(argv)
     try:
@@ -299,12 +334,18 @@ def main(argv: list[str] | None = None) -> int:
     except ChromiumUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    report = check_page(args.html, args.screenshot, binary=binary)
+    report = check_page(args.html, args.screenshot, binary=binary, full_page=args.full_page)
     print(f"{report.url}: {len(report.images)} images, {len(report.broken_images)} broken, "
           f"{len(report.errors)} console errors, page height {report.height} px"
           + (f", screenshot {report.screenshot}" if report.screenshot else ""))
     for name, height in report.sections.items():
         print(f"  section {name}: {height} px")
+    print(f"  document width {report.width} px at a {WIDTH} px window")
+    for element in report.overflowing:
+        print(f"  past the window: {element}")
+    for image in report.images:
+        print(f"  image {image['alt'][:50]!r}: natural {image['naturalWidth']}x{image['naturalHeight']}, "
+              f"drawn {image['width']:.0f}x{image['height']:.0f}")
     for problem in report.errors + [f"broken image: {image}" for image in report.broken_images]:
         print(f"  {problem}")
     return 0 if report.ok else 1

@@ -512,6 +512,101 @@ def _evaluate(claim: "Claim", name: str, a: Side, b: Side | None, confidence: Fr
     return _independent(name, a, b, confidence), (a.values, b.values)
 
 
+# --------------------------------------------------------------------------- accuracy on a counted test set
+
+#: Accuracy metrics stored with the test set they were scored on: metric -> (items metric, correct metric).
+TEST_SET_COUNTS = {"accuracy": ("accuracy_samples", "accuracy_correct")}
+
+
+def test_set_counts(claim: "Claim", frame: pd.DataFrame, sides: list[Side]) -> list[tuple[int, int]] | None:
+    """(correct, items) per side when every side is ONE evaluation on a counted test set, else None.
+
+    A deterministic evaluation repeated gives the same count, so its uncertainty is the binomial
+    one of the test set, not a spread over repetitions; sides with several runs (seeds) keep the
+    replicate design, whose interval is over seeds.
+    """
+    names = TEST_SET_COUNTS.get(claim.metric)
+    if claim.kind != "accuracy_relative" or names is None or len(sides) != 2:
+        return None
+    counts = []
+    for side in sides:
+        if side.samples["run"].nunique() != 1 or len(side.samples) != 1:
+            return None
+        found = [select(frame, name, side.filters)["value"].dropna().unique() for name in names]
+        if any(len(values) != 1 for values in found):
+            return None
+        counts.append((int(found[1][0]), int(found[0][0])))
+    return counts
+
+
+ACCURACY_TEXT = {"a/b": "acc_a/acc_b", "points": "100·(acc_a − acc_b) in percentage points",
+                 "errors": "(1 − acc_b)/(1 − acc_a)"}
+
+
+def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confidence: Fraction) -> dict:
+    """Each side's accuracy with its exact binomial CI; the estimate's interval and test from both test sets."""
+    from ..stats import proportion
+
+    level = float(confidence)
+    sides = {key: proportion.accuracy_ci(*count, level) for key, count in zip(("a", "b"), counts)}
+    estimate, interval = proportion.relative_interval(name, counts[0], counts[1], level)
+    parts = []
+    for bound, alternative in (("at_least", "larger"), ("at_most", "smaller")):
+        threshold = getattr(claim, bound)
+        if threshold is not None:
+            statistic, p = proportion.relative_test(name, counts[0], counts[1], threshold, alternative)
+            parts.append({"hypothesis": f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
+                          "statistic": statistic, "p_value": p})
+    alpha = 1 - confidence
+    p = max(part["p_value"] for part in parts)
+    test = {"name": "score test of two binomial proportions (statsmodels test_proportions_2indep), one-sided",
+            "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts, "p_value": p,
+            "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
+    per_side = {key: {"n": 1, "median": acc.accuracy, "ci": list(acc.ci), "coverage": level, "level": level,
+                      "deterministic": False, "test_set_items": acc.items, "correct": acc.correct,
+                      "ci_method": f"{acc.method} from {acc.items} test items (one evaluation; repeating it "
+                                   "gives the same count)"} for key, acc in sides.items()}
+    return {"design": "test set", **per_side, "estimate": estimate, "interval": list(interval), "coverage": level,
+            "test": test, "estimate_definition": f"{ACCURACY_TEXT[name]} of the two test-set accuracies "
+                                                  "(score interval for two binomial proportions)"}
+
+
+def _test_set_text(numbers: Mapping) -> str:
+    """Both sides' counts with their binomial CIs, in words (the reason's second half)."""
+    sides = [numbers[key] for key in ("a", "b")]
+    return ("accuracy " + " vs ".join(f"{s['correct']}/{s['test_set_items']} = {s['median']:.4g} "
+                                      f"[{s['ci'][0]:.4g}, {s['ci'][1]:.4g}]" for s in sides)
+            + " (exact binomial CIs from the test-set sizes; one evaluation each)")
+
+
+#: An exact fraction longer than this (binomial sums over thousands of samples run to 1,000 digits) is
+#: left out of the numbers a checklist shows; the float ``coverage`` beside it says the same to 16 digits.
+MAX_FRACTION_TEXT = 32
+
+
+def _short_fractions(numbers: dict) -> None:
+    """Drop ``*_exact`` fraction texts too long for a reader (the comparisons used them already)."""
+    for key, value in list(numbers.items()):
+        if isinstance(value, dict):
+            _short_fractions(value)
+        elif key.endswith("_exact") and isinstance(value, str) and len(value) > MAX_FRACTION_TEXT:
+            del numbers[key]
+
+
+def _test_set_hint(claim: "Claim") -> str:
+    """For an accuracy claim without an interval: what would decide it besides repetitions."""
+    if claim.kind != "accuracy_relative":
+        return ""
+    counts = TEST_SET_COUNTS.get(claim.metric, ("<metric>_samples", "<metric>_correct"))
+    return (f"; a deterministic evaluation is better decided by its test set: record {counts[0]} and {counts[1]} "
+            "beside each accuracy for a binomial CI")
+
+
+def p_text(p: float) -> str:
+    """A p-value in words: ``p=1.33e-09``; a p that underflowed to 0 is ``p<1e-300``, never ``p=0``."""
+    return "p<1e-300" if p == 0 else f"p={p:.3g}"
+
+
 # --------------------------------------------------------------------------- verdicts
 
 def _pct(x: float) -> str:
@@ -547,8 +642,8 @@ def _judge(claim: "Claim", numbers: dict) -> tuple[ClaimVerdict, str]:
         return ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold"
     if (claim.at_least is None or low >= claim.at_least) and (claim.at_most is None or high <= claim.at_most):
         if test["significant"]:
-            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test p={test['p_value']:.3g} < α={test['alpha']:g}"
-        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test p={test['p_value']:.3g} is not "
+            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test {p_text(test['p_value'])} < α={test['alpha']:g}"
+        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test {p_text(test['p_value'])} is not "
                                            f"below α={test['alpha']:g}")
     return ClaimVerdict.INCONCLUSIVE, f"{text}: the interval straddles the threshold"
 
@@ -597,6 +692,7 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
 
     def result(verdict: ClaimVerdict, message: str) -> ClaimResult:
         numbers["per_claim_verdict"] = verdict.value
+        _short_fractions(numbers)
         return ClaimResult(claim.id, claim.statement, verdict, numbers, message, claim.origin)
 
     filters, numbers["matched"], problem = _matched_filters(claim, frame)
@@ -615,6 +711,14 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
             side.samples["value"] = side.samples["value"] / 100.0
         numbers["unit"] = "1 (converted from %)"
     confidence = Fraction(repr(claim.confidence))
+    counts = test_set_counts(claim, frame, sides)
+    if counts is not None:  # one evaluation per side: the test set's binomial CI decides, not repetitions
+        tested = _test_set(claim, name, counts, confidence)
+        for side in sides:
+            tested[side.name] = {**numbers[side.name], **tested[side.name]}
+        numbers.update(tested)
+        verdict, message = _judge(claim, numbers)
+        return result(verdict, f"{message}; {_test_set_text(numbers)}")
     design, (xa, xb) = _evaluate(claim, name, sides[0], sides[1] if len(sides) > 1 else None, confidence)
     for side in sides:
         design[side.name] = {**numbers[side.name], **design[side.name]}
@@ -623,7 +727,7 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
                                       if design["design"] == "paired" else REPLICATES_TEXT[name]
                                       if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
     if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers))
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim))
     numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
     return result(*_judge(claim, numbers))
 

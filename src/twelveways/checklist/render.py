@@ -28,7 +28,9 @@ def _short(value, limit: int = 240) -> str:
 
 
 def _md(value) -> str:
-    return " ".join(_short(value).split()).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+    from ..escape import inert_tags  # "p < 0.05" reads as written; only a would-be tag is escaped
+
+    return inert_tags(" ".join(_short(value).split()).replace("\\", "\\\\").replace("|", "\\|"))
 
 
 def _source(source: dict) -> str:

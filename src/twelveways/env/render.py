@@ -182,10 +182,17 @@ def _git(capture) -> str:
     return f"{commit}{' (uncommitted changes)' if dirty is True else ''}"
 
 
+def in_time_order(load: Mapping) -> list[tuple[str, Mapping]]:
+    """The load snapshots start first, end last (a JSON file may hold them alphabetically: end, start)."""
+    rank = {"start": 0, "end": 2}
+    return sorted(((label, snap) for label, snap in load.items() if isinstance(snap, Mapping)),
+                  key=lambda item: (rank.get(str(item[0]), 1), str(item[1].get("utc", ""))))
+
+
 @_probe("load")
 def _load(load) -> str:
     parts = []
-    for label, snap in load.items():
+    for label, snap in in_time_order(load):
         avg = snap.get("loadavg")
         avg_text = fmt(avg) if is_unavailable(avg) else f"{avg['1min']:.2f}/{avg['5min']:.2f}/{avg['15min']:.2f}"
         parts.append(f"{label} {snap.get('utc')}: load {avg_text} (1/5/15 min), {fmt(snap.get('processes'))} processes, "

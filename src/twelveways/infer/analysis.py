@@ -85,6 +85,31 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
     return out.reset_index()
 
 
+def reported(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per variant, LoadGen's own throughput numbers and the AccuracyOnly counts (the report's inference headline)."""
+    return pd.DataFrame({
+        "latency_bounded_qps": _metric(frame, "latency_bounded_qps", role="summary"),
+        "samples_per_second": _metric(frame, "samples_per_second", scenario="Offline", role="performance"),
+        "accuracy_correct": _metric(frame, "accuracy_correct", role="accuracy"),
+        "accuracy_samples": _metric(frame, "accuracy_samples", role="accuracy")})
+
+
+def accuracy_intervals(frame: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Per variant: the AccuracyOnly accuracy's exact binomial CI from its test-set size (low, high, items).
+
+    One item of the test set moves the accuracy by 1/items; a difference inside these intervals is
+    not one the test set can show (the Pareto figure draws them).
+    """
+    from ..stats import proportion
+
+    correct = _metric(frame, "accuracy_correct", role="accuracy")
+    items = _metric(frame, "accuracy_samples", role="accuracy")
+    rows = {variant: proportion.accuracy_ci(correct[variant], items[variant], confidence)
+            for variant in correct.index if variant in items.index and items[variant] > 0}
+    return pd.DataFrame({"low": {v: a.ci[0] for v, a in rows.items()}, "high": {v: a.ci[1] for v, a in rows.items()},
+                         "items": {v: a.items for v, a in rows.items()}})
+
+
 def _early_metric(rows: pd.DataFrame, fallback: str) -> str | None:
     names = sorted(m for m in rows["metric"].unique() if m.startswith("early_stopping_latency_"))
     wanted = f"early_stopping_latency_{fallback}"
@@ -135,7 +160,7 @@ def costs(frame: pd.DataFrame) -> pd.DataFrame:
     """Training cost beside inference cost per variant (F9)."""
     rows = frame[frame["role"] == "cost"]
     table = rows.pivot_table(index="variant", columns="metric", values="value", aggfunc="first")
-    return table.reset_index()
+    return table.rename_axis(columns=None).reset_index()  # no unnamed "metric" header row above the columns
 
 
 # --------------------------------------------------------------------------- derived results

@@ -197,9 +197,9 @@ def accuracy_values(folder: Path) -> dict:
     if not path.is_file():
         return {}
     found = {}
-    for name, number, percent in ACCURACY_PAIR.findall(path.read_text(errors="replace")):
+    for name, figure, percent in ACCURACY_PAIR.findall(path.read_text(errors="replace")):
         if name.strip().lower() != "hash":
-            found.setdefault(name.strip(), (float(number), "%" if percent else "1"))
+            found.setdefault(name.strip(), (float(figure), "%" if percent else "1"))
     return found
 
 

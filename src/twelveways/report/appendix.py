@@ -177,22 +177,52 @@ def tolerance(estimate, interval) -> str:
     return f"−{100 * (est - low) / abs(est):.3g}% / +{100 * (high - est) / abs(est):.3g}%"
 
 
-def expected_claim(outcome: Mapping | None) -> tuple[str, str]:
-    """(expected result, tolerance) of one claim from its checked numbers."""
+def threshold_text(claim: Mapping) -> str:
+    """The claim's own threshold in words: '≥ 2', '≤ 1.1', '≥ 0.95 and ≤ 1.05'."""
+    parts = [f"{sign} {float(claim[key]):g}" for key, sign in (("at_least", "≥"), ("at_most", "≤"))
+             if claim.get(key) is not None]
+    return " and ".join(parts) or "no threshold"
+
+
+def margin(claim: Mapping, interval) -> str:
+    """How far this run's interval stays from the claim's threshold, as a fraction of the threshold.
+
+    The tolerance that holds on other hardware: a re-run keeps the verdict while its interval stays on
+    the same side of the threshold, however far its estimate moves with the machine.
+    """
+    try:
+        low, high = float(interval[0]), float(interval[1])
+    except (TypeError, ValueError, IndexError):
+        return "none: no interval at this n"
+    room = []
+    if claim.get("at_least") is not None and float(claim["at_least"]) != 0:
+        room.append(f"lower end {100 * (low / float(claim['at_least']) - 1):+.3g}% from {float(claim['at_least']):g}")
+    if claim.get("at_most") is not None and float(claim["at_most"]) != 0:
+        room.append(f"upper end {100 * (high / float(claim['at_most']) - 1):+.3g}% from {float(claim['at_most']):g}")
+    return "; ".join(room) or "none: no threshold"
+
+
+def expected_claim(claim: Mapping, outcome: Mapping | None) -> tuple[str, str, str]:
+    """(expected result from the claim's own threshold, what this run measured, margin to the threshold)."""
+    expected = f"verdict supported: {_definition(outcome)} {threshold_text(claim)}"
     if not outcome:
-        return "not checked in this checklist", "none: the claim was not audited"
+        return expected, "not checked in this checklist", "none: the claim was not audited"
     numbers = outcome.get("numbers") or {}
     estimate, interval = numbers.get("estimate"), numbers.get("interval")
     verdict = str(outcome.get("verdict", "?")).replace("_", " ")
     if estimate is None:
-        return f"verdict {verdict}; no estimate ({outcome.get('message', '')})", "none: no estimate"
-    coverage = numbers.get("coverage")
-    level = f"{100 * float(coverage):.3g}%" if coverage is not None else "?"
-    spread = tolerance(estimate, interval)
-    text = f"{numbers.get('estimate_definition', 'estimate')} = {float(estimate):.4g}; verdict {verdict}"
-    if spread:
-        return text, f"{spread} ({level} interval [{float(interval[0]):.4g}, {float(interval[1]):.4g}])"
-    return text, f"none measurable: no interval at this n ({outcome.get('message', '')})"
+        return expected, f"verdict {verdict}; no estimate ({outcome.get('message', '')})", "none: no estimate"
+    measured = f"{float(estimate):.4g}"
+    if interval:
+        coverage = numbers.get("coverage")
+        level = f"{100 * float(coverage):.3g}% " if coverage is not None else ""
+        measured += f" ({level}interval [{float(interval[0]):.4g}, {float(interval[1]):.4g}])"
+    return expected, f"{measured}; verdict {verdict}", margin(claim, interval) if interval else \
+        f"none measurable: no interval at this n ({outcome.get('message', '')})"
+
+
+def _definition(outcome: Mapping | None) -> str:
+    return str(((outcome or {}).get("numbers") or {}).get("estimate_definition") or "the estimate")
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
@@ -220,7 +250,7 @@ def load_claims(path: Path | None) -> list[dict]:
 
 def claim_rows(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sources: Sources,
                runtimes: Mapping[str, float]) -> list[list[str]]:
-    """One row per claim: id, experiment, figure, expected result, tolerance, runtime."""
+    """One row per claim: id, experiment, figure, expected result, this run, margin to the threshold, runtime."""
     rows = []
     for claim in claims:
         found = experiment_of(claim)
@@ -228,12 +258,12 @@ def claim_rows(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sourc
         figure = figure_for(str(claim.get("metric", "")), experiment, sources.figures, sources.report_dir) \
             if experiment else None
         seconds = experiment_runtime(experiment, runtimes)[0] if experiment else None
-        expected, spread = expected_claim(outcomes.get(str(claim.get("id"))))
+        expected, measured, room = expected_claim(claim, outcomes.get(str(claim.get("id"))))
         rows.append([str(claim.get("id")),
                      f"{family}: rules {', '.join(experiment.rules)}; config section {experiment.config}"
                      if experiment else "no experiment: the claim names no known benchmark",
                      figure[0] if figure else "no figure of this experiment in this run",
-                     expected, spread, duration(seconds)])
+                     expected, measured, room, duration(seconds)])
     return rows
 
 
@@ -249,32 +279,53 @@ def claims_section(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], s
                       str((outcomes.get(str(c.get("id"))) or {}).get("verdict", "not checked")).replace("_", " ")]
                      for c in claims])
     lines += ["## 2. Claims to experiments, figures, expected results and runtime", "",
-              "Tolerance: the claim's interval around its estimate at the coverage it achieved; a re-run on the "
-              "hardware below is expected to land inside it and reach the same verdict. Runtime: the experiment's "
-              "Snakemake rules as measured in this run.", ""]
-    lines += _table(["claim", "experiment", "figure", "expected result", "tolerance", "runtime"],
+              "Expected result: the claim's own threshold on its own fixed configurations (config/claims.yaml "
+              "names every factor of both sides). Tolerance: a re-run on other hardware reproduces the claim when "
+              "its interval lands on the same side of the threshold; its estimate may move with the machine (this "
+              "run's estimate and interval are given for comparison, not as a target). Margin: how far this run's "
+              "interval stays from the threshold. Runtime: the experiment's Snakemake rules as measured in this run.",
+              ""]
+    lines += _table(["claim", "experiment", "figure", "expected result (tolerance)", "this run", "margin",
+                     "runtime"],
                     claim_rows(claims, outcomes, sources, runtimes))
     return lines
 
 
-def findings_section(derived: Path | None) -> list[str]:
-    """The headline numbers (one key configuration per benchmark) with their CIs as tolerances."""
-    from .headline import key_rows, load_summaries, short_configuration
+def _shown_unit(unit: str) -> tuple[float, str]:
+    """(scale, unit) a value is shown in: every time in ms (one unit down the column), a fraction bare."""
+    from .headline import TIME_UNITS
 
+    if unit in TIME_UNITS:
+        return TIME_UNITS[unit] / TIME_UNITS["ms"], "ms"
+    return 1.0, "" if unit == "1" else unit
+
+
+def findings_section(outcomes: Mapping[str, Mapping]) -> list[str]:
+    """The fixed configurations the claims compare (both sides), measured on this machine with their CIs.
+
+    Keyed on the claims' configurations, not on whichever configuration was fastest here (which
+    changes from machine to machine); absolute values move with the hardware, so they are expected
+    within their CI on the same machine type only (``twelveways reproduce`` compares two runs).
+    """
     rows = []
-    for family, summary in key_rows(load_summaries(derived)):
-        value, ci = summary.get("value"), summary.get("ci")
-        confidence = summary.get("confidence")
-        rows.append([family, short_configuration(family, summary.get("filters") or {}),
-                     f"{summary.get('statistic')} {summary.get('metric')}",
-                     f"{float(value):.4g} {summary.get('unit', '')}".strip(),
-                     tolerance(value, ci) or "none: no interval at this n",
-                     f"{100 * float(confidence):g}%" if confidence is not None else "", str(summary.get("n", ""))])
-    lines = ["## 4. Expected results of the main measurements", "",
-             "The report's headline rows, from the derived results the notebooks wrote; the tolerance is the "
-             "confidence interval around the value.", ""]
-    return lines + (_table(["benchmark", "key configuration", "statistic", "value", "tolerance", "confidence", "n"], rows)
-                    if rows else ["No derived results in this run: no headline numbers.", ""])
+    for claim_id, outcome in outcomes.items():
+        numbers = outcome.get("numbers") or {}
+        for side in ("a", "b"):
+            found = numbers.get(side) or {}
+            if found.get("median") is None:
+                continue
+            ci, (scale, unit) = found.get("ci"), _shown_unit(str(numbers.get("unit", "")))
+            rows.append([claim_id, side, str(found.get("configuration", "")),
+                         f"{float(found['median']) * scale:.4g} {unit}".strip(),
+                         f"[{ci[0] * scale:.4g}, {ci[1] * scale:.4g}] ({tolerance(found['median'], ci)})" if ci else
+                         "none: no interval at this n", str(found.get("test_set_items") or found.get("n", ""))])
+    lines = ["## 4. Measurements of the claims' configurations on this machine", "",
+             "Both sides of every claim, each a fixed configuration, with the median (or accuracy) and its interval. "
+             "Absolute values depend on the hardware: expect them within their interval on the same machine type "
+             "only (`twelveways reproduce` compares a run with this one); on other hardware the claims' verdicts "
+             "(section 2) are what is expected to hold.", ""]
+    return lines + (_table(["claim", "side", "configuration", "value", "interval (tolerance)", "n"], rows)
+                    if rows else ["No claim was measured in this run.", ""])
 
 
 def figures_section(sources: Sources) -> list[str]:
@@ -313,11 +364,65 @@ def runtime_section(runtimes: Mapping[str, float], config: Mapping, bench: Path 
     lines += _table(["experiment", "what", "runtime", "rules (seconds each, Snakemake benchmark)", "needs"], rows)
     total = sum(runtimes.values())
     lines += [f"**Profile `{md(profile)}`: {duration(total)} in total** (the sum over {len(runtimes)} rules' benchmark "
-              "files; with jobs in parallel the wall time can be shorter).",
-              "Other profiles are not measured in this set: their runtime is written to `logs/bench/` when they run "
-              "(`make report CONFIGFILE=config/full.yaml` for the paper-grade `full` profile) and this appendix then "
-              "states it.", ""]
+              "files; with jobs in parallel the wall time can be shorter).", _other_profile(profile, config), ""]
     return lines
+
+
+def _other_profile(profile: str, config: Mapping) -> str:
+    """The sentence on the profile this set did not run (``full`` for a quick run, and back); the PRK part's
+    prediction follows from ``twelveways plan`` (:func:`twelveways.plan.appendix_lines`)."""
+    other = "quick" if profile == "full" else "full"
+    return (f"Profile `{other}`: not measured in this set; its runtime is written to `logs/bench/` when it runs "
+            "(`make report CONFIGFILE=config/full.yaml` for the paper-grade `full` profile) and this appendix then "
+            "states it.")
+
+
+#: What ``make venv`` writes when it has installed the lock: ``install_seconds=N`` (Makefile).
+INSTALL_STAMP = ".venv/.twelveways-installed"
+#: Folders whose size a committee needs free (relative to the root): environment, builds, data, outputs.
+DISK_FOLDERS = (".venv", "build", "data", "results", "logs", "reports")
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the regular files under ``folder`` (links not followed); 0 when absent."""
+    total = 0
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                try:
+                    total += path.stat().st_size
+                except OSError:
+                    continue
+    return total
+
+
+def install_seconds(root: Path) -> float | None:
+    """How long ``make venv`` took on this machine (its stamp), None when unrecorded."""
+    try:
+        text = (root / INSTALL_STAMP).read_text()
+    except OSError:
+        return None
+    found = [line.split("=", 1)[1] for line in text.splitlines() if line.startswith("install_seconds=")]
+    try:
+        return float(found[0]) if found else None
+    except ValueError:
+        return None
+
+
+def install_section(root: Path | None = None) -> list[str]:
+    """Install time (make venv, as measured here) and the disk space each part of the artifact takes."""
+    root = Path(root) if root else nb.project_root()
+    seconds = install_seconds(root)
+    rows = [[folder, f"{folder_bytes(root / folder) / 2**20:,.0f} MiB"] for folder in DISK_FOLDERS
+            if (root / folder).exists()]
+    total = sum(folder_bytes(root / folder) for folder in DISK_FOLDERS if (root / folder).exists())
+    lines = ["## 7. Install time and disk space", "",
+             f"`make venv` (the pinned lock, uv when it can be had): {duration(seconds)} on this machine"
+             + ("" if seconds is not None else " (no install stamp: the environment was not made by `make venv`)")
+             + ". Disk space in use by this checkout after the run, by folder:", ""]
+    return lines + _table(["folder", "size"], rows) + [
+        f"In all {total / 2**30:.2f} GiB; leave at least twice that free for a run of another profile.", ""]
 
 
 def requirements_section(environment: Mapping) -> list[str]:
@@ -359,9 +464,9 @@ def render(sources: Sources) -> str:
     runtimes = rule_runtimes(sources.bench)
     lines = header(config, environment, sources)
     lines += claims_section(claims, outcomes, sources, runtimes)
-    lines += figures_section(sources) + findings_section(sources.derived)
+    lines += figures_section(sources) + findings_section(outcomes)
     lines += runtime_section(runtimes, config, sources.bench) + plan.appendix_lines(sources.derived) \
-        + requirements_section(environment)
+        + requirements_section(environment) + install_section()
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -1,9 +1,17 @@
 """``make archive``: one dated tarball of code, results and reports, with SHA-256 checksums.
 
 What a DOI service (Zenodo, figshare) takes as an artifact: the code exactly as git tracks it
-(``git ls-files``: no virtual environment, no caches), the results and reports of the run, and a
-``SHA256SUMS`` file inside (``sha256sum -c`` format) so a reader can check every file after
-download; the tarball's own checksum is written beside it.
+(``git ls-files``: no virtual environment, no caches; CITATION.cff and .zenodo.json among it), the
+outputs of ONE run -- the run that rendered ``reports/report.html`` -- and a ``SHA256SUMS`` file
+inside (``sha256sum -c`` format) so a reader can check every file after download; the tarball's
+own checksum is written beside it.
+
+Which run: the report names it (``<meta name="twelveways-run">``).  A workflow run's outputs are
+``results/``, ``logs/`` (``logs/bench/*.tsv``: the runtimes the appendix quotes) and the files of
+``reports/``, without the folders a reader's rebuild writes there (``derived/``, ``figures/``,
+``notebooks/``), which belong to another run.  A rebuild's outputs are all of ``reports/``; its
+inputs (data/reference) are tracked code, and a workflow's ``results/`` and ``logs/`` left on disk
+are another run's.
 """
 
 from __future__ import annotations
@@ -11,17 +19,20 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import subprocess
 import tarfile
-from collections.abc import Iterable
 from datetime import date as Date
 from pathlib import Path
 
 from ..errors import ResultsError
 from . import notebooks as nb
 
-#: Run outputs packed beside the tracked code (folders relative to the root; absent ones are skipped).
-RUN_FOLDERS = ("results", "reports")
+#: Folders of a workflow run's outputs (absent ones are skipped) and what a rebuild writes into reports/.
+WORKFLOW_FOLDERS = ("results", "logs", "reports")
+REBUILD_FOLDERS = ("reports/derived", "reports/figures", "reports/notebooks")
+#: Never run outputs: the browser test's screenshots.
+NOT_OUTPUTS = ("reports/screenshot",)
 CHECKSUMS = "SHA256SUMS"
 
 
@@ -35,14 +46,30 @@ def tracked_files(root: Path) -> list[str]:
     return [name for name in names if (root / name).is_file() and not (root / name).is_symlink()]
 
 
-def run_files(root: Path, folders: Iterable[str] = RUN_FOLDERS) -> list[str]:
-    """Every regular file under the run's output folders (results, reports), as POSIX paths."""
+def made_by(root: Path) -> str:
+    """Which run rendered ``reports/report.html``: ``workflow`` or ``rebuild`` (its ``<meta>``); workflow when unsaid."""
+    from .render import RUN_META
+
+    try:
+        head = (root / "reports" / "report.html").read_text(errors="replace")[:4000]
+    except OSError:
+        return "workflow"
+    found = re.search(rf"<meta name=['\"]{RUN_META}['\"] content=['\"]([^'\"]+)", head)
+    return found.group(1) if found else "workflow"
+
+
+def run_files(root: Path, kind: str | None = None) -> list[str]:
+    """Every regular file of the run that rendered the report (:func:`made_by`), as POSIX paths."""
+    kind = kind or made_by(root)
+    folders = ("reports",) if kind == "rebuild" else WORKFLOW_FOLDERS
     found = []
     for folder in folders:
         base = root / folder
         if base.is_dir():
             found += [p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file() and not p.is_symlink()]
-    return found
+    other_run = REBUILD_FOLDERS if kind != "rebuild" else ()
+    return [name for name in found if not name.startswith(tuple(f"{f}/" for f in other_run))
+            and not name.startswith(NOT_OUTPUTS)]
 
 
 def sha256(path: Path) -> str:
@@ -119,6 +146,7 @@ def verify(tarball: str | os.PathLike) -> list[str]:
 
 def add_parser(sub) -> None:
     """The ``archive`` subcommand of ``python -m twelveways.report``."""
-    p = sub.add_parser("archive", help="dated tarball of code (git ls-files), results and reports with SHA256SUMS")
+    p = sub.add_parser("archive", help="dated tarball of code (git ls-files) and the outputs of the run the report "
+                                       "shows (results, logs, reports) with SHA256SUMS")
     p.add_argument("--output", default="dist", help="folder for twelveways-YYYY-MM-DD.tar.gz (default dist)")
     p.set_defaults(func=lambda args: print(archive(args.output)) or 0)

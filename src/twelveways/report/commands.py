@@ -10,7 +10,8 @@
 * ``snapshot --results results --output data/reference`` — refresh that set from a real run
   (with its Snakemake benchmark logs and a manifest.json of the schema and analysis versions);
 * ``appendix`` — the artifact-evaluation appendix (twelveways.report.appendix);
-* ``archive`` — a dated tarball of code, results and reports with SHA256SUMS (twelveways.report.archive).
+* ``archive`` — a dated tarball of code, results and reports with SHA256SUMS (twelveways.report.archive);
+* ``citation`` — CITATION.cff's authors from the git history and .zenodo.json (twelveways.report.citation).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from .. import cliargs, families, inputs
 from ..errors import ResultsError
-from . import appendix, archive
+from . import appendix, archive, citation
 from . import notebooks as nb
 from . import render as rd
 
@@ -61,13 +62,30 @@ def _execute(args) -> int:
     source = Path(args.notebook) if args.notebook.endswith(".py") else nb.notebook_source(args.notebook)
     name = source.stem if args.notebook.endswith(".py") else args.notebook
     params = default_parameters(name)
+    params.update(own_outputs(name, args))
     params.update({k: getattr(args, k) for k in nb.PARAMETERS if getattr(args, k, None)})
     params.update({k: getattr(args, k) for k in nb.SETTINGS if getattr(args, k, None) is not None})
     nb.resolve(params["figures_dir"]).mkdir(parents=True, exist_ok=True)  # a declared output, even if empty
     started = time.monotonic()
     nb.execute(source, args.output, params)
     print(f"{source.name} -> {args.output} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
+    if not args.figures_dir:
+        print(f"figures{' and derived results' if params.get('derived_path') else ''} of this run: "
+              f"{nb.resolve(params['figures_dir']).parent} (results/ and reports/ untouched)", file=sys.stderr)
     return 0
+
+
+def own_outputs(name: str, args) -> dict[str, str]:
+    """Where a notebook run by hand writes when no folder is named: ``<output>-outputs/`` beside its
+    executed copy (figures/, derived/), never the workflow's results/figures or results/derived, so
+    re-running a notebook at another confidence cannot overwrite the run the report and archive show."""
+    if args.figures_dir:  # the workflow names its folders (workflow/rules/analysis.smk)
+        return {}
+    folder = nb.resolve(args.output).with_name(nb.resolve(args.output).stem + "-outputs")
+    own = {"figures_dir": str(folder / "figures")}
+    if nb.derived_file(name) and not args.derived_path:
+        own["derived_path"] = str(folder / nb.derived_file(name))
+    return own
 
 
 def _render(args) -> int:
@@ -190,7 +208,8 @@ def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
         note += "; left out: " + "; ".join(notes)
     report = rd.render([(name, done[name]) for name in chosen], output / "report.html",
                        checklist_json=checklist_json, config_json=layout["config_json"],
-                       environment_json=layout["environment_json"], note=note)
+                       environment_json=layout["environment_json"], note=note, derived_dir=output / "derived",
+                       made_by="rebuild")
     appendix.write(output / "artifact-appendix.md", appendix.Sources.for_rebuild(source, output))
     print(f"report: {report} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     return report
@@ -356,6 +375,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_execute)
     appendix.add_parser(sub)
     archive.add_parser(sub)
+    citation.add_parser(sub)
     p = sub.add_parser("render", help="assemble reports/report.html from executed notebooks")
     p.add_argument("--output", required=True, help="HTML file to write")
     p.add_argument("notebooks", nargs="*", metavar="[NAME=]PATH",

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..evidence.settings import default_confidence
+
 #: What each profile is for (config/config.yaml is quick, config/full.yaml is full).
 PROFILE_PURPOSE = {
     "quick": "a smoke test: it shows the pipeline works end to end; its numbers are too few and too short "
@@ -26,12 +28,15 @@ PROFILE_PURPOSE = {
 }
 #: Per family: the statistic that leads, the factor one row stands for, and the figure a row links to.
 FAMILIES = {
-    "prk": {"title": "PRK", "statistic": "median", "metric": "time", "group": ("workload",), "figure": "median-ci"},
+    "prk": {"title": "PRK", "statistic": "median", "metric": "time", "group": ("workload",), "figure": "median-ci",
+            "unit": "ms"},
     "train": {"title": "Training", "statistic": "median", "metric": "time_to_train", "group": ("workload",),
-              "figure": "f1-batch-size"},
+              "figure": "f1-batch-size", "unit": "s"},
     "infer": {"title": "Inference", "statistic": "p90", "metric": "latency", "group": ("scenario",),
-              "figure": "latency_cdf"},
+              "figure": "latency_cdf", "unit": "ms"},
 }
+#: Time units a headline shows (one per table column, so a column never jumps between ms, s and ns).
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 SECTION = {"prk": "prk", "train": "train", "infer": "inference"}
 HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
 MAX_ROWS = 12
@@ -119,7 +124,9 @@ def short_configuration(family: str, filters: Mapping) -> str:
                 f"PE · size {f.get('size')}")
     if family == "infer":
         return f"{f.get('scenario')} · {f.get('variant')}"
-    return str(f.get("config_id", _configuration(f))).replace("/", " / ")
+    from ..train.planning import describe_config_id
+
+    return describe_config_id(f["config_id"]) if f.get("config_id") else _configuration(f)
 
 
 def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
@@ -140,6 +147,17 @@ def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
     return chosen[:MAX_ROWS]
 
 
+#: Said beside a share above 100 %: the two causes a reader can check (cache-resident data, a bound measured low).
+ABOVE_BOUND = (" (above the bound: the data stayed in cache, which the bound's large arrays do not, or the bound "
+               "was measured low on a busy machine; see R11 and the load at start and end)")
+
+
+def _bound_cell(text: str) -> str:
+    """The share unbroken, its explanation (a share above 100 %) in small print below it, free to wrap."""
+    share, _, why = text.partition(" (")
+    return f"<span class='tw-num'>{_e(share)}</span>" + (f"<br><span class='tw-muted'>({_e(why)}</span>" if why else "")
+
+
 def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.DataFrame | None) -> str:
     """PRK: the configuration's harmonic-mean rate over the bound measured at the same processing elements."""
     if bound_table is None or bound_table.empty:
@@ -155,17 +173,18 @@ def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.Da
     bound = prkanalysis.best_bound(bound_table, kind, pe)
     if not bound:
         return "—"
-    return f"{100 * float(rate['value']) / (bound * scale):.0f}% of measured {'bandwidth' if kind == 'bandwidth' else 'peak'}"
+    share = 100 * float(rate["value"]) / (bound * scale)
+    text = f"{share:.0f}% of measured {'bandwidth' if kind == 'bandwidth' else 'peak'}"
+    return text + (ABOVE_BOUND if share > 100 else "")
 
 
-def value_text(summary: Mapping) -> tuple[str, str]:
-    """('value ± CI unit', 'method, n, coverage') of one summary, in words."""
-    value, unit = summary.get("value"), summary.get("unit", "")
-    scale, unit = {"ns": (1e-6, "ms"), "us": (1e-3, "ms")}.get(unit, (1.0, unit))
-    if unit == "s" and value is not None and abs(float(value)) < 0.1:
-        scale, unit = 1e3, "ms"
+def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
+    """('value [CI] unit', 'method, n, coverage') of one summary, in words; a time in ``unit`` when given."""
+    value, given = summary.get("value"), str(summary.get("unit", ""))
+    scale = TIME_UNITS[given] / TIME_UNITS[unit] if unit in TIME_UNITS and given in TIME_UNITS else 1.0
+    shown = unit if scale != 1.0 or given == unit else given
     ci = summary.get("ci")
-    text = f"{number(float(value) * scale)} {unit}"
+    text = f"{number(float(value) * scale)} {shown}"
     if ci:
         text += f" [{number(ci[0] * scale)}, {number(ci[1] * scale)}]"
     confidence = summary.get("confidence")
@@ -175,7 +194,7 @@ def value_text(summary: Mapping) -> tuple[str, str]:
         method = "no CI: " + (summary.get("note") or "too few samples").split(";")[-1].strip()
     coverage = summary.get("coverage")
     stated = f"{confidence:.0%} " if ci and confidence else ""
-    details = f"{stated}{method}, n={summary.get('n', '—')}"
+    details = stated + method + ("" if f"n={summary.get('n')}" in method else f", n={summary.get('n', '—')}")
     if coverage is not None and ci:
         details += f", covers {100 * coverage:.1f}%"
     return text, details
@@ -211,31 +230,111 @@ def _bounds(results_dir: Path | None) -> pd.DataFrame | None:
 def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping], results_dir: Path | None,
                figures: Mapping[str, str]) -> str:
     """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows."""
-    rows = key_rows(summaries)
+    rows = [(family, summary) for family, summary in key_rows(summaries) if family != "infer"]  # inference: own table
     if not rows:
-        return "<p class='tw-note'>No derived results (results/derived/*.nc) beside this report: no headline numbers.</p>"
+        return "" if any(family == "infer" for family, _ in summaries) else \
+            "<p class='tw-note'>No derived results (results/derived/*.nc) beside this report: no headline numbers.</p>"
     rates = [s for f, s in summaries if f == "prk" and s.get("metric") == "rate"]
     bound_table = _bounds(results_dir)
     body = []
     for family, summary in rows:
         spec, filters = FAMILIES[family], summary.get("filters", {})
-        value, how = value_text(summary)
+        value, how = value_text(summary, spec.get("unit"))
         label = f"{spec['statistic']} {summary.get('metric')}"
         anchor = figures.get(f"{SECTION[family]}/{spec['figure']}", f"section-{SECTION[family]}")
         raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
         bound = percent_of_bound(summary, rates, bound_table) if family == "prk" else "no bound defined"
         body.append(
             f"<tr><td>{_e(spec['title'])}</td><td>{_e(short_configuration(family, filters))}</td><td>{_e(label)}</td>"
-            f"<td class='tw-num'>{_e(value)}</td><td>{_e(how)}</td><td class='tw-num'>{_e(bound)}</td>"
+            f"<td class='tw-num'>{_e(value)}</td><td>{_e(how)}</td><td>{_bound_cell(bound)}</td>"
             f"<td>{_e(touching_checks(family, checks))}</td>"
             f"<td><a href='#{_e(anchor)}'>figure</a> · raw rows: <span title='{_e(_configuration(filters))}'>"
             f"{_e(raw)}</span></td></tr>")
     head = "".join(f"<th>{h}</th>" for h in ("benchmark", "key configuration", "statistic", "value [CI]", "how",
                                               "of its bound", "checks touching it", "shown in"))
     return (f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-            "<p class='tw-muted tw-small-print'>One row per benchmark and workload (scenario for inference): the "
+            "<p class='tw-muted tw-small-print'>One row per benchmark and workload: the "
             "configuration with the best value; its raw rows are those of the results file named whose factors equal "
             "the key configuration (hover for every factor).</p>")
+
+
+#: Each LoadGen scenario's MLPerf metric: (column, scenario, derived statistic or raw LoadGen metric, unit).
+MLPERF_METRICS = (
+    ("SingleStream: p90 latency", "SingleStream", "p90", "ms"),
+    ("MultiStream: p99 latency", "MultiStream", "p99", "ms"),
+    ("Server: QPS at its latency bound", "Server", "latency_bounded_qps", "queries/s"),
+    ("Offline: samples/s", "Offline", "samples_per_second", "samples/s"),
+)
+
+
+def _loadgen_numbers(results_dir: Path | None) -> tuple[dict, dict]:
+    """Per variant from the raw inference.nc: LoadGen's throughput metrics, and (correct, items) of its accuracy run."""
+    if results_dir is None or not (results_dir / "inference.nc").is_file():
+        return {}, {}
+    from ..infer import analysis
+
+    try:
+        frame, _ = analysis.load(results_dir)
+    except Exception:  # a damaged results file: the table says the numbers are missing; the checklist judges it
+        return {}, {}
+    numbers = analysis.reported(frame)
+    throughput = {metric: numbers[metric].dropna().to_dict() for metric in ("latency_bounded_qps", "samples_per_second")}
+    counted = numbers[(numbers["accuracy_samples"] > 0) & numbers["accuracy_correct"].notna()]
+    accuracy = {v: (int(row["accuracy_correct"]), int(row["accuracy_samples"])) for v, row in counted.iterrows()}
+    return throughput, accuracy
+
+
+def _latency_cell(summaries: Sequence[tuple[str, dict]], variant: str, scenario: str, statistic: str) -> str:
+    found = next((s for f, s in summaries if f == "infer" and s.get("statistic") == statistic
+                  and s.get("metric") == "latency" and s.get("filters", {}).get("variant") == variant
+                  and s.get("filters", {}).get("scenario") == scenario
+                  and s.get("filters", {}).get("role", "performance") == "performance"), None)
+    if found is None:
+        return "—"
+    value, how = value_text(found, "ms")
+    return f"<span title='{_e(how)}'>{_e(value)}</span>"
+
+
+def _accuracy_cell(count: tuple[int, int] | None, confidence: float) -> str:
+    if count is None:
+        return "—"
+    from ..stats import proportion
+
+    acc = proportion.accuracy_ci(*count, confidence)
+    return (f"<span title='{_e(f'{confidence:.0%} {acc.method} CI from {acc.items} test items')}'>"
+            f"{_e(f'{acc.accuracy:.4f} [{acc.ci[0]:.4f}, {acc.ci[1]:.4f}] ({acc.correct}/{acc.items})')}</span>")
+
+
+def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Path | None, figures: Mapping[str, str],
+                         confidence: float = 0.95) -> str:
+    """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI."""
+    variants = sorted({str(s.get("filters", {}).get("variant")) for f, s in summaries
+                       if f == "infer" and s.get("filters", {}).get("variant")})
+    if not variants:
+        return ""
+    throughput, accuracy = _loadgen_numbers(results_dir)
+    rows = []
+    for variant in variants:
+        cells = []
+        for _, scenario, metric, unit in MLPERF_METRICS:
+            if metric in throughput:
+                value = throughput[metric].get(variant)
+                cells.append(f"{_e(number(value))} {_e(unit)}" if value is not None and np.isfinite(value)
+                             else "no VALID run")
+            else:
+                cells.append(_latency_cell(summaries, variant, scenario, metric))
+        cells.append(_accuracy_cell(accuracy.get(variant), confidence))
+        rows.append(f"<tr><td>{_e(variant)}</td>" + "".join(f"<td class='tw-num'>{c}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{_e(h)}</th>" for h in ("variant", *(m[0] for m in MLPERF_METRICS),
+                                                  "accuracy [CI] (correct/items)"))
+    anchor = figures.get("inference/latency_cdf", "section-inference")
+    return (f"<p class='tw-claims-head'>Inference, as MLPerf reports each scenario "
+            f"(<a href='#{_e(anchor)}'>figures</a>):</p>"
+            f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<p class='tw-muted tw-small-print'>Latencies: percentiles of the per-query latencies of one LoadGen "
+            f"performance run with {confidence:.0%} order-statistic CIs (hover for n and coverage); Server and Offline: "
+            "LoadGen's reported numbers (Server: the highest target QPS LoadGen called VALID); accuracy: one "
+            f"AccuracyOnly pass with its {confidence:.0%} exact binomial CI from the test-set size.</p>")
 
 
 def verdict_html(checklist: Mapping) -> tuple[str, str]:
@@ -257,8 +356,10 @@ def verdict_html(checklist: Mapping) -> tuple[str, str]:
             estimate = f" (estimate {number(numbers.get('estimate'))}" + (
                 f", interval [{number(interval[0])}, {number(interval[1])}])" if interval else ")") \
                 if numbers.get("estimate") is not None else ""
+            why = str(claim.get("message") or "the checklist gave no reason for this verdict")
             items.append(f"<li><span class='tw-claim'>{_e(str(claim.get('verdict', '?')).replace('_', ' '))}</span> "
-                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))}</li>")
+                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))} "
+                         f"<details class='tw-why'><summary>why</summary>{_e(why)}</details></li>")
         parts.append(f"<p class='tw-claims-head'>Claims checked against the data:</p><ul class='tw-claims'>{''.join(items)}</ul>")
     return parts[0], "".join(parts[1:])
 
@@ -269,8 +370,10 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
     summaries = load_summaries(derived_dir)
     checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
     counts, claims = verdict_html(checklist) if checklist else ("", "")
+    confidence = float((config.get("measurement") or {}).get("confidence") or default_confidence())
     return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
-            + table_html(summaries, checks, results_dir, figures) + claims)
+            + table_html(summaries, checks, results_dir, figures)
+            + inference_table_html(summaries, results_dir, figures, confidence) + claims)
 
 
 def busy_html(results_dir: Path | None) -> str:

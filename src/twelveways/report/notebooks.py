@@ -134,6 +134,23 @@ def to_ipynb(source: str | os.PathLike, destination: str | os.PathLike) -> Path:
     return destination
 
 
+def _plain_parameters() -> None:
+    """Papermill writes the injected parameters cell as plain assignments, never through Black.
+
+    Papermill formats that cell with whatever ``black`` is importable; Black 24+ dropped the
+    ``FileMode`` papermill calls, so every run printed "Black encountered an error".  The cell
+    is a few assignments: unformatted, it reads the same.
+    """
+    from papermill.translators import PythonTranslator, Translator, papermill_translators
+
+    class PlainPythonTranslator(PythonTranslator):
+        @classmethod
+        def codify(cls, parameters, comment="Parameters"):
+            return Translator.codify.__func__(cls, parameters, comment)
+
+    papermill_translators.register("python", PlainPythonTranslator)
+
+
 def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Mapping[str, object] | None = None,
             *, cwd: str | os.PathLike | None = None, timeout_s: int = 600) -> Path:
     """Execute one notebook with papermill into ``output`` (.ipynb); raise NotebookError on a failing cell.
@@ -145,6 +162,7 @@ def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Ma
     from papermill.exceptions import PapermillExecutionError
 
     check_kernelspec()
+    _plain_parameters()
     source, output = Path(source).resolve(), Path(output).resolve()
     params = {}
     for key, value in dict(parameters or {}).items():

@@ -52,6 +52,8 @@ section.tw-section h3 { font-size: 1.02rem; }
 a.anchor-link { display: none; }
 img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+div.tw-scroll { max-width: 100%; overflow-x: auto; }
+div.tw-scroll > table { margin-top: 0.2rem; }
 th, td { border: 1px solid var(--line); padding: 0.2rem 0.5rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; word-break: normal; max-width: 42rem; }
 thead th { background: var(--panel); }
@@ -97,11 +99,13 @@ ul.tw-checklist li { margin: 0.1rem 0; }
 ul.tw-checklist details { display: inline; margin-left: 0.4rem; font-size: 0.82rem; }
 ul.tw-checklist details[open] { display: block; margin: 0.1rem 0 0.4rem 7rem; }
 .tw-why { color: var(--fg); } .tw-todo { color: var(--warn); }
+ul.tw-claims details.tw-why { display: inline; margin: 0 0 0 0.3rem; font-size: 0.82rem; }
+ul.tw-claims details.tw-why[open] { display: block; margin: 0.1rem 0 0.3rem 1rem; }
 .tw-claim { font-weight: 600; }
 .tw-claims-head { margin: 0.4rem 0 0; font-weight: 600; }
 table.tw-small { font-size: 0.78rem; }
 figure.tw-figure { margin: 0.6rem 0; }
-figure.tw-figure img { max-height: 560px; width: auto; }
+figure.tw-figure img { display: block; max-width: 100%; height: auto; }
 figure.tw-figure figcaption { font-size: 0.8rem; color: var(--muted); }
 details.tw-fold > summary { font-size: 0.9rem; }
 footer { max-width: 1150px; margin: 0 auto; padding: 1rem 2rem 2rem; color: var(--muted); font-size: 0.85rem; }
@@ -207,8 +211,25 @@ def _readable_cell(cell) -> None:
         cell.string = words if words != text else re.sub(r"[{}\[\]\"]", "", text).replace("'", "")
 
 
+def _box_tables(soup) -> None:
+    """Every table in a ``div.tw-scroll`` of its own: a table wider than the page scrolls inside it."""
+    for table in soup.find_all("table"):
+        if not (table.parent and "tw-scroll" in (table.parent.get("class") or [])):
+            table.wrap(soup.new_tag("div", attrs={"class": "tw-scroll"}))
+
+
+def box_tables(fragment: str) -> str:
+    """``fragment`` with each table boxed (:func:`_box_tables`): the page never scrolls sideways."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(fragment, "html.parser")
+    _box_tables(soup)
+    return str(soup)
+
+
 def fold_long_tables(fragment: str, limit: int = FOLD_ROWS) -> str:
-    """Tables of more than ``limit`` rows that are not folded already go into a closed <details>."""
+    """Tables of more than ``limit`` rows that are not folded already go into a closed <details>; every
+    table sits in a box of its own that scrolls sideways when the table is wider than the page."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(fragment, "html.parser")
@@ -216,16 +237,17 @@ def fold_long_tables(fragment: str, limit: int = FOLD_ROWS) -> str:
         _readable_cell(cell)
         if _NUMERIC.match(cell.get_text(strip=True)):
             cell["class"] = [*cell.get("class", []), "tw-num"]  # never wrapped mid-digit
+    _box_tables(soup)
     for table in soup.find_all("table"):
         rows = len(table.find_all("tr")) - 1
         if rows <= limit or table.find_parent("details"):
             continue
-        caption = table.find_previous_sibling(class_="tw-caption")
+        caption = table.parent.find_previous_sibling(class_="tw-caption")  # the caption precedes the table's box
         title = caption.get_text(" ", strip=True) if caption else "table"
         details = soup.new_tag("details", attrs={"class": "tw-fold"})
         summary = soup.new_tag("summary")
         summary.string = f"{title} ({rows} rows)"
-        table.wrap(details)
+        table.parent.wrap(details)
         details.insert(0, summary)
         if caption:
             caption.decompose()
@@ -353,16 +375,19 @@ def header_facts(config: Mapping, environment: Mapping) -> list[str]:
     return facts
 
 
-def locate(output: Path, config_json) -> dict[str, Path | None]:
+def locate(config_json, derived: str | os.PathLike | None = None) -> dict[str, Path | None]:
     """Where the derived results, the raw results and the Snakemake benchmark logs of this report are.
 
-    The workflow keeps ``results/derived`` beside ``results/config.json``; a rebuild writes
-    ``derived/`` beside its report and reads raw results from the stored set (``DIR/results``).
+    Only the run the report renders: ``derived`` when the caller names it (a rebuild names the
+    ``derived/`` it has just written), else the ``derived/`` beside that run's ``config.json``
+    (the workflow keeps ``results/derived`` beside ``results/config.json``).  Nothing beside the
+    report itself is read: a folder left there by an earlier ``make reader-report`` belongs to
+    another run.
     """
     from .notebooks import NotebookError, project_root
 
     base = Path(config_json).parent if config_json else None
-    candidates = [output.parent / "derived"] + ([base / "derived", base / "results" / "derived"] if base else [])
+    candidates = [Path(derived)] if derived else ([base / "derived", base / "results" / "derived"] if base else [])
     raw = [base / "results", base] if base else []
     bench = base / "logs" / "bench" if base and (base / "logs" / "bench").is_dir() else None
     try:
@@ -375,7 +400,12 @@ def locate(output: Path, config_json) -> dict[str, Path | None]:
             "bench": bench}
 
 
-def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) -> str:
+#: The ``<meta>`` that names the run a report renders ("workflow", or "rebuild" of a stored set):
+#: ``make archive`` packs that run's outputs only (twelveways.report.archive).
+RUN_META = "twelveways-run"
+
+
+def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]], made_by: str = "workflow") -> str:
     """The whole document: head with the CSP and the style sheet, header, table of contents, sections."""
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
@@ -386,6 +416,7 @@ def _page(title: str, facts: list[str], sections: list[tuple[str, str, str]]) ->
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<link rel='icon' href='data:,'>",
+        f"<meta name='{RUN_META}' content='{html.escape(made_by)}'>",
         f"<title>{html.escape(str(title))}</title>",
         f"<style>{CSS}</style>",
         "</head>",
@@ -420,7 +451,7 @@ def reproduction_section(reproduction_json: str | os.PathLike | None) -> list[tu
     record = _read_optional_json(reproduction_json)
     if not record:
         raise RenderError(f"{reproduction_json}: no reproduction record (run `twelveways reproduce` first)")
-    body = compare_render.reproduction_fragment(record, heading="h3")
+    body = box_tables(compare_render.reproduction_fragment(record, heading="h3"))
     body += ("<p>Every shared configuration, the environment differences and the stability of each side: "
              "reports/reproduction.html.</p>")
     return [("reproduction", "Reproduction against the reference", body)]
@@ -429,11 +460,13 @@ def reproduction_section(reproduction_json: str | os.PathLike | None) -> list[tu
 def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.PathLike, *,
            checklist_json: str | os.PathLike | None = None, config_json: str | os.PathLike | None = None,
            environment_json: str | os.PathLike | None = None, title: str | None = None,
-           note: str | None = None, reproduction_json: str | os.PathLike | None = None) -> Path:
+           note: str | None = None, reproduction_json: str | os.PathLike | None = None,
+           derived_dir: str | os.PathLike | None = None, made_by: str = "workflow") -> Path:
     """Write the report: header, headline, one line per check, one section per executed notebook.
 
     ``notebooks`` are (name, executed .ipynb) pairs in report order; names index
-    :data:`SECTION_TITLES`.  The result is checked for remote references before it is
+    :data:`SECTION_TITLES`; ``derived_dir`` is where the run's notebooks wrote their derived results
+    (default: ``derived/`` beside ``config_json``, see :func:`locate`).  The result is checked for remote references before it is
     written atomically.
     """
     config = _read_optional_json(config_json)
@@ -449,14 +482,14 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
                     "(open)</summary>" + body + "</details>")
         bodies.append((name, SECTION_TITLES.get(name, name.title()), body))
     figures = {f"{n}/{m}": f"fig-{n}-{m}" for n, _, b in bodies for m in re.findall(rf"id=\"fig-{re.escape(n)}-([^\"]+)\"", b)}
-    places = locate(output, config_json)
+    places = locate(config_json, derived_dir)
     headline = headline_html(config, checklist, derived_dir=places["derived"], results_dir=places["results"],
                              bench_dir=places["bench"], figures=figures)
-    sections = [("headline", "Headline", headline),
-                ("summary", "Checklist: one line per check", checklist_summary(checklist_json)),
+    sections = [("headline", "Headline", box_tables(headline)),
+                ("summary", "Checklist: one line per check", box_tables(checklist_summary(checklist_json))),
                 *reproduction_section(reproduction_json), *bodies]
     facts = header_facts(config, environment) + ([note] if note else [])
-    document = _page(str(title), facts, sections)
+    document = _page(str(title), facts, sections, made_by)
     remote = external_references(document)
     if remote:
         raise RenderError(f"the report would load {len(remote)} remote resource(s), first: {remote[0][:120]}")

@@ -130,11 +130,21 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
+def named_configurations(frame: pd.DataFrame) -> pd.DataFrame:
+    """A training ``config_id`` column shown as its factors in words (``configuration``), not as a path-like key."""
+    if "config_id" not in frame.columns or "configuration" in frame.columns:
+        return frame
+    from ..train.planning import describe_config_id
+
+    return frame.assign(config_id=frame["config_id"].map(describe_config_id)).rename(columns={"config_id": "configuration"})
+
+
 def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE) -> str:
     """Escaped HTML of a table; longer than ``collapse_after`` rows: inside a <details> block
     (folded, opens without any script)."""
     if frame.empty:
         return f"<p class='tw-note'>{html.escape(caption or 'table')}: nothing recorded.</p>"
+    frame = named_configurations(frame)
     body = frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—",
                          float_format=number)
     title = html.escape(caption) if caption else ""

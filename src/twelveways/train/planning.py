@@ -55,6 +55,34 @@ class RunConfig:
         return (f"{self.model}/{self.dataset}{self.input_size}/b{self.batch_size}/lr{self.lr:g}-{self.lr_rule}/"
                 f"{self.precision}/{self.variant}/r{self.ranks}-{self.scaling}/{self.sparsification}/{self.role}")
 
+    def describe(self) -> str:
+        """The configuration in words, each factor named (what a table or the report's headline shows)."""
+        parts = [f"model {self.model}", f"data {self.dataset} {self.input_size}×{self.input_size}",
+                 f"batch {self.batch_size}", f"lr {self.lr:g} ({self.lr_rule} rule)", f"precision {self.precision}",
+                 {"io": "data read in the timed region", "preloaded": "data preloaded"}.get(self.variant,
+                                                                                           f"variant {self.variant}"),
+                 f"{self.ranks} rank{'s' if self.ranks != 1 else ''}" + (f" ({self.scaling} scaling)"
+                                                                          if self.scaling != "none" else "")]
+        if self.sparsification != "none":
+            parts.append(f"gradients {self.sparsification}")
+        if self.role != "final":
+            parts.append(f"{self.role} run")
+        return ", ".join(parts)
+
+    @classmethod
+    def from_id(cls, config_id: str) -> RunConfig:
+        """The configuration a :attr:`config_id` names; ConfigError when the text is not one."""
+        import re
+
+        match = re.fullmatch(r"(?P<model>[^/]+)/(?P<dataset>[a-z_]+?)(?P<input_size>\d+)/b(?P<batch_size>\d+)/"
+                             r"lr(?P<lr>[^-/]+)-(?P<lr_rule>[^/]+)/(?P<precision>[^/]+)/(?P<variant>[^/]+)/"
+                             r"r(?P<ranks>\d+)-(?P<scaling>[^/]+)/(?P<sparsification>[^/]+)/(?P<role>[^/]+)", config_id)
+        if match is None:
+            raise ConfigError(f"not a training configuration id: {config_id!r}")
+        f = match.groupdict()
+        return cls(f["model"], f["dataset"], int(f["input_size"]), int(f["batch_size"]), float(f["lr"]), f["lr_rule"],
+                   f["precision"], f["variant"], int(f["ranks"]), f["scaling"], f["sparsification"], f["role"])
+
     @property
     def data_name(self) -> str:
         return UPSAMPLED_DIGITS if (self.dataset == "digits" and self.input_size == 32) else self.dataset
@@ -62,6 +90,14 @@ class RunConfig:
     @property
     def topk_ratio(self) -> float:
         return float(self.sparsification.split(":")[1].split("+")[0]) if self.sparsification.startswith("topk:") else 1.0
+
+
+def describe_config_id(config_id: str) -> str:
+    """A training configuration id in words (:meth:`RunConfig.describe`); any other text unchanged."""
+    try:
+        return RunConfig.from_id(str(config_id)).describe()
+    except (ConfigError, ValueError):
+        return str(config_id)
 
 
 class Planned(NamedTuple):
