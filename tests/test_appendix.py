@@ -99,7 +99,6 @@ def test_install_time_and_disk_space_are_stated(tmp_path):
     (tmp_path / "results" / "prk.nc").write_bytes(b"x" * 3 * 2**20)
     text = "\n".join(appendix.install_section(tmp_path))
     assert "1 min 5 s on this machine" in text and "| results | 3 MiB |" in text
-    assert appendix.predicted_runtime("full", {}) is None  # the hook twelveways plan (issue 31) fills
 
 
 def test_runtime_is_measured_per_experiment_and_for_the_profile(sources):

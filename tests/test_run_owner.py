@@ -112,3 +112,21 @@ def test_cli_refuses_a_second_run_in_one_line(root, tmp_path, live_process):
     assert done.returncode == 1
     assert done.stderr.startswith("error: another run is in progress") and len(done.stderr.splitlines()) == 1
     assert f"pid {live_process.pid}" in done.stderr and "Snakemake" not in done.stdout + done.stderr
+
+
+def test_a_killed_owner_left_as_a_zombie_is_gone(tmp_path, live_process):
+    """A killed run nobody has reaped yet (its parent died too; some containers' init reaps late) is gone."""
+    import os
+    import signal
+    import time
+
+    owner = _owner_of(live_process)
+    os.kill(live_process.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not open(f"/proc/{live_process.pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+        assert time.monotonic() < deadline, "the killed process never became a zombie"
+        time.sleep(0.01)
+    locks = _hold_lock(tmp_path)
+    _record(tmp_path, owner)
+    assert not run_owner.is_alive(owner)
+    assert "gone" in run_owner.claim(["--cores", "2"], tmp_path) and not locks.exists()

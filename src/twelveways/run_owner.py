@@ -60,11 +60,16 @@ def _boot_time() -> float:
 
 
 def process_start(pid: int) -> float | None:
-    """When process ``pid`` started (epoch seconds), or None when there is no such process."""
+    """When process ``pid`` started (epoch seconds), or None when there is no such process.  A zombie (a
+    killed run whose parent died too, left unreaped by an init that does not reap, as in some containers)
+    runs nothing and holds nothing: it counts as gone."""
     import psutil
 
     try:
-        return float(psutil.Process(pid).create_time())
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return float(process.create_time())
     except (psutil.NoSuchProcess, psutil.ZombieProcess, ValueError):
         return None
     except psutil.AccessDenied:  # exists, owned by someone else: its start time is still readable on Linux
