@@ -84,7 +84,7 @@ def _noise_floor(args: argparse.Namespace) -> None:
     record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
                            confidence=args.confidence)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
-    print(noise.floor_text(record) if record.get("floor") is not None else record["why"], file=sys.stderr)
+    print(noise.floor_text(record) if record.get("configurations") else record["why"], file=sys.stderr)
 
 
 def noise_floor_main(argv: list[str] | None = None) -> int:
