@@ -59,7 +59,9 @@ def _first_screen_leads_with_the_numbers(page: chromium.PageReport, kind: str) -
     assert " pass" in first and " warn" in first and " fail" in first and "needs human" in first
     if kind == "reference":  # the synthetic set has no derived results, so no headline numbers
         assert re.search(r"\d ms \[[\d.]+, [\d.]+\]", first), first[:400]
-        assert page.height <= HEIGHT_BEFORE_ISSUE_16 / 2
+        # issue 16 halved it; issue 29 then drew every figure at its natural aspect ratio and added the
+        # per-variant inference headline and the claims' reasons (about 3% of the old page): still folded
+        assert page.height <= HEIGHT_BEFORE_ISSUE_16 * 0.52
 
 
 def test_workflow_report_if_present(binary):

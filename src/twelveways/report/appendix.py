@@ -312,15 +312,17 @@ def findings_section(outcomes: Mapping[str, Mapping]) -> list[str]:
         numbers = outcome.get("numbers") or {}
         for side in ("a", "b"):
             found = numbers.get(side) or {}
-            if found.get("median") is None:
+            value = found.get("median", found.get("summary"))  # a claim over runs states each side's run summary
+            if value is None:
                 continue
             ci, (scale, unit) = found.get("ci"), _shown_unit(str(numbers.get("unit", "")))
             rows.append([claim_id, side, str(found.get("configuration", "")),
-                         f"{float(found['median']) * scale:.4g} {unit}".strip(),
-                         f"[{ci[0] * scale:.4g}, {ci[1] * scale:.4g}] ({tolerance(found['median'], ci)})" if ci else
+                         f"{float(value) * scale:.4g} {unit}".strip(),
+                         f"[{ci[0] * scale:.4g}, {ci[1] * scale:.4g}] ({tolerance(value, ci)})" if ci else
                          "none: no interval at this n", str(found.get("test_set_items") or found.get("n", ""))])
     lines = ["## 4. Measurements of the claims' configurations on this machine", "",
-             "Both sides of every claim, each a fixed configuration, with the median (or accuracy) and its interval. "
+             "Both sides of every claim, each a fixed configuration, with the median (for a claim over runs: the "
+             "geometric mean of the run summaries; or accuracy) and its interval. "
              "Absolute values depend on the hardware: expect them within their interval on the same machine type "
              "only (`twelveways reproduce` compares a run with this one); on other hardware the claims' verdicts "
              "(section 2) are what is expected to hold.", ""]
