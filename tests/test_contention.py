@@ -39,7 +39,9 @@ def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_pa
     ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
     busy = results.write(ds, tmp_path / "busy" / "prk.nc")
-    compared = build.build(sides.load([str(REFERENCE)], "reference"), sides.load([str(busy)], "this run"))
+    del ds.attrs["contention"]  # a file written before the load was recorded
+    older = results.write(ds, tmp_path / "older" / "prk.nc")
+    compared = build.build(sides.load([str(older)], "reference"), sides.load([str(busy)], "this run"))
     assert compared["machine_load"]["reference"] == [contention.UNKNOWN]
     assert compared["machine_load"]["this run"] == ["load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"]
     cause = "busy machine on the this run side: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
