@@ -218,6 +218,7 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
     assert "{'" not in section and '{"' not in section and "nan" not in section.lower().split()  # no reprs or JSON
 
 
+@pytest.mark.slow  # a whole reference set re-read or re-audited: make test, not the unit tier
 def test_reproduce_on_another_cpu_judges_claims_and_calls_absolute_values_not_comparable(tmp_path):
     """The reference against itself on 'another CPU': claims keep their verdicts with reasons, no
     absolute time is Reproduced, and the environment diff appears once, grouped by class."""

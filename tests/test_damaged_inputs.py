@@ -425,6 +425,7 @@ def test_a_valid_recorded_noise_floor_is_used(tmp_path, capsys):
 
 # ------------------------------------------------------------------ other commands' inputs
 
+@pytest.mark.slow  # a whole reference set re-read or re-audited: make test, not the unit tier
 def test_damaged_derived_results_stop_reproduce(tmp_path, capsys):
     """A run whose derived results are damaged is not "a run without derived results"."""
     reference = ROOT / "data" / "reference"

@@ -44,6 +44,7 @@ def test_invocations_needed_follow_each_configurations_variance():
     assert "Invocations per side to detect a 5% difference at 80% power" in plan.text(record)
 
 
+@pytest.mark.slow  # a whole reference set re-read or re-audited: make test, not the unit tier
 def test_the_appendix_states_the_full_profiles_prediction_and_bad_input_is_one_line(tmp_path):
     lines = plan.appendix_lines(REFERENCE / "results" / "derived")
     assert lines and "The full profile's PRK sweep is predicted to take" in lines[0]

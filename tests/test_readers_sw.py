@@ -340,6 +340,7 @@ def test_reframe_3_older_check_info_and_4_performance_failure(tmp_path, capsys):
     assert frame4["valid"].all() and "outside the reference [95, 105]" in frame4["status"].iloc[0]
 
 
+@pytest.mark.slow  # a whole reference set re-read or re-audited: make test, not the unit tier
 def test_every_software_fixture_in_one_tree(tmp_path, capsys):
     """tests/data/formats read in one command: each of these five formats recognized, READMEs skipped."""
     out = tmp_path / "out"

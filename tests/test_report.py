@@ -237,6 +237,7 @@ def test_jupytext_pairs_ipynb_with_percent_py():
     assert "ipynb,py:percent" in (formats if isinstance(formats, list) else [formats])
 
 
+@pytest.mark.slow  # a whole reference set re-read or re-audited: make test, not the unit tier
 def test_cli_errors_are_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", str(tmp_path / "nope"),
                            "--output", str(tmp_path / "out")], capture_output=True, text=True)
