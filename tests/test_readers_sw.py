@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from twelveways import results
-from twelveways.cli import main
 
-DATA = Path(__file__).parent / "data" / "formats"
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+sys.path.insert(0, str(Path(__file__).parent))
+from readercli import DATA, run_cli  # noqa: E402  (the CLI as every reader test drives it)
 
 
 def imported(capsys, tmp_path, path):
