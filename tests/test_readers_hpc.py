@@ -240,6 +240,65 @@ def test_hpcg_real_report_rating_and_verdicts(tmp_path, capsys):
     assert audited(capsys, tmp_path, path)["R5"]["status"] == "warn"  # one rating, no spread
 
 
+# The CPU reports AKRR keeps as parser test data (tests/data/formats/hpcg/README.md): HPCG 3.0's
+# reference build (YAML), Intel MKL's 3.0 build (YAML, the run's name before "version") and Intel
+# oneAPI 2023's 3.1 build (" Final Summary ::" spacing).  Each number is followed by the line of
+# the file it is read from.
+HPCG_REAL = {
+    "HPCG-Benchmark-3.0_2019.03.27.09.38.13.yaml": dict(
+        rating=(0.773896, "HPCG result is VALID with a GFLOP/s rating of: 0.773896"),
+        time=(103.563, "  Total: 103.563"), raw_ddot=(0.637654, "  Raw DDOT: 0.637654"),
+        raw_total=(0.80397, "  Raw Total: 0.80397"), bandwidth=(6.0983, "  Raw Total B/W: 6.0983"),
+        ranks=(4, "  Distributed Processes: 4"), size=(4499456, "  Number of Equations: 4499456"),
+        dims=(("208", "208", "104"), "  Global nz: 104"), version=("3.0", "HPCG-Benchmark version: 3.0"),
+        reason=("QuickPath run of 103.563 s", "Results are valid but execution time (sec) is: 103.563"), notes=4),
+    "n104-4p-1t-V3.0_2019.03.27.09.42.12.yaml": dict(
+        rating=(2.36085, "HPCG result is VALID with a GFLOP/s rating of: 2.36085"),
+        time=(34.9641, "  Total: 34.9641"), raw_ddot=(18.2061, "  Raw DDOT: 18.2061"),
+        raw_total=(2.38135, "  Raw Total: 2.38135"), bandwidth=(18.0631, "  Raw Total B/W: 18.0631"),
+        ranks=(4, "  Distributed Processes: 4"), size=(4499456, "  Number of Equations: 4499456"),
+        dims=(("208", "208", "104"), "  Global nz: 104"), version=("V3.0", "n104-4p-1t version: V3.0"),
+        reason=("QuickPath run of 34.9641 s", "You have selected the QuickPath option:"), notes=1),
+    "n104-96p-1t_V3.1_2023-08-25_16-18-10.txt": dict(
+        rating=(53.8206, " Final Summary ::HPCG result is VALID with a GFLOP/s rating of=53.8206"),
+        time=(74.2943, "Benchmark Time Summary::Total=74.2943"), raw_ddot=(371.319, "Raw DDOT=371.319"),
+        raw_total=(54.3008, "GFLOP/s Summary::Raw Total=54.3008"), bandwidth=(411.78, "Raw Total B/W=411.78"),
+        ranks=(96, "Machine Summary::Distributed Processes=96"),
+        size=(107986944, "Linear System Information::Number of Equations=107986944"),
+        dims=(("416", "416", "624"), "Global Problem Dimensions::Global nz=624"), version=("V3.1", "\nversion=V3.1\n"),
+        reason=("execution time 74.2943 s is below the official minimum 1800 s",
+                "Official results execution time (sec) must be at least=1800"), notes=1)}
+
+
+@pytest.mark.parametrize("name", sorted(HPCG_REAL))
+def test_hpcg_real_cpu_reports_short_runs_warn(tmp_path, capsys, name):
+    path = DATA / "hpcg" / name
+    expected, text = HPCG_REAL[name], path.read_text()
+    assert all(v[1] in text for v in expected.values() if isinstance(v, tuple))  # each number's line is the file's
+    frame, attrs = imported(capsys, tmp_path, path)
+    value = dict(zip(frame["metric"], frame["value"]))
+    assert (value["gflops"], value["time"], value["gflops_raw_ddot"], value["gflops_raw_total"],
+            value["memory_bandwidth_raw"]) == tuple(expected[k][0] for k in
+                                                    ("rating", "time", "raw_ddot", "raw_total", "bandwidth"))
+    assert set(frame["unit"]) == {"GFLOP/s", "GB/s", "s"} and len(frame) == 8
+    assert set(frame["ranks"]) == {expected["ranks"][0]} and set(frame["threads"]) == {1}
+    assert set(frame["size"]) == {expected["size"][0]}
+    assert frame["valid"].all() and not frame["valid_for_submission"].any()
+    verdict = attrs["hpcg_result"]
+    assert verdict["result"] == "VALID" and verdict["rating"] == str(expected["rating"][0])
+    assert len(verdict["tests"]) == 4 and set(verdict["tests"].values()) == {"PASSED"}
+    assert verdict["execution_time_s"] == str(expected["time"][0])  # the timed phase, as Final Summary says
+    assert expected["reason"][0] in verdict["reason"] and expected["reason"][0] in attrs["source_warnings"][0]
+    assert len(attrs["hpcg_notes"]) == expected["notes"] and attrs["environment"] == {"version": expected["version"][0]}
+    settings = attrs["settings"]
+    assert tuple(settings[f"Global Problem Dimensions::Global n{a}"] for a in "xyz") == expected["dims"][0]
+    assert settings["Local Domain Dimensions::nx"] == "104"
+    assert settings["Iteration Count Information::Reference CG iterations per set"] == "50"
+    r5 = audited(capsys, tmp_path, path)["R5"]
+    said = evidence(r5, "what the source itself says")
+    assert r5["status"] == "warn" and "not valid for submission" in said[0] and expected["reason"][0] in said[0]
+
+
 HPCG_TAIL = """Benchmark Time Summary::Total={time}
 GFLOP/s Summary::Raw Total=9.97
 GFLOP/s Summary::Total with convergence and optimization phase overhead=9.48102
@@ -416,6 +475,30 @@ def test_ior_real_text_io500(tmp_path, capsys, name, value, tasks):
     assert bw["size"] == 10158080000 * 1024 and bw["transfer_size"] == 2048 * 1024 and bw["file_per_proc"] == 1
     assert attrs["settings"]["blocksize"] == "9.46 TiB" and attrs["environment"]["ior_version"] == "3.4.0+dev"
     assert audited(capsys, tmp_path, DATA / "ior" / name)["R5"]["status"] == "warn"  # one repetition
+
+
+def test_ior_real_text_with_its_summary_of_all_tests(tmp_path, capsys):
+    """IOR 3.3.0+dev on Stampede2 (AKRR's parser test data): write then read, one repetition, summary block."""
+    path = DATA / "ior" / "ior_posix_akrr_stampede2.txt"
+    text = path.read_text()
+    frame, attrs = imported(capsys, tmp_path, path)
+    value = {(op, m): v for op, m, v in zip(frame["operation"], frame["metric"], frame["value"])}
+    # the file's result lines: "write     426.77     21.38      0.093502 ... 0.937271   0", "read      332.55 ... 1.20"
+    assert "write     426.77     21.38      0.093502" in text and "read      332.55     16.65      0.088386" in text
+    assert value == {("write", "bandwidth"): 426.77, ("write", "iops"): 21.38, ("write", "latency"): 0.093502,
+                     ("write", "time"): 0.937271, ("read", "bandwidth"): 332.55, ("read", "iops"): 16.65,
+                     ("read", "latency"): 0.088386, ("read", "time"): 1.20}
+    assert set(frame["ranks"]) == {2} and set(frame["size"]) == {200 * 1024 * 1024}
+    assert set(frame["transfer_size"]) == {20 * 1024 * 1024} and set(frame["file_per_proc"]) == {0}
+    assert set(frame["api"]) == {"POSIX"} and set(frame["repetition"]) == {0} and frame["valid"].all()
+    stated = {(s["filters"]["operation"], s["metric"], s["statistic"]): s["value"] for s in attrs["summaries"]}
+    assert stated[("write", "bandwidth", "arithmetic_mean")] == 426.77 and stated[("read", "bandwidth", "max")] == 332.55
+    assert stated[("write", "bandwidth", "stddev")] == 0.0 and stated[("read", "time", "arithmetic_mean")] == 1.20283
+    assert attrs["environment"]["ior_version"] == "3.3.0+dev" and attrs["settings"]["access"] == "single-shared-file"
+    checks = audited(capsys, tmp_path, path)
+    tally = evidence(checks["R3"], "stated numbers recomputed")
+    assert tally["contradicts"] == 0 and tally["agrees"] == 8  # max, min, mean bandwidth and mean time, per operation
+    assert checks["R5"]["status"] == "warn"  # one repetition per operation
 
 
 IOR_RESULTS = [("write", "2919.08", "5.61", "0"), ("read", "3589.55", "4.56", "0"),

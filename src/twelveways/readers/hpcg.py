@@ -54,19 +54,28 @@ def _report_pairs(text: str) -> dict:
 
 
 def _yaml_pairs(text: str) -> dict:
-    """The indented YAML report (``Key: value`` under ``Section:``), as the same ``Section::Key`` pairs."""
+    """The indented YAML report (``Key: value`` under ``Section:``), as the same ``Section::Key`` pairs.
+
+    HPCG 3.0 decorates its last section (``__________ Final Summary __________:``, earlier
+    ``********** Final Summary **********:``) and indents some of its lines further than their
+    neighbours; only a key without a value opens a section, so those lines stay in Final Summary.
+    Its first line names the benchmark before ``version`` (``HPCG-Benchmark version: 3.0``; Intel's
+    build writes the run's name there: ``n104-4p-1t version: V3.0``): key ``version``.
+    """
     pairs: dict[str, str] = {}
     stack: list[tuple[int, str]] = []
     for line in text.splitlines():
         match = re.match(r"^(\s*)([^:]+?):\s?(.*)$", line)
-        if not match or not match.group(2).strip():
+        if not match or not match.group(2).strip("*_ "):
             continue
-        indent, name, value = len(match.group(1)), match.group(2).strip("* ").strip(), match.group(3).strip()
+        indent, name, value = len(match.group(1)), match.group(2).strip("*_ ").strip(), match.group(3).strip()
         stack = [(i, n) for i, n in stack if i < indent]
         path = [n for _, n in stack if n != "HPCG-Benchmark"] + [name]
         if value:
-            pairs.setdefault(_key(path), value)
-        stack.append((indent, name))
+            top_version = len(path) == 1 and re.fullmatch(r"\S+ version", name)
+            pairs.setdefault("version" if top_version else _key(path), value)
+        else:
+            stack.append((indent, name))
     return pairs
 
 
@@ -88,7 +97,8 @@ def _verdict(pairs: dict) -> dict:
     else:
         reason = ("VALID but not valid for submission: "
                   + (f"execution time {short_time} s is below the official minimum {minimum} s" if minimum
-                     else "QuickPath run, official only with the HPCG leaders' confirmation" if quick
+                     else f"QuickPath run{f' of {short_time} s' if short_time else ''}, official only with the HPCG "
+                          "leaders' confirmation" if quick
                      else "the Final Summary does not say the results may be uploaded"))
     return {"result": "VALID" if rating and not invalid else "INVALID", "rating": rating, "valid_for_submission": official,
             "reason": reason, "tests": tests, "execution_time_s": short_time, "official_minimum_s": minimum}

@@ -6,7 +6,8 @@ of no other known shape.  The marks are lines each tool prints whatever its opti
 * OSU Micro-Benchmarks: a header ``# OSU <API> <name> Test v<version>``;
 * HPL: ``HPL_pdgesv() start time`` after each run, or the ``HPLinpack`` banner with its ``T/V`` legend;
 * HPCG: its report's ``Section::Key=value`` lines (``Final Summary::``, ``Machine Summary::``)
-  or its YAML (``HPCG-Benchmark:`` with a ``Final Summary:`` section);
+  or its YAML: a ``Final Summary:`` section (HPCG 3.0 writes ``__________ Final Summary __________:``)
+  holding HPCG's verdict ``HPCG result is ...``, or ``HPCG-Benchmark:`` with a ``Final Summary``;
 * STREAM: ``STREAM version`` and the ``Function ... Rate`` table;
 * IOR: the banner ``IOR-<version>: MPI Coordinated Test of Parallel I/O`` or ``Summary of all
   tests:`` with its ``Max(MiB)`` header (text), ``tests`` and ``summary`` lists (JSON).
@@ -26,6 +27,7 @@ FORMATS_READ = ("OSU Micro-Benchmarks text, HPL.out, HPCG reports, STREAM output
 _OSU_HEADER = re.compile(r"^#\s*OSU\b.*\bTest\b", re.MULTILINE | re.IGNORECASE)
 _HPCG_REPORT = re.compile(r"^\s*(Final Summary|Machine Summary)\s*::", re.MULTILINE)
 _HPCG_YAML = re.compile(r"^HPCG-Benchmark:\s*$", re.MULTILINE)
+_HPCG_YAML_SUMMARY = re.compile(r"^[\s_*]*Final Summary[\s_*]*:\s*\n\s+HPCG result is\b", re.MULTILINE)
 _IOR_BANNER = re.compile(r"^IOR-\d+\.\d+\S*: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
 
 
@@ -35,7 +37,8 @@ def sniff_text(text: str) -> str | None:
         return OSU
     if "HPL_pdgesv() start time" in text or ("HPLinpack" in text and "T/V" in text):
         return HPL
-    if _HPCG_REPORT.search(text) or (_HPCG_YAML.search(text) and "Final Summary" in text):
+    if _HPCG_REPORT.search(text) or _HPCG_YAML_SUMMARY.search(text) or (
+            _HPCG_YAML.search(text) and "Final Summary" in text):
         return HPCG
     if "STREAM version" in text and re.search(r"^Function\s+(Best )?Rate", text, re.MULTILINE):
         return STREAM
