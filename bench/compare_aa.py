@@ -11,7 +11,7 @@ Figures over PRK time configurations:
   ratio (target 90 %; the same as the A/A CI covering 1, since the CI scales with the data).
 
 Run on a quiet machine: ``python bench/run.py --only compare_aa``; the machine's load during each
-sweep is recorded beside the figures.
+sweep is recorded beside the figures.  ``TWELVEWAYS_BENCH_KEEP=DIR`` keeps the sweeps in DIR.
 """
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ def _sweeps(work: Path) -> tuple[Path, Path, dict]:
 def run(quick: bool = True) -> dict:
     from twelveways.compare import build, sides
 
+    keep = os.environ.get("TWELVEWAYS_BENCH_KEEP")  # a folder to keep the sweeps in, for a look afterwards
     with tempfile.TemporaryDirectory(prefix="bench-compare-aa-") as tmp:
-        work = Path(tmp)
+        work = Path(keep) if keep else Path(tmp)
         a, b, load = _sweeps(work)
         base = sides.load([str(a)], "A")
         figures = {"aa": _figures(build.build(base, sides.load([str(b)], "B")), None)}
