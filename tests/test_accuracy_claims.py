@@ -12,8 +12,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from twelveways import results
-from twelveways.checklist import ClaimVerdict
-from twelveways.checklist.claims import check_claim, p_text, parse_claims
+from twelveways.claims import ClaimVerdict, check_claim, p_text, parse_claims
 from twelveways.stats import proportion
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from twelveways.checklist import Status, audit, evidence
+from twelveways import resultset
+from twelveways.checklist import Status, audit
 from twelveways.checklist import model
 from twelveways.checklist.model import REGISTRY, ev, ordered_ids
 
@@ -22,7 +23,7 @@ ALL_CHECKS = [f"R{i}" for i in range(1, 13)] + [f"F{i}" for i in range(1, 13)]
 
 
 def run_audit(paths: dict, claims=None):
-    data = evidence.load(paths["results"], environment=paths["environment"], config=paths["config"])
+    data = resultset.load(paths["results"], environment=paths["environment"], config=paths["config"])
     return audit.run(data, claims)
 
 
@@ -97,7 +98,7 @@ def test_r6_reports_the_shapiro_p_value_of_the_skewed_data(tmp_path):
 
 def test_prk_only_results_make_training_fallacies_not_applicable(tmp_path):
     paths = make_results.build(tmp_path)
-    data = evidence.load(paths["results"][:1])
+    data = resultset.load(paths["results"][:1])
     report = audit.run(data)
     statuses = {c.id: c.status for c in report.checks}
     for check_id in ("F1", "F2", "F3", "F4", "F6", "F7", "F9", "F10", "F11", "F12"):
@@ -107,7 +108,7 @@ def test_prk_only_results_make_training_fallacies_not_applicable(tmp_path):
 
 
 def test_metric_kinds_follow_units_and_names():
-    kind = evidence.metric_kind
+    kind = resultset.metric_kind
     assert kind("time", "s") == "cost" and kind("latency", "ns") == "cost"
     assert kind("rate", "MB/s") == "rate" and kind("throughput", "samples/s") == "rate"
     assert kind("speedup", "1") == "ratio" and kind("parallel_efficiency", "1") == "ratio"
@@ -198,7 +199,7 @@ def training_like(tmp_path, *, drop_topk_time=False, declared_trials=2):
         add(f"lr{trial}", "tuning", "none", "run_wall_time", 12.0, "s")
     attrs = {"lr_search": {"n_trials": declared_trials, "chosen_lr": 0.05, "total_cost_s": 24.0}}
     path = results.write(results.from_records(rows, "train", attrs=attrs), tmp_path / "train.nc")
-    return audit.run(evidence.load([path]))
+    return audit.run(resultset.load([path]))
 
 
 def test_training_vocabulary_synonyms_are_understood(tmp_path):

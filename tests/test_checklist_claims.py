@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from twelveways import results
-from twelveways.checklist import ClaimVerdict
-from twelveways.checklist.claims import check_claim, load_claims, parse_claims, parse_lenient
+from twelveways.claims import ClaimVerdict, check_claim, load_claims, parse_claims, parse_lenient
 from twelveways.errors import ClaimError
 
 
@@ -152,8 +151,9 @@ def test_project_claims_file_parses():
 
 from fractions import Fraction  # noqa: E402
 
-from twelveways.checklist import audit, evidence, render  # noqa: E402
-from twelveways.checklist.claims import below, centre, check_all  # noqa: E402
+from twelveways import resultset  # noqa: E402
+from twelveways.checklist import audit, render  # noqa: E402
+from twelveways.claims import below, centre, check_all  # noqa: E402
 
 
 def runs_frame(runs: list[dict]) -> "pd.DataFrame":  # noqa: F821
@@ -274,7 +274,7 @@ def test_every_format_shows_n_coverage_and_holm_per_claim(tmp_path):
                            "metric: iteration_time, a: {precision: bf16, role: final}, b: {precision: fp32, "
                            "approximation: none, workload: mlp-small, batch_size: 32, size: 8, role: final}, "
                            "at_least: 1.05}\n")
-    data = evidence.load(paths["results"], environment=paths["environment"], config=paths["config"])
+    data = resultset.load(paths["results"], environment=paths["environment"], config=paths["config"])
     report = audit.run(data, claims_file).to_dict()
     ours = next(c for c in report["claims"] if c["id"] == "bf16-iterations")
     numbers = ours["numbers"]

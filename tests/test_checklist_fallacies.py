@@ -15,7 +15,8 @@ import pytest
 from test_checklist import make_results, rewrite, run_audit, status_of
 
 from twelveways import envdiff, results
-from twelveways.checklist import Status, audit, evidence
+from twelveways import resultset
+from twelveways.checklist import Status, audit
 
 REFERENCE_ENV = Path(__file__).resolve().parents[1] / "data" / "reference" / "environment.json"
 
@@ -33,7 +34,7 @@ def audit_rows(tmp_path: Path, files: dict[str, tuple[list[dict], dict]], enviro
     if environment is not None:
         env_path = tmp_path / "environment.json"
         env_path.write_text(json.dumps(environment))
-    return audit.run(evidence.load(paths, environment=env_path))
+    return audit.run(resultset.load(paths, environment=env_path))
 
 
 def row(**fields) -> dict:
@@ -60,7 +61,7 @@ def _throughput_claim(tmp_path: Path) -> str:
 def test_inference_only_results_leave_the_training_fallacies_not_applicable(tmp_path):
     paths = make_results.build(tmp_path)
     inference_only = [p for p in paths["results"] if p.endswith("inference.nc")]
-    report = audit.run(evidence.load(inference_only), _throughput_claim(tmp_path))
+    report = audit.run(resultset.load(inference_only), _throughput_claim(tmp_path))
     statuses = {c.id: c.status for c in report.checks}
     for check_id in ("F1", "F2", "F3", "F4", "F9", "F10"):
         assert statuses[check_id] is Status.NOT_APPLICABLE, check_id

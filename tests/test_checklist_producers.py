@@ -14,7 +14,8 @@ import pytest
 
 from twelveways import config as config_module
 from twelveways import results
-from twelveways.checklist import Status, audit, evidence
+from twelveways import resultset
+from twelveways.checklist import Status, audit
 from twelveways.prk import bounds, records, sweep
 from twelveways.prk.settings import PrkConfig
 
@@ -62,7 +63,7 @@ def statuses(paths, cfg: dict | None = None, tmp_path: Path | None = None) -> di
     if cfg is not None and tmp_path is not None:
         config_path = tmp_path / "config.json"
         config_path.write_text(json.dumps(cfg))
-    data = evidence.load(paths, config=config_path)
+    data = resultset.load(paths, config=config_path)
     return {c.id: c.status for c in audit.run(data).checks}
 
 
@@ -141,7 +142,7 @@ def test_inference_rows_carry_their_stop_reason_and_levels():
     assert attrs["levels_available"]["mode"] == ["PerformanceOnly", "AccuracyOnly"]
     assert len(attrs["levels_available"]["scenario"]) == 4
     assert {"latency_bound", "min_duration"} <= set(attrs["metric_kinds"])  # LoadGen settings, not measurements
-    assert evidence.metric_kind("latency_bound", "ns", attrs["metric_kinds"]) == "other"
+    assert resultset.metric_kind("latency_bound", "ns", attrs["metric_kinds"]) == "other"
 
     class _Named:
         name, parameters, precision = "reference", 10, "fp32"

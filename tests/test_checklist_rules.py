@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from twelveways import results
-from twelveways.checklist import Status, audit, evidence
+from twelveways import resultset
+from twelveways.checklist import Status, audit
 from twelveways.checklist.rules import canonical_test
 
 TIMES = [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9]
@@ -27,7 +28,7 @@ def write(tmp_path, records, name="mine.nc", **attrs):
 
 
 def check(paths, check_id):
-    report = audit.run(evidence.load([str(p) for p in paths]))
+    report = audit.run(resultset.load([str(p) for p in paths]))
     return next(c for c in report.checks if c.id == check_id)
 
 
@@ -215,8 +216,8 @@ def test_r11_sets_cache_resident_rates_aside_from_the_memory_bound(tmp_path, byt
     """16 MiB per iteration fits the 32 MiB last-level cache: 1.2x the DRAM bound is no violation of it;
     96 MiB must stream from memory, so 1.2x the bound warns."""
     paths, env = _bandwidth_files(tmp_path, bytes_per_iteration)
-    r11 = next(c for c in audit.run(evidence.load([str(p) for p in paths], environment=env)).checks if c.id == "R11")
+    r11 = next(c for c in audit.run(resultset.load([str(p) for p in paths], environment=env)).checks if c.id == "R11")
     assert r11.status is expected
     assert ("32 MiB last-level cache" in text(r11)) is (expected is Status.PASS)
-    without_cache_size = next(c for c in audit.run(evidence.load([str(p) for p in paths])).checks if c.id == "R11")
+    without_cache_size = next(c for c in audit.run(resultset.load([str(p) for p in paths])).checks if c.id == "R11")
     assert without_cache_size.status is Status.WARN

@@ -50,13 +50,14 @@ def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_pa
 
 
 def test_r9_and_r5_name_a_busy_machine(tmp_path):
-    from twelveways.checklist import audit, evidence
+    from twelveways import resultset
+    from twelveways.checklist import audit
     from twelveways.checklist.model import Status
 
     ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
     busy = results.write(ds, tmp_path / "prk.nc")
-    checks = {c.id: c for c in audit.run(evidence.load([str(busy)])).checks}
+    checks = {c.id: c for c in audit.run(resultset.load([str(busy)])).checks}
     why = "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
     assert checks["R9"].status in (Status.WARN, Status.FAIL)
     assert any(e.value == why for e in checks["R9"].evidence)

@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from twelveways import results
-from twelveways.checklist import audit, evidence
+from twelveways import resultset
+from twelveways.checklist import audit
 from twelveways.readers import read_paths
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -126,7 +127,7 @@ def test_google_benchmark_times_are_the_files(path):
 
 
 def _audit(entry_id: str):
-    return audit.run(evidence.load([str(p) for p in _paths(BY_ID[entry_id])]))
+    return audit.run(resultset.load([str(p) for p in _paths(BY_ID[entry_id])]))
 
 
 VERDICTS = [(e["id"], check_id) for e in MANIFEST for check_id in e.get("verdicts", {})]

@@ -19,7 +19,8 @@ import pytest  # noqa: E402
 
 from browser import reportdata  # noqa: E402
 from twelveways import derived, plots, results  # noqa: E402
-from twelveways.checklist import Status, audit, evidence  # noqa: E402
+from twelveways import resultset  # noqa: E402
+from twelveways.checklist import Status, audit  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
 from twelveways.prk import analysis as pa  # noqa: E402
 
@@ -63,7 +64,7 @@ def crafted(tmp_path):
 
 
 def _audit(*paths):
-    return {c.id: c for c in audit.run(evidence.load([str(p) for p in paths], config=None)).checks}
+    return {c.id: c for c in audit.run(resultset.load([str(p) for p in paths], config=None)).checks}
 
 
 def test_speedup_rows_state_their_base_case_and_its_absolute_value(crafted):
@@ -110,7 +111,7 @@ def test_rate_summary_is_the_harmonic_mean_of_the_raw_rate_rows(crafted):
     raw, path = crafted
     frame = results.to_frame(results.open(raw))
     rate = next(s for s in json.loads(results.open(path).attrs["summaries"]) if s["metric"] == "rate")
-    rows = evidence.select(frame, "rate", rate["filters"])
+    rows = resultset.select(frame, "rate", rate["filters"])
     assert len(rows) == rate["n"]
     assert rate["value"] == pytest.approx(len(rows) / np.sum(1.0 / rows["value"]), rel=1e-12)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from twelveways.evidence.kinds import MetricKind, StatedBy, kind_of, rate_kind, stated_by
@@ -41,15 +43,61 @@ def test_a_damaged_config_dump_is_one_line(tmp_path):
         render._read_optional_json(bad)
 
 
-def test_no_literal_confidence_default_in_the_checks():
-    """The confidence level and CI target come from the config schema (twelveways.evidence.settings) alone."""
+#: Settings whose only default is the config schema's (measurement.confidence, measurement.ci_target).
+SCHEMA_SETTINGS = ("confidence", "ci_target")
+
+
+def _number(node) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _literal_defaults(source: str) -> list[tuple[int, str]]:
+    """(line, what) of every numeric literal standing in for a schema setting: a parameter or dataclass field
+    named ``confidence``/``ci_target`` with a number as its default, ``.get("confidence", <number>)``, and an
+    argparse ``--confidence``/``--ci-target`` option with a number as its default."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            positional = args.posonlyargs + args.args
+            pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+            pairs += [(arg, default) for arg, default in zip(args.kwonlyargs, args.kw_defaults) if default is not None]
+            found += [(default.lineno, f"parameter {arg.arg}={default.value}") for arg, default in pairs
+                      if arg.arg in SCHEMA_SETTINGS and _number(default)]
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _number(node.value) \
+                and node.target.id in SCHEMA_SETTINGS:
+            found.append((node.lineno, f"field {node.target.id} = {node.value.value}"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            key = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+            if node.func.attr == "get" and key in SCHEMA_SETTINGS and len(node.args) == 2 and _number(node.args[1]):
+                found.append((node.lineno, f".get({key!r}, {node.args[1].value})"))
+            option = str(key).lstrip("-").replace("-", "_")
+            if node.func.attr == "add_argument" and option in SCHEMA_SETTINGS:
+                found += [(node.lineno, f"option {key} default={kw.value.value}") for kw in node.keywords
+                          if kw.arg == "default" and _number(kw.value)]
+    return sorted(found)
+
+
+def test_the_literal_default_finder_sees_each_form():
+    source = ("def f(a, confidence=0.95, *, ci_target=0.05, alpha=0.05): pass\n"
+              "class C:\n    confidence: float = 0.9\n"
+              "x = item.get('confidence', 0.95) or item.get('confidence') or item.get('other', 1)\n"
+              "parser.add_argument('--ci-target', type=float, default=0.05)\n"
+              "def g(confidence=None, target=settings.default_confidence()): pass\n")
+    assert [line for line, _ in _literal_defaults(source)] == [1, 1, 3, 4, 5]
+
+
+def test_no_literal_confidence_default_outside_the_schema():
+    """The confidence level and CI target come from the config schema (twelveways.evidence.settings) alone: every
+    ``confidence``/``ci_target`` in the package defaults to None and is resolved there."""
     from pathlib import Path
 
     from twelveways.evidence.settings import default_ci_target, default_confidence
 
-    root = Path(render.__file__).resolve().parents[1] / "checklist"
-    for name in ("evidence.py", "rules.py", "restate.py"):
-        assert "0.95" not in (root / name).read_text(), name
+    package = Path(render.__file__).resolve().parents[1]
+    found = [f"{path.relative_to(package.parent)}:{line}: {what}" for path in sorted(package.rglob("*.py"))
+             for line, what in _literal_defaults(path.read_text())]
+    assert not found, found
     assert (default_confidence(), default_ci_target()) == (0.95, 0.05)  # the schema's defaults
 
 

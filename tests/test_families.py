@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from twelveways import config, families, results
-from twelveways.checklist import Status, audit, evidence
+from twelveways import resultset
+from twelveways.checklist import Status, audit
 from twelveways.families import Family
 from twelveways.report import commands
 from twelveways.report import notebooks as nb
@@ -73,7 +74,7 @@ def _toy_results(path: Path) -> Path:
 
 
 def test_r2_judges_a_suite_family_against_its_declared_workloads(toy, tmp_path):
-    report = audit.run(evidence.load([str(_toy_results(tmp_path / "toy.nc"))]))
+    report = audit.run(resultset.load([str(_toy_results(tmp_path / "toy.nc"))]))
     r2 = next(item for item in report.checks if item.id == "R2")
     assert r2.status is Status.FAIL  # a declared workload not run, no reason given
     text = json.dumps([e.to_dict() for e in r2.evidence])

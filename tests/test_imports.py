@@ -179,3 +179,45 @@ def test_no_function_grows_past_60_lines():
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
                     long_ones.append(f"{path.relative_to(root)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)")
     assert not long_ones, long_ones
+
+
+def _absolute_imports(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, dotted name) of every import anywhere in a file, module level or inside functions; relative ones
+    resolved against ``package``, and ``from X import y`` named as both ``X`` and ``X.y``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            found += [(node.lineno, base)] + [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _checklist_imports(folder: Path, package: str) -> list[str]:
+    """``file:line imports twelveways.checklist...`` for each import statement of the folder's files that names it."""
+    found = {}
+    for path in sorted(folder.glob("*.py")):
+        for line, name in _absolute_imports(path, package):
+            if name == "twelveways.checklist" or name.startswith("twelveways.checklist."):
+                found.setdefault((path.name, line), name)
+    return [f"{name}:{line} imports {module}" for (name, line), module in found.items()]
+
+
+def test_compare_imports_no_checklist_module():
+    """``compare`` reads result sets, claims and stability findings from modules below the checklist
+    (``twelveways.resultset``, ``.claims``, ``.stability``), never the checklist itself, at any level."""
+    folder = PACKAGE / "compare"
+    assert len(list(folder.glob("*.py"))) > 5
+    found = _checklist_imports(folder, "twelveways.compare")
+    assert not found, found
+
+
+def test_the_checklist_import_finder_sees_relative_and_lazy_imports(tmp_path):
+    (tmp_path / "a.py").write_text("from ..checklist import rules\n\n\ndef f():\n    from .. import checklist\n"
+                                   "    import twelveways.checklist.model\n    from . import sides\n")
+    found = _checklist_imports(tmp_path, "twelveways.compare")
+    assert [line.split(" ")[0] for line in found] == ["a.py:1", "a.py:5", "a.py:6"], found

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import MeasurementError, StatisticsError
+from .evidence.settings import resolve_ci_target, resolve_confidence
 
 STOP_CI_MET = "ci_target_met"
 STOP_MAX_SAMPLES = "max_samples"
@@ -161,16 +162,18 @@ def stop_reason(rep: Repetition, *, target: float, confidence: float, min_sample
     return ""
 
 
-def repeat_until_stable(run_once: Callable[[], float | Sequence[float]], *, target: float = 0.05,
-                        confidence: float = 0.95, min_samples: int = 5, max_samples: int = 100,
+def repeat_until_stable(run_once: Callable[[], float | Sequence[float]], *, target: float | None = None,
+                        confidence: float | None = None, min_samples: int = 5, max_samples: int = 100,
                         max_seconds: float = 60.0, min_invocations: int = 1,
                         on_progress: Callable[[Repetition], None] | None = None) -> Repetition:
     """Call ``run_once`` (which returns one sample or several) until the CI target is met.
 
     Stops when the ``confidence`` CI of the median lies within ±``target`` of the median (with at
     least ``min_samples`` samples and ``min_invocations`` calls), or when ``max_samples`` samples
-    or ``max_seconds`` of wall time are used up.  Every sample is kept.
+    or ``max_seconds`` of wall time are used up.  Every sample is kept.  ``target`` and ``confidence``
+    default (None) to the config schema's ``measurement.ci_target`` and ``measurement.confidence``.
     """
+    target, confidence = resolve_ci_target(target), resolve_confidence(confidence)
     if target <= 0 or min_samples < 1 or max_samples < min_samples or max_seconds <= 0:
         raise MeasurementError(f"bad repetition settings: target={target}, min_samples={min_samples}, "
                                f"max_samples={max_samples}, max_seconds={max_seconds}")

@@ -35,6 +35,7 @@ from . import config as config_module
 from . import results, stats
 from .cliargs import OneLineParser, run_command
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
+from .evidence.settings import default_confidence
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILES = {"quick": ROOT / "config" / "config.yaml", "full": ROOT / "config" / "full.yaml"}
@@ -139,9 +140,10 @@ def predict(rows: list[dict], profile: Mapping, *, same_as_run: bool) -> dict:
             "not_predicted": missing}
 
 
-def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, confidence: float = 0.95,
+def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, confidence: float | None = None,
          profiles: Mapping[str, str | Path] | None = None) -> dict:
-    """The whole plan of a finished run (module docstring)."""
+    """The whole plan of a finished run (module docstring); ``confidence`` None: the schema's."""
+    confidence = stats.check_confidence(confidence)
     folder = Path(results_dir)
     path = next((p for p in (folder / "prk.nc", folder / "results" / "prk.nc") if p.is_file()), None)
     if path is None:
@@ -226,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", default="results", help="a finished run's results folder (default results)")
     parser.add_argument("--effect", type=float, default=0.05, help="relative difference to detect (default 0.05)")
     parser.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence (default 0.95)")
+    parser.add_argument("--confidence", type=float, default=default_confidence(),
+                        help="confidence (default: the schema's measurement.confidence, %(default)s)")
     parser.add_argument("--output", help="also write the plan as JSON here")
     return run_command(parser, argv, _main, 2)

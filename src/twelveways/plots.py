@@ -525,12 +525,13 @@ def latency_cdf(data: pd.DataFrame, value: str, hue: str | None = None, *,
     return ax
 
 
-def quantile_lines(ax, x, y, quantiles: Sequence[float] = (0.5, 0.9, 0.99), *, confidence: float = 0.95) -> dict:
+def quantile_lines(ax, x, y, quantiles: Sequence[float] = (0.5, 0.9, 0.99), *, confidence: float | None = None) -> dict:
     """Quantile regression of log10(y) on x, drawn as 10**fit between the smallest and largest x measured.
 
     A linear fit of y on a log axis plunges to negative values off the data; on log y it stays
     positive and is the model the axis shows.  Returns the fits (``twelveways.stats``; their slope
-    is in log10 units of y per unit of x).  Raises StatisticsError where the data cannot support one.
+    is in log10 units of y per unit of x; ``confidence`` None: the schema's).  Raises StatisticsError where the
+    data cannot support one.
     """
     from . import stats
 

@@ -12,15 +12,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import atomic
+from .. import atomic, resultset
+from .. import claims as claims_mod
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
 from ..errors import AuditInputError, TwelveWaysError
-from . import claims as claims_mod
-from . import evidence, fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
+from . import fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
 from .model import REGISTRY, AuditReport, ordered_ids
 
 
-def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> AuditReport:
+def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> AuditReport:
     """Gather the claims (embedded in files, then the claims file), check them, run every check."""
     for source in data.sources:
         if source.has("claims"):
@@ -32,7 +32,7 @@ def run(data: evidence.AuditData, claims_file: str | Path | None = None) -> Audi
     data.claim_results = claims_mod.check_all(data.claims, data.frame)
     checks = [REGISTRY[check_id][1](data) for check_id in ordered_ids()]
     return AuditReport([s.path for s in data.sources], checks, data.claim_results, data.skipped,
-                       evidence.excluded_runs(data))
+                       resultset.excluded_runs(data))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
@@ -70,8 +70,9 @@ def audit_main(argv: list[str] | None = None) -> int:
         refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
                                  AuditInputError, "twelveways audit")
 
-        data = evidence.load(args.results, environment=args.environment, config=args.config, csv_metadata=args.metadata,
-                             csv_map=parse_pairs(args.map, "--map"), csv_set=parse_pairs(args.set, "--set"))
+        data = resultset.load(args.results, environment=args.environment, config=args.config,
+                              csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
+                              csv_set=parse_pairs(args.set, "--set"))
         report = run(data, args.claims).to_dict()
         if args.output:
             for out in args.output:

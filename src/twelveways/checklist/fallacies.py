@@ -23,11 +23,11 @@ import pandas as pd
 
 from .. import envdiff
 from ..evidence import kinds as kinds_mod
+from ..claims import DEFINITIONS, spanned_factors
 from ..evidence.machine import MachineIdentity
-from .claims import DEFINITIONS, spanned_factors
-from .evidence import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
-                       TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
-                       select, truthy)
+from ..resultset import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
+                         TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
+                         select, truthy)
 from .model import Status, check, ev, judged, worst
 
 NA = Status.NOT_APPLICABLE

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TwelveWaysError
 from ..jsonvalue import plain
+
+if TYPE_CHECKING:  # the claims import statistics (scipy): import-csv, which loads this module, needs none
+    from ..claims import ClaimResult
 
 
 class Status(str, Enum):
@@ -41,12 +44,6 @@ def worst(statuses: Iterable[Status], default: Status = Status.NOT_APPLICABLE) -
     """The most severe status (fail > warn > needs_human > pass > not_applicable)."""
     statuses = list(statuses)
     return max(statuses, key=SEVERITY.__getitem__) if statuses else default
-
-
-class ClaimVerdict(str, Enum):
-    SUPPORTED = "supported"
-    NOT_SUPPORTED = "not_supported"
-    INCONCLUSIVE = "inconclusive"
 
 
 @dataclass
@@ -93,20 +90,6 @@ class CheckResult:
 
 
 @dataclass
-class ClaimResult:
-    id: str
-    statement: str
-    verdict: ClaimVerdict
-    numbers: dict = field(default_factory=dict)
-    message: str = ""
-    origin: str = ""
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
-                "numbers": plain(self.numbers), "message": self.message, "origin": self.origin}
-
-
-@dataclass
 class AuditReport:
     inputs: list[str]
     checks: list[CheckResult]
@@ -117,6 +100,8 @@ class AuditReport:
     @property
     def failed(self) -> bool:
         """A check failed, or a claim is contradicted by (or has no) data."""
+        from ..claims import ClaimVerdict
+
         return any(c.status is Status.FAIL for c in self.checks) or any(
             c.verdict is ClaimVerdict.NOT_SUPPORTED for c in self.claims)
 
@@ -141,7 +126,7 @@ REGISTRY: dict[str, tuple[str, Callable[..., CheckResult]]] = {}
 def check(check_id: str, title: str, domain: str | None = None):
     """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``.
 
-    ``domain`` names the kind of results the check is about (``evidence.DOMAINS``: training,
+    ``domain`` names the kind of results the check is about (``domains.DOMAINS``: training,
     inference, ml, parallel, rates, ...): outside it the check is not applicable, whatever the
     data lack.  A pass whose evidence holds a null, NaN or empty value is downgraded to a warning:
     a check cannot pass on evidence nobody can read.
@@ -176,7 +161,7 @@ def _outside_domain(domain: str | None, data) -> Evidence | None:
     """Evidence that the audited results lie outside ``domain`` (None when inside or no domain)."""
     if domain is None:
         return None
-    from .evidence import DOMAINS
+    from .domains import DOMAINS
 
     description, inside = DOMAINS[domain]
     if inside(data):

@@ -28,7 +28,7 @@ import pandas as pd
 from .. import stats
 from ..errors import StatisticsError
 from ..evidence.settings import default_confidence
-from .evidence import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
+from ..resultset import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
 
 EXACT_RTOL = 1e-6
 EXACT_CI_METHODS = {"median_binomial", "order_statistics", "order_statistic", "exact_binomial", "binomial"}

@@ -7,8 +7,7 @@ environment differences that could explain it, then what only one side has (neve
 
 from __future__ import annotations
 
-from .. import stats
-from ..checklist import rules
+from .. import stability, stats
 from . import explain, noise, sides, table, verdicts
 
 FORMAT = "twelveways-comparison/1"
@@ -21,9 +20,10 @@ def _environment(base: sides.Side, new: sides.Side) -> dict:
             "missing": missing, "by_class": explain.envdiff.by_class(differences or [])}
 
 
-def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_given: float | None = None,
+def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None, floor_given: float | None = None,
           margin: float = verdicts.DEFAULT_MARGIN) -> dict:
-    """Compare every configuration both sides hold (see the package docstring)."""
+    """Compare every configuration both sides hold (see the package docstring); ``confidence`` None: the schema's."""
+    confidence = stats.check_confidence(confidence)
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
     chosen = noise.choose([base.noise_floor, new.noise_floor], floor_given, margin=margin)
@@ -49,7 +49,7 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float = 0.95, floor_
                    f"the {chosen.margin_text}, \"same\" the whole CI within it; 80% power for the smallest "
                    "detectable ratio and the invocations that would decide"),
         "counts": verdicts.counts(rows), "rows": shown,
-        "stability": {side.label: rules.stability_lines(side.data) for side in (base, new)},
+        "stability": {side.label: stability.lines(side.data) for side in (base, new)},
         "only_base": sorted(table.label(k, varying) for k in set(a) - set(b)),
         "only_new": sorted(table.label(k, varying) for k in set(b) - set(a)),
     }

@@ -12,6 +12,7 @@ from pathlib import Path
 from .. import atomic
 from ..cliargs import OneLineParser, fraction, refuse_output_over_input, run_command
 from ..errors import AuditInputError
+from ..evidence.settings import default_confidence
 from . import build, noise, render, reproduce, sides, verdicts
 
 FORMATS = ("md", "html", "json")
@@ -23,8 +24,9 @@ def _parser(prog: str, description: str) -> OneLineParser:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--confidence", type=float, default=0.95,
-                        help="confidence of the CIs; 1 - confidence is the false discovery rate (default 0.95)")
+    parser.add_argument("--confidence", type=float, default=default_confidence(),
+                        help="confidence of the CIs; 1 - confidence is the false discovery rate (default: the "
+                             "schema's measurement.confidence, %(default)s)")
     parser.add_argument("--noise-floor", type=fraction, default=None,
                         help="a stated relative noise floor, widening the margin when larger: a fraction (0.03) or "
                              "a percentage (3%%)")
@@ -93,7 +95,8 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", help="results of the first run (file or folder)")
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence of the CIs (default 0.95)")
+    parser.add_argument("--confidence", type=float, default=default_confidence(),
+                        help="confidence of the CIs (default: the schema's measurement.confidence, %(default)s)")
     return run_command(parser, argv, _noise_floor, 2)
 
 

@@ -69,8 +69,9 @@ def pooled_levels(terms: dict[tuple, float]) -> list[dict]:
     return levels
 
 
-def measure(first: sides.Side, second: sides.Side, *, confidence: float = 0.95) -> dict:
-    """The A/A record of two runs of identical code (see the module docstring)."""
+def measure(first: sides.Side, second: sides.Side, *, confidence: float | None = None) -> dict:
+    """The A/A record of two runs of identical code (see the module docstring); ``confidence`` None: the schema's."""
+    confidence = stats.check_confidence(confidence)
     columns = table.family_columns(first.data, second.data)
     a, b = table.samples(first.data, columns), table.samples(second.data, columns)
     rows = [r for r in verdicts.compare_tables(a, b, verdicts.Noise(), confidence=confidence) if r.ratio]
@@ -94,10 +95,10 @@ def load_record(path, label: str) -> dict:
     """A recorded ``noise_floor.json``, checked before use: an A/A record's run levels (format 2) or an older
     record's global floor (format 1, named but not used) must be finite and not negative, with what stands
     behind them; a record that fails is one line naming the field, never a misleading "±-50.0%"."""
-    from ..checklist import evidence
+    from .. import resultset
     from ..errors import AuditInputError
 
-    record = evidence.read_json(path, f"{label} noise floor")
+    record = resultset.read_json(path, f"{label} noise floor")
     problem = _rates_problem(record) or (_levels_problem(record) if record.get("format") == FORMAT
                                          else _old_floor_problem(record))
     if problem:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checklist import claims as claims_mod
-from ..checklist import evidence
+from .. import claims as claims_mod
+from .. import resultset, stats
 from ..report import headline
 from . import build, explain, machines, noise, sides, table, verdicts
 
@@ -73,7 +73,7 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> di
     found = {}
     for family, summary in summaries:
         filters = {k: v for k, v in (summary.get("filters") or {}).items() if k != "iteration"}
-        rows = evidence.select(side.data.frame, str(summary.get("metric", "")), filters)
+        rows = resultset.select(side.data.frame, str(summary.get("metric", "")), filters)
         values = rows["value"].to_numpy(dtype=float) if len(rows) else None
         if values is None or values.size == 0:
             continue
@@ -123,9 +123,11 @@ def _absolute_not_comparable(record: dict, why: str) -> None:
 
 
 def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file: str | Path | None,
-                 confidence: float = 0.95, floor_given: float | None = None,
+                 confidence: float | None = None, floor_given: float | None = None,
                  margin: float = verdicts.DEFAULT_MARGIN) -> dict:
-    """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor."""
+    """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor
+    (``confidence`` None: the schema's)."""
+    confidence = stats.check_confidence(confidence)
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
     record = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checklist import evidence
+from .. import resultset
 from ..errors import AuditInputError
 
 ENVIRONMENT_NAMES = ("environment.json",)
@@ -30,7 +30,7 @@ class Side:
 
     label: str
     inputs: list[str]
-    data: evidence.AuditData
+    data: resultset.AuditData
     environment: dict | None = None
     environment_path: str | None = None
     noise_floor: dict | None = None
@@ -71,11 +71,11 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     if not spec:
         raise AuditInputError(f"{label}: no results given")
     paths, folders = expand(spec)
-    data = evidence.load(paths)
+    data = resultset.load(paths)
     env_path = Path(environment) if environment else _first_file(folders, ENVIRONMENT_NAMES[0])
     side = Side(label, paths, data, folders=folders)
     if env_path is not None:
-        side.environment, side.environment_path = evidence.read_json(env_path, f"{label} environment capture"), str(env_path)
+        side.environment, side.environment_path = resultset.read_json(env_path, f"{label} environment capture"), str(env_path)
     floor_path = _first_file(folders, NOISE_FLOOR_NAME)
     if floor_path is not None:
         from .noise import load_record  # noise imports this module

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import results
-from ..checklist import evidence
+from .. import results, resultset
 
 #: Kinds a comparison judges (a count, a curve or an unnamed kind has no "better").
 COMPARED_KINDS = ("cost", "rate", "quality")
@@ -43,13 +42,13 @@ class Samples:
         return self.groups or tuple(np.atleast_1d(v) for v in self.values)
 
 
-def _family(source: evidence.ResultSource) -> str:
+def _family(source: resultset.ResultSource) -> str:
     return source.family or str(source.frame["benchmark"].iloc[0] if len(source.frame) else "")
 
 
-def family_columns(*datas: evidence.AuditData) -> dict[str, list[str]]:
+def family_columns(*datas: resultset.AuditData) -> dict[str, list[str]]:
     """{family: naming columns plus the extra factors its files declare that all its files hold}."""
-    sources: dict[str, list[evidence.ResultSource]] = {}
+    sources: dict[str, list[resultset.ResultSource]] = {}
     for data in datas:
         for source in data.raw_sources:
             sources.setdefault(_family(source), []).append(source)
@@ -72,7 +71,7 @@ def _whole_run_rows(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return frame[whole | ~pd.Series(has_whole, index=frame.index)]
 
 
-def _source_samples(source: evidence.ResultSource, family: str, columns: list[str]) -> dict[tuple, Samples]:
+def _source_samples(source: resultset.ResultSource, family: str, columns: list[str]) -> dict[tuple, Samples]:
     frame = source.frame.assign(_kind=source.kinds)
     derived = {m for m in frame["metric"].unique() if source.is_derived(str(m))}
     frame = frame[results.summarizable_mask(frame) & frame["_kind"].isin(COMPARED_KINDS)
@@ -88,7 +87,7 @@ def _source_samples(source: evidence.ResultSource, family: str, columns: list[st
     return found
 
 
-def samples(data: evidence.AuditData, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
+def samples(data: resultset.AuditData, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
     """{configuration key ((column, value) pairs): its samples} for the compared kinds."""
     table: dict[tuple, Samples] = {}
     for source in data.raw_sources:

@@ -217,9 +217,10 @@ def judge(kind: str, ratio: stats.ReplicateRatio, p_adjusted: float | None, alph
 
 
 def compare_tables(base: Mapping[tuple, table_mod.Samples], new: Mapping[tuple, table_mod.Samples],
-                   noise: Noise | None = None, *, confidence: float = 0.95) -> list[Row]:
-    """Every configuration on both sides, compared and judged as one family of tests."""
-    noise = noise or Noise()
+                   noise: Noise | None = None, *, confidence: float | None = None) -> list[Row]:
+    """Every configuration on both sides, compared and judged as one family of tests (``confidence`` None: the
+    schema's)."""
+    noise, confidence = noise or Noise(), stats.check_confidence(confidence)
     alpha = round(1.0 - confidence, 12)
     shared = sorted(set(base) & set(new), key=str)
     ratios, untestable = {}, {}

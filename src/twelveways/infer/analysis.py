@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import derived, plots, results
+from .. import derived, plots, results, stats
 
 PERFORMANCE_ROLES = ("performance", "search", "load_sweep")
 CRITERIA = ("result_valid", "latency_bound_satisfied", "min_duration_satisfied", "min_queries_satisfied",
@@ -180,11 +180,12 @@ def _filters(part: pd.DataFrame, columns) -> dict:
     return out
 
 
-def percentile_summaries(shown: pd.DataFrame, confidence: float = 0.95, note: str = "") -> list[dict]:
+def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, note: str = "") -> list[dict]:
     """p50/p90/p99 of every (variant, scenario)'s recorded latencies with exact order-statistic CIs (R8).
 
     Values stay in the rows' unit (ns); only valid rows are summarized, and the filters select them.
     """
+    confidence = stats.check_confidence(confidence)
     out = []
     usable = shown[shown["valid"].astype(bool)]
     for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
@@ -251,8 +252,9 @@ def ratio_rows(frame: pd.DataFrame, head: pd.DataFrame) -> list[dict]:
 
 
 def write_derived(path, raw_path, frame: pd.DataFrame, head: pd.DataFrame, summaries: list[dict], fits: list[dict],
-                  confidence: float = 0.95):
+                  confidence: float | None = None):
     """Write ``results/derived/infer.nc``: ratios with their bases, percentiles, fits, figure declarations."""
+    confidence = stats.check_confidence(confidence)
     bundle = derived.Derived(
         "infer", [Path(raw_path)], rows=ratio_rows(frame, head), summaries=summaries, fits=fits,
         figures=plots.declared(),

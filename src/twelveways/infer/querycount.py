@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ConfigError
+from ..evidence.settings import default_query_confidence
 
 #: Counts are rounded up to a multiple of this (2^13), as MLPerf does.
 ROUNDING = 2 ** 13
@@ -22,11 +23,13 @@ BELOW_MINIMUM_LABEL = "below the MLPerf statistical minimum"
 MIN_DURATION_S = 60.0
 
 
-def min_query_count(percentile: float, confidence: float = 0.99) -> int:
+def min_query_count(percentile: float, confidence: float | None = None) -> int:
     """Fewest queries for a ``percentile`` latency estimate at ``confidence`` (two-sided z).
 
-    ``percentile`` is a fraction in (0, 1): 0.90 for SingleStream's p90, 0.99 for Server.
+    ``percentile`` is a fraction in (0, 1): 0.90 for SingleStream's p90, 0.99 for Server; ``confidence``
+    None is the schema's ``infer.confidence`` (MLPerf's 0.99).
     """
+    confidence = default_query_confidence() if confidence is None else confidence
     if not 0 < percentile < 1:
         raise ConfigError(f"percentile must lie in (0, 1), got {percentile!r}")
     if not 0 < confidence < 1:
@@ -40,6 +43,6 @@ def min_query_count(percentile: float, confidence: float = 0.99) -> int:
 
 
 def below_statistical_minimum(queries: int, percentile: float, duration_s: float,
-                              confidence: float = 0.99) -> bool:
+                              confidence: float | None = None) -> bool:
     """Whether a run of ``queries`` lasting ``duration_s`` falls short of MLPerf's minimums."""
     return queries < min_query_count(percentile, confidence) or duration_s < MIN_DURATION_S

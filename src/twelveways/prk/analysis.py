@@ -95,8 +95,10 @@ def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
     return times
 
 
-def summarize(times: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Per configuration: n, median time with its exact CI, mean, Shapiro–Wilk p, PRK rate."""
+def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFrame:
+    """Per configuration: n, median time with its exact CI, mean, Shapiro–Wilk p, PRK rate (``confidence`` None:
+    the schema's)."""
+    confidence = stats.check_confidence(confidence)
     keys = [c for c in config_columns(times) if c in times.columns]
     rows = []
     for key, group in times.groupby(keys, observed=True, sort=True):
@@ -234,7 +236,7 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
     return pd.DataFrame(rows), bases
 
 
-def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float = 0.95) -> dict[str, tuple]:
+def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float | None = None) -> dict[str, tuple]:
     """Per implementation of one strong-scaling group: (AmdahlFit, speedup of its one-process run).
 
     The fit (``twelveways.stats.amdahl_fit``) takes one self-relative speedup per program run —
@@ -292,14 +294,14 @@ def _stop_note(group: pd.DataFrame) -> str:
 
 
 def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.DataFrame,
-                      confidence: float = 0.95) -> list[dict]:
+                      confidence: float | None = None) -> list[dict]:
     """Every per-configuration summary the notebook shows, with filters that select its raw rows.
 
     Time: median (exact CI, n, coverage, Shapiro–Wilk p) and arithmetic mean of the per-iteration
     time, which on several ranks is the maximum over ranks of each (run_id, iteration)
     (``rank_reduction``).  Rate: harmonic mean of the runs' own rate rows (PRK's rate per run).
     """
-    keys = [c for c in config_columns(times) if c in times.columns]
+    keys, confidence = [c for c in config_columns(times) if c in times.columns], stats.check_confidence(confidence)
     metric = next((m for m in TIME_METRICS if (samples["metric"] == m).any()), "time")
     rates = results.summarizable(samples)
     rates = rates[rates["metric"] == "rate"]
@@ -357,8 +359,9 @@ def fit_records(group: pd.DataFrame, fits: dict, drawn: dict) -> list[dict]:
 
 
 def write_derived(path, raw_path, samples: pd.DataFrame, times: pd.DataFrame, summary: pd.DataFrame,
-                  tables: dict[str, pd.DataFrame], fits: list[dict], attrs: dict, confidence: float = 0.95):
+                  tables: dict[str, pd.DataFrame], fits: list[dict], attrs: dict, confidence: float | None = None):
     """Write ``results/derived/prk.nc``: speedups, summaries, fits and this notebook's figure declarations."""
+    confidence = stats.check_confidence(confidence)
     bundle = derived.Derived(
         "prk", [Path(raw_path)], rows=derived_rows(tables), summaries=derived_summaries(samples, times, summary, confidence),
         fits=fits, figures=plots.declared(),

@@ -163,13 +163,13 @@ def _run_notebook(name: str, layout: Mapping, output: Path, checklist_json: Path
 def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
     """Audit the stored raw results and the freshly derived ones, as the workflow's checklist rule does;
     write ``output/checklist.json`` and ``.md`` and return the JSON's path."""
-    from .. import atomic
-    from ..checklist import audit, evidence
+    from .. import atomic, resultset
+    from ..checklist import audit
     from ..checklist import render as checklist_render
 
     raw = sorted(Path(layout["results_dir"]).glob("*.nc"))
-    data = evidence.load([*raw, *sorted(derived_dir.glob("*.nc"))], environment=layout["environment_json"],
-                         config=layout["config_json"])
+    data = resultset.load([*raw, *sorted(derived_dir.glob("*.nc"))], environment=layout["environment_json"],
+                          config=layout["config_json"])
     report = audit.run(data, appendix.claims_named(layout["config_json"]) if layout["config_json"] else None).to_dict()
     for fmt in ("json", "md"):
         atomic.write_text(output / f"checklist.{fmt}", checklist_render.RENDERERS[fmt](report), "checklist",

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..evidence.settings import default_confidence
+from ..evidence.settings import default_confidence, resolve_confidence
 
 #: What each profile is for (config/config.yaml is quick, config/full.yaml is full).
 PROFILE_PURPOSE = {
@@ -306,8 +306,10 @@ def _accuracy_cell(count: tuple[int, int] | None, confidence: float) -> str:
 
 
 def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Path | None, figures: Mapping[str, str],
-                         confidence: float = 0.95) -> str:
-    """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI."""
+                         confidence: float | None = None) -> str:
+    """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI
+    (``confidence`` None: the schema's)."""
+    confidence = resolve_confidence(confidence)
     variants = sorted({str(s.get("filters", {}).get("variant")) for f, s in summaries
                        if f == "infer" and s.get("filters", {}).get("variant")})
     if not variants:

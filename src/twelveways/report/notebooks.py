@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import families
 from ..cliargs import CONFIG_JSON, ENVIRONMENT_JSON
 from ..errors import TwelveWaysError
+from ..evidence.settings import schema_default
 
 KERNEL_NAME = "twelveways"
 KERNEL_DISPLAY_NAME = "Python (twelveways)"
@@ -299,12 +300,6 @@ def percent(fraction: float) -> str:
     return f"{100 * float(fraction):.6g}%"
 
 
-def _schema_default(key: str) -> float:
-    from ..config import load_schema
-
-    return float(load_schema()["properties"]["measurement"]["properties"][key]["default"])
-
-
 def settings(config_json: str | os.PathLike | None, confidence=None, ci_target=None) -> Settings:
     """``confidence`` and ``ci_target``: the notebook's parameter when set (papermill ``-p``), else the run's
     config (``measurement.*``), else the config schema's default.  Out of (0, 1): NotebookError."""
@@ -322,7 +317,7 @@ def settings(config_json: str | os.PathLike | None, confidence=None, ci_target=N
         elif measurement.get(key) is not None:
             values[key], origin[key] = float(measurement[key]), f"the run's config measurement.{key}"
         else:
-            values[key], origin[key] = _schema_default(key), f"config schema default of measurement.{key}"
+            values[key], origin[key] = schema_default(key), f"config schema default of measurement.{key}"
         if not 0 < values[key] < 1 and not (key == "ci_target" and values[key] == 1):
             raise NotebookError(f"{key} must lie between 0 and 1, got {values[key]!r} ({origin[key]})")
     return Settings(values["confidence"], values["ci_target"], origin)

@@ -11,7 +11,8 @@ quantile regression), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoin
 (warm-up and mid-run shifts of a run's per-iteration series) and ``stats.replicates`` (the
 two-level model: invocations, then iterations); import it from here.
 
-Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); results are
+Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); a ``confidence`` left
+None is the config schema's ``measurement.confidence`` (:func:`check_confidence`); results are
 small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 from .changepoint import Stability, min_series_length, stability
 from .compare import (Comparison, Kruskal, a12_magnitude, compare, detectable_ratio, effect_size, fdr_adjust,
                       holm_adjust, kruskal, mann_whitney, ranks_poolable, signed_rank)
-from .core import (KINDS, STATISTICS, Normality, as_values, geometric_mean, harmonic_mean, mean_ci, median_ci,
+from .core import (KINDS, STATISTICS, Normality, as_values, check_confidence, geometric_mean, harmonic_mean, mean_ci, median_ci,
                    median_ci_ranks, min_samples_for_ci, normality, percentile_ci, percentile_ci_ranks,
                    relative_half_width, skewness)
 from .replicates import (METHOD as REPLICATE_METHOD, Components, ReplicateRatio, components,
@@ -37,6 +38,7 @@ __all__ = [
     # normality and CIs (R5, R6)
     "Normality", "normality", "mean_ci", "ci", "median_ci", "median_ci_ranks", "percentile_ci",
     "percentile_ci_ranks", "min_samples_for_ci", "SampleSize", "samples_needed", "as_values", "relative_half_width",
+    "check_confidence",
     # comparisons (R7)
     "Comparison", "compare", "a12_magnitude", "Kruskal", "kruskal", "ranks_poolable", "fdr_adjust", "detectable_ratio",
     "mann_whitney", "signed_rank", "effect_size", "holm_adjust", "harmonic_mean", "geometric_mean", "skewness",

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import StatisticsError
-from .core import Record, as_values, check_confidence
+from .core import Record, as_values, check_confidence, check_fraction
 from .heap import collect_new_objects_only
 from .summary import Summary, summarize
 
@@ -57,7 +57,7 @@ class Comparison(Record):
         return self.p < self.alpha
 
 
-def compare(a, b, confidence: float = 0.95, *, alpha: float | None = None, kind: str = "cost",
+def compare(a, b, confidence: float | None = None, *, alpha: float | None = None, kind: str = "cost",
             unit: str | None = None) -> Comparison:
     """Is a different from b?  Median CIs (overlap?), Mann–Whitney U (two-sided), Cliff's delta and A12.
 
@@ -66,7 +66,7 @@ def compare(a, b, confidence: float = 0.95, *, alpha: float | None = None, kind:
     too small for the test ever to reach alpha, rather than "no difference".
     """
     confidence = check_confidence(confidence)
-    alpha = check_confidence(round(1.0 - confidence, 12) if alpha is None else alpha, "alpha")
+    alpha = check_fraction(round(1.0 - confidence, 12) if alpha is None else alpha, "alpha")
     xa, xb = as_values(a, "a", min_n=2), as_values(b, "b", min_n=2)
     sa = summarize(xa, kind, statistic="median", confidence=confidence, unit=unit)
     sb = summarize(xb, kind, statistic="median", confidence=confidence, unit=unit)
@@ -136,7 +136,7 @@ def kruskal(groups, *, alpha: float = 0.05) -> Kruskal:
     all (H is undefined).  Epsilon² = H/(n − 1) (Tomczak & Tomczak 2014) says how large a
     significant difference is.
     """
-    alpha = check_confidence(alpha, "alpha")
+    alpha = check_fraction(alpha, "alpha")
     names, data = _groups(groups)
     pooled = np.concatenate(data)
     if np.ptp(pooled) == 0:
@@ -213,7 +213,7 @@ def holm_adjust(p_values: Sequence[float], alpha: float = 0.05) -> tuple[list[bo
     handful of tests that must all hold (claims, a run's stability tests).  (rejected, adjusted)."""
     from statsmodels.stats.multitest import multipletests
 
-    alpha = check_confidence(alpha, "alpha")
+    alpha = check_fraction(alpha, "alpha")
     if not len(p_values):
         return [], []
     with collect_new_objects_only():  # multipletests' gc.collect() would walk the whole heap each call
@@ -229,7 +229,7 @@ def fdr_adjust(p_values: Sequence[float], alpha: float = 0.05) -> tuple[list[boo
     """
     from statsmodels.stats.multitest import multipletests
 
-    alpha = check_confidence(alpha, "alpha")
+    alpha = check_fraction(alpha, "alpha")
     if not len(p_values):
         return [], []
     rejected, adjusted, _, _ = multipletests(list(p_values), alpha=alpha, method="fdr_bh")

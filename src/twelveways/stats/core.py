@@ -18,6 +18,7 @@ from ..jsonvalue import plain
 from scipy import stats as sps
 
 from ..errors import StatisticsError
+from ..evidence.settings import resolve_confidence
 
 KINDS = ("cost", "rate", "ratio")
 #: statistics allowed per kind; the first is the default (R3: arithmetic mean for costs, harmonic for rates)
@@ -84,14 +85,21 @@ def as_values(values, name: str = "values", min_n: int = 1) -> np.ndarray:
     return arr
 
 
-def check_confidence(confidence: float, name: str = "confidence") -> float:
-    """Confidence levels are fractions; 95 instead of 0.95 is a common slip worth a clear error."""
+def check_confidence(confidence: float | None) -> float:
+    """A confidence level; None is the config schema's ``measurement.confidence`` (the only default,
+    :func:`twelveways.evidence.settings.default_confidence`), so every ``confidence=None`` here means it."""
+    return check_fraction(resolve_confidence(confidence), "confidence")
+
+
+def check_fraction(value: float, name: str) -> float:
+    """Confidence levels and significance levels are fractions; 95 instead of 0.95 is a common slip worth a
+    clear error."""
     try:
-        c = float(confidence)
+        c = float(value)
     except (TypeError, ValueError) as exc:
         raise StatisticsError(f"{name} must be a number in (0, 1)", cause=exc) from exc
     if not 0.0 < c < 1.0:
-        raise StatisticsError(f"{name} must lie in (0, 1) (e.g. 0.95), got {confidence}")
+        raise StatisticsError(f"{name} must lie in (0, 1) (e.g. 0.95), got {value}")
     return c
 
 
@@ -128,7 +136,7 @@ def check_sign(x: np.ndarray, kind: str, statistic: str) -> None:
 
 
 @lru_cache(maxsize=4096)
-def percentile_ci_ranks(n: int, q: float, confidence: float = 0.95) -> tuple[int, int, float] | None:
+def percentile_ci_ranks(n: int, q: float, confidence: float | None = None) -> tuple[int, int, float] | None:
     """1-based order-statistic ranks (j, k) and exact coverage of the CI of the q-quantile.
 
     The count of samples below the true q-quantile is Binomial(n, q), whatever the distribution
@@ -149,7 +157,7 @@ def percentile_ci_ranks(n: int, q: float, confidence: float = 0.95) -> tuple[int
     return j, k, coverage
 
 
-def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int, float] | None:
+def median_ci_ranks(n: int, confidence: float | None = None) -> tuple[int, int, float] | None:
     """Ranks (j, k) and coverage of the distribution-free CI of the median (n=20, 95%: 6, 15, 0.9586).
 
     None when n is too small for the confidence (n < 6 at 95%).
@@ -157,7 +165,7 @@ def median_ci_ranks(n: int, confidence: float = 0.95) -> tuple[int, int, float] 
     return percentile_ci_ranks(n, 0.5, confidence)
 
 
-def min_samples_for_ci(q: float = 0.5, confidence: float = 0.95) -> int:
+def min_samples_for_ci(q: float = 0.5, confidence: float | None = None) -> int:
     """Smallest n for which an exact two-sided CI of the q-quantile exists (6 for the median at 95%).
 
     Why: tail percentiles need many samples (p99 at 95% needs 368); say so before measuring.
@@ -197,7 +205,7 @@ def _order_statistic_ci(samples, q: float, confidence: float, axis):
     return part[..., j - 1], part[..., k - 1]
 
 
-def median_ci(samples, confidence: float = 0.95, *, axis: int | None = None):
+def median_ci(samples, confidence: float | None = None, *, axis: int | None = None):
     """Nonparametric CI of the median from exact binomial order-statistic ranks -> (low, high).
 
     No distributional assumption (R6).  One sample by default (the order statistics at
@@ -208,7 +216,7 @@ def median_ci(samples, confidence: float = 0.95, *, axis: int | None = None):
     return _order_statistic_ci(samples, 0.5, confidence, axis)
 
 
-def percentile_ci(samples, q: float, confidence: float = 0.95, *, axis: int | None = None):
+def percentile_ci(samples, q: float, confidence: float | None = None, *, axis: int | None = None):
     """CI of the q-quantile (q a fraction, 0.99 = p99) from exact binomial ranks (Binomial(n, q)).
 
     Tail latency is judged by percentiles (R8), and a percentile without a CI hides how few tail
@@ -251,7 +259,7 @@ def normality(values, alpha: float = 0.05, *, max_n: int = SHAPIRO_MAX_N, seed: 
     Little power below ~20 samples: "not rejected" is then weak evidence, and the note says so.
     """
     x = as_values(values, min_n=3)
-    alpha = check_confidence(alpha, "alpha")
+    alpha = check_fraction(alpha, "alpha")
     n = x.size
     used = x
     if n > max_n:
@@ -277,7 +285,7 @@ def normality(values, alpha: float = 0.05, *, max_n: int = SHAPIRO_MAX_N, seed: 
                      "; ".join(notes))
 
 
-def mean_ci(values, confidence: float = 0.95, *, alpha: float = 0.05, assume_normal: bool = False) -> tuple[float, float]:
+def mean_ci(values, confidence: float | None = None, *, alpha: float = 0.05, assume_normal: bool = False) -> tuple[float, float]:
     """t-based CI of the arithmetic mean, refused when Shapiro–Wilk rejects normality (R6).
 
     ``assume_normal=True`` skips the check; it is explicit so a reviewer can find it.  For a CI

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..errors import StatisticsError
+from .core import check_confidence
 
 #: How each relative-accuracy estimand is compared: (statsmodels ``compare``, whose counts are numerator).
 #: ``a/b`` acc_a/acc_b; ``points`` 100·(acc_a − acc_b); ``errors`` (1 − acc_b)/(1 − acc_a), a ratio of error counts.
@@ -43,11 +44,12 @@ def _counts(correct, items) -> tuple[int, int]:
     return correct, items
 
 
-def accuracy_ci(correct, items, confidence: float = 0.95) -> Accuracy:
+def accuracy_ci(correct, items, confidence: float | None = None) -> Accuracy:
     """The accuracy ``correct/items`` with its two-sided exact binomial (Clopper–Pearson) CI."""
     from statsmodels.stats.proportion import proportion_confint
 
     correct, items = _counts(correct, items)
+    confidence = check_confidence(confidence)
     low, high = proportion_confint(correct, items, alpha=1 - confidence, method="beta")
     return Accuracy(correct, items, correct / items, (float(low), float(high)), float(confidence))
 
@@ -65,7 +67,7 @@ def _arguments(estimand: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[t
 
 
 def relative_interval(estimand: str, a: tuple[int, int], b: tuple[int, int],
-                      confidence: float = 0.95) -> tuple[float, tuple[float, float]]:
+                      confidence: float | None = None) -> tuple[float, tuple[float, float]]:
     """(estimate, two-sided CI) of how accuracy ``a`` (correct, items) stands to ``b``, from both test sets.
 
     statsmodels' score interval for two independent binomials (``confint_proportions_2indep``;
@@ -78,7 +80,7 @@ def relative_interval(estimand: str, a: tuple[int, int], b: tuple[int, int],
     if compare == "ratio" and c2 == 0:
         raise StatisticsError("the base of the ratio has no counts (a perfect accuracy has no errors to compare)")
     estimate = (c1 / n1) / (c2 / n2) if compare == "ratio" else c1 / n1 - c2 / n2
-    low, high = confint_proportions_2indep(c1, n1, c2, n2, compare=compare, alpha=1 - confidence)
+    low, high = confint_proportions_2indep(c1, n1, c2, n2, compare=compare, alpha=1 - check_confidence(confidence))
     return scale * float(estimate), (scale * float(low), scale * float(high))
 
 

@@ -22,6 +22,7 @@ against ``scipy.stats.ttest_ind(equal_var=False)``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 
@@ -29,7 +30,7 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import StatisticsError
-from .core import Record, check_confidence
+from .core import Record, check_confidence, check_fraction
 
 METHOD = ("random-effects estimate over invocations (each invocation summarized by the mean of its iterations, "
           "harmonic mean for rates; log ratio of the means of the invocation summaries; Welch t interval with "
@@ -106,7 +107,7 @@ def _moderated(var: np.ndarray, df: int, prior: tuple[float, float] | None) -> t
     return (d0 * s0 + df * var) / (d0 + df), float(df + d0)
 
 
-def log_ratio_interval(log_numerator, log_denominator, confidence: float = 0.95, *, run_variance: float = 0.0,
+def log_ratio_interval(log_numerator, log_denominator, confidence: float | None = None, *, run_variance: float = 0.0,
                        run_df: float = math.inf, prior: tuple[float, float] | None = None):
     """(estimate, low, high, p, df) of the log ratio from invocation log summaries on the last axis.
 
@@ -157,13 +158,13 @@ class ReplicateRatio(Record):
 
 
 def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str = "cost", *,
-             confidence: float = 0.95, run_variance: float = 0.0, run_df: float = math.inf,
+             confidence: float | None = None, run_variance: float = 0.0, run_df: float = math.inf,
              prior: tuple[float, float] | None = None) -> ReplicateRatio:
     """Ratio of two configurations' summaries with the CI of the two-level model (module docstring).
 
     ``*_groups``: one sequence of iteration values per invocation.  No CI when neither side has two
     invocations (one replicate each cannot show how much a second one would differ)."""
-    kind = "cost" if kind == "quality" else kind
+    kind, confidence = "cost" if kind == "quality" else kind, check_confidence(confidence)
     log_n, log_d = log_summaries(numerator_groups, kind), log_summaries(denominator_groups, kind)
     est, low, high, p, df = (float(v) for v in log_ratio_interval(log_n, log_d, confidence, run_variance=run_variance,
                                                                    run_df=run_df, prior=prior))
@@ -179,7 +180,7 @@ def invocations_needed(invocation_variance: float, log_effect: float, *, alpha: 
     """Invocations per side for which Welch's test at ``alpha`` finds a log difference ``log_effect``
     with ``power`` (t quantiles from scipy, df = 2n - 2); None when even ``most`` are not enough
     (the difference is too small for this noise, or the between-run variance alone hides it)."""
-    alpha = check_confidence(alpha, "alpha")
+    alpha = check_fraction(alpha, "alpha")
     effect = abs(float(log_effect))
     if not effect:
         return None
@@ -241,7 +242,14 @@ def ratio_test(numerator_groups: Sequence, denominator_groups: Sequence, kind: s
     return p / 2.0 if toward else 1.0 - p / 2.0
 
 
-def summary_interval(groups: Sequence, kind: str = "cost", confidence: float = 0.95) -> tuple[float, float, float] | None:
+@functools.lru_cache(maxsize=4096)
+def t_quantile(q: float, df: float) -> float:
+    """Student's t quantile, remembered: an audit asks for the same few (confidence, df) pairs thousands of
+    times, and each scipy call costs about 0.1 ms."""
+    return float(sps.t.ppf(q, df))
+
+
+def summary_interval(groups: Sequence, kind: str = "cost", confidence: float | None = None) -> tuple[float, float, float] | None:
     """(summary, low, high) of one configuration from its invocations: the geometric mean of the invocation
     summaries with a t interval of their logs; the variance of one summary is never taken below what its
     iterations alone give (within-invocation variance / iterations: the between-invocation part clipped at
@@ -254,5 +262,5 @@ def summary_interval(groups: Sequence, kind: str = "cost", confidence: float = 0
     parts = components(groups, kind)
     variance = max(float(np.var(logs, ddof=1)), (parts.within or 0.0) / parts.iterations)
     centre = float(np.exp(logs.mean()))
-    half = float(sps.t.ppf(0.5 + check_confidence(confidence) / 2.0, logs.size - 1)) * math.sqrt(variance / logs.size)
+    half = t_quantile(0.5 + check_confidence(confidence) / 2.0, logs.size - 1) * math.sqrt(variance / logs.size)
     return centre, centre * math.exp(-half), centre * math.exp(half)

@@ -90,7 +90,7 @@ def _median_ratio(base: pd.Series, other: pd.Series, confidence: float):
         return float(np.median(base) / np.median(other)), None
 
 
-def speedups(runs: pd.DataFrame, score_table: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def speedups(runs: pd.DataFrame, score_table: pd.DataFrame, confidence: float | None = None) -> pd.DataFrame:
     """F1/F2: each parallel configuration against the 1-rank base, per iteration and end to end.
 
     per-iteration speedup = median time per step (base) / median time per step (config);
@@ -162,13 +162,14 @@ def generalisation(runs: pd.DataFrame) -> pd.DataFrame:
 CONFIG_METRICS = ("time_to_train", "time_per_step", "throughput")
 
 
-def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float = 0.95,
+def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float | None = None,
                    ci_notes: dict | None = None) -> list[dict]:
     """Per final configuration and metric: median over its runs with the CI, n and achieved coverage.
 
     Each summary's filters select the raw per-run rows it summarizes (iteration -1 of that
     config_id; invalid runs, which never reached the target, are not summarized).
     """
+    confidence = stats.check_confidence(confidence)
     usable = results.summarizable(samples)
     usable = usable[(usable["iteration"] == -1) & (usable["seed"] >= 0)]
     out = []
@@ -220,8 +221,9 @@ def derived_rows(samples: pd.DataFrame, speed: pd.DataFrame, runs: pd.DataFrame)
 
 
 def write_derived(path, raw_path, samples: pd.DataFrame, runs: pd.DataFrame, speed: pd.DataFrame,
-                  summaries: list[dict], confidence: float = 0.95):
+                  summaries: list[dict], confidence: float | None = None):
     """Write ``results/derived/train.nc``: speedups with their bases, medians, figure declarations."""
+    confidence = stats.check_confidence(confidence)
     bundle = derived.Derived(
         "train", [Path(raw_path)], rows=derived_rows(samples, speed, runs) if not speed.empty else [],
         summaries=summaries, figures=plots.declared(),

@@ -1,4 +1,4 @@
-"""R5's stability evidence: does each run's per-iteration series settle, or shift mid-run?
+"""Per-run stability of a result set: does each run's per-iteration series settle, or shift mid-run?
 
 A CI of the median says how precisely a run's iterations locate one value; it does not say the
 iterations came from one steady state.  Each run (configuration and ``run_id``) whose rows hold
@@ -6,8 +6,11 @@ iterations 1..N is tested in iteration order with :func:`twelveways.stats.stabil
 permutation-calibrated, so a spike is not a change).  The runs of a file are a family: their
 whole-series p-values are Holm-adjusted (statsmodels ``multipletests``), after re-testing the
 candidates' whole series with enough permutations for an adjusted p to fall below alpha.  Changes smaller than
-the CI target are ignored.  A warm-up past iteration 0 or a mid-run shift makes R5 warn, naming
+the CI target are ignored.  A warm-up past iteration 0 or a mid-run shift is a finding naming
 the run, the iteration and the size: the summaries drop iteration 0 only, so both are summarized.
+
+The findings are plain (:class:`Finding`: words and numbers): the checklist's R5 warns on them and
+shows them as its evidence; ``twelveways compare`` shows them per side (:func:`lines`).
 """
 
 from __future__ import annotations
@@ -16,15 +19,19 @@ import dataclasses
 import math
 
 import numpy as np
+import pandas as pd
 
-from .. import stats
-from .evidence import describe
-from .model import Status, ev
+from . import stats
+from .resultset import AuditData, describe
 
 ALPHA = 0.01
 #: Cap on permutations x values of one re-test (a family of many long runs cannot ask for more).
 MAX_WORK = 50_000_000
 SHOWN = 5
+#: What every finding reads.
+FIELDS = ("column iteration", "column run_id", "column value")
+#: The finding that states the method (compare's per-side lines leave it out).
+METHOD = "how stability is judged"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,15 +43,23 @@ class Series:
     significant: bool = False
 
 
-def judge(src, rows, target: float, reduce=None) -> tuple[Status, list]:
-    """Warn on runs with a warm-up past iteration 0 or a shift; else a short "stable: N of M" line.
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One finding in words (``what``) with its numbers (``value``), read from :data:`FIELDS` of one file."""
 
-    ``reduce(src, rows, keys)`` turns per-rank rows into the per-iteration values R5 judges (its
-    maximum over ranks), so a run's series is the one its summary is made of.
+    what: str
+    value: object
+
+
+def findings(src, rows, target: float, reduce=None) -> tuple[bool, list[Finding]]:
+    """(whether a run warms up past iteration 0 or shifts, the findings); a short "stable: N of M" when none does.
+
+    ``reduce(src, rows, keys)`` turns per-rank rows into the per-iteration values judged (their
+    maximum over ranks, :func:`max_over_ranks`), so a run's series is the one its summary is made of.
     """
     found = _family(_series(src, rows, reduce), target)
     if not found:
-        return Status.PASS, []
+        return False, []
     judged = [s for s in found if not s.result.inconclusive]
     flagged = [s for s in judged if s.significant and not s.result.steady]
     warmups = [s for s in judged if s.significant and s.result.steady and s.result.warmup_end > 0]
@@ -53,16 +68,55 @@ def judge(src, rows, target: float, reduce=None) -> tuple[Status, list]:
               "mid-run shift": sum(s.result.state == "shift" for s in flagged),
               "never steady": sum(s.result.state == "unsteady" for s in flagged),
               "too short to judge": len(found) - len(judged)}
-    fields = ("column iteration", "column run_id", "column value")
-    evidence = [ev(f"stable: {counts['stable']} of {len(judged)} per-iteration series", counts, src.path, *fields),
-                ev("how stability is judged", _reading(target, len(judged)), src.path, *fields)]
+    out = [Finding(f"stable: {counts['stable']} of {len(judged)} per-iteration series", counts),
+           Finding(METHOD, _reading(target, len(judged)))]
     for s in sorted(flagged, key=lambda s: -abs(s.result.shift or 0))[:SHOWN]:
-        evidence.append(ev(f"{s.label}: {s.result.describe(s.unit, s.iterations)}", _numbers(s), src.path, *fields))
+        out.append(Finding(f"{s.label}: {s.result.describe(s.unit, s.iterations)}", _numbers(s)))
     for s in sorted(warmups, key=lambda s: -s.result.warmup_end)[:SHOWN]:
-        evidence.append(ev(f"{s.label}: {s.result.describe(s.unit, s.iterations)} (iterations "
-                           f"{s.iterations[0]}..{s.iterations[s.result.warmup_end - 1]} are summarized)",
-                           _numbers(s), src.path, *fields))
-    return (Status.WARN if flagged or warmups else Status.PASS), evidence
+        out.append(Finding(f"{s.label}: {s.result.describe(s.unit, s.iterations)} (iterations "
+                           f"{s.iterations[0]}..{s.iterations[s.result.warmup_end - 1]} are summarized)", _numbers(s)))
+    return bool(flagged or warmups), out
+
+
+def measured_rows(src) -> tuple[pd.DataFrame, int]:
+    """Summarizable, finite cost/rate rows that are measurements (not derived, not tuning); and the non-finite count."""
+    rows = src.frame[src.kinds.isin(["cost", "rate"])]
+    rows = rows[rows["valid"] & (rows["iteration"] != 0)]
+    finite_mask = np.isfinite(rows["value"].astype(float))
+    not_finite = int((~finite_mask).sum())
+    rows = rows[finite_mask]
+    rows = rows[~rows["metric"].isin({m for m in set(rows["metric"]) if src.is_derived(m)})]
+    if "role" in rows:
+        rows = rows[rows["role"] != "tuning"]
+    return rows, not_finite
+
+
+def max_over_ranks(src, rows, keys):
+    """Per-rank rows of a file whose stated rank summary is the max over ranks become that max.
+
+    The adaptive repetition targets the CI of the per-iteration maximum over ranks (R10): a
+    single rank's CI is not what was summarized, so the maximum is what is judged.
+    """
+    summary = str(src.declared("rank_summary", "")).lower()
+    if "max" not in summary or "rank" not in rows or "run_id" not in rows or not (rows["rank"] >= 0).any():
+        return rows
+    per_rank, whole = rows[rows["rank"] >= 0], rows[rows["rank"] < 0]
+    by = [k for k in keys if k != "rank"] + [c for c in ("run_id", "iteration") if c not in keys]
+    reduced = per_rank.loc[per_rank.groupby(by, sort=False, dropna=False)["value"].idxmax()].copy()
+    reduced["rank"] = -1
+    return pd.concat([reduced, whole]) if len(whole) else reduced
+
+
+def lines(data: AuditData) -> list[str]:
+    """The findings in words, per raw file, without the method (``twelveways compare`` shows them per side)."""
+    out = []
+    for src in data.raw_sources:
+        rows, _ = measured_rows(src)
+        if not len(rows):
+            continue
+        _, found = findings(src, rows, data.measurement(src, "ci_target"), reduce=max_over_ranks)
+        out += [f"{src.path}: {item.what}" for item in found if item.what != METHOD]
+    return out
 
 
 def _series(src, rows, reduce=None) -> list[tuple[str, str, list, np.ndarray]]:

@@ -1,5 +1,8 @@
 """Claims written by authors, checked against the data with the right statistics.
 
+Below the checklist and ``twelveways compare``: the audit checks the claims of a result set, and
+``twelveways reproduce`` checks the same claims on a stored and a new one.
+
 A claims file is YAML: a list (or ``{claims: [...]}``) of::
 
     - id: transpose-mpi-2x
@@ -10,7 +13,7 @@ A claims file is YAML: a list (or ``{claims: [...]}``) of::
       b: {workload: transpose, implementation: mpi4py, ranks: 2}     # the base case
       at_least: 2.0            # and/or at_most
       match: [size]            # optional: compare at the largest level both sides share
-      confidence: 0.95         # optional (default 0.95)
+      confidence: 0.95         # optional (default: the config schema's measurement.confidence)
       relative_accuracy: relative   # accuracy_relative only (F12): absolute_points | relative | relative_to_errors
 
 **Replicates only.**  Each side must select replicates of one configuration: its samples may
@@ -56,22 +59,44 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .. import inputs, stats
-from ..errors import ClaimError
-from ..inputs import brief
-from .evidence import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
-from .model import ClaimResult, ClaimVerdict
+from . import inputs, stats
+from .errors import ClaimError
+from .evidence.settings import default_confidence
+from .inputs import brief
+from .jsonvalue import plain
+from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
 KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "match", "confidence",
         "relative_accuracy", "note"}
+
+
+class ClaimVerdict(str, Enum):
+    SUPPORTED = "supported"
+    NOT_SUPPORTED = "not_supported"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass
+class ClaimResult:
+    id: str
+    statement: str
+    verdict: ClaimVerdict
+    numbers: dict = field(default_factory=dict)
+    message: str = ""
+    origin: str = ""
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
+                "numbers": plain(self.numbers), "message": self.message, "origin": self.origin}
 
 
 @dataclass
@@ -85,9 +110,13 @@ class Claim:
     at_least: float | None = None
     at_most: float | None = None
     match: list = field(default_factory=list)
-    confidence: float = 0.95
+    confidence: float | None = None  # None: the config schema's measurement.confidence
     relative_accuracy: str | None = None
     origin: str = ""
+
+    def __post_init__(self):
+        if self.confidence is None:
+            self.confidence = default_confidence()
 
 
 def parse_claim(item, origin: str, index: int) -> Claim:
@@ -122,7 +151,7 @@ def parse_claim(item, origin: str, index: int) -> Claim:
             got = "none given" if definition is None else f"got {definition!r}"
             raise ClaimError(f"{where}: a relative-accuracy claim must say which relative accuracy it means "
                              f"(relative_accuracy: {' | '.join(DEFINITIONS)}; {got}) (F12)")
-    confidence = _number(item.get("confidence", 0.95), f"{where}: confidence")
+    confidence = _number(item["confidence"], f"{where}: confidence") if "confidence" in item else default_confidence()
     if not 0 < confidence < 1:
         raise ClaimError(f"{where}: confidence must lie in (0, 1), got {confidence}")
     match = item.get("match") or []
@@ -555,7 +584,7 @@ ACCURACY_TEXT = {"a/b": "acc_a/acc_b", "points": "100·(acc_a − acc_b) in perc
 
 def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confidence: Fraction) -> dict:
     """Each side's accuracy with its exact binomial CI; the estimate's interval and test from both test sets."""
-    from ..stats import proportion
+    from .stats import proportion
 
     level = float(confidence)
     sides = {key: proportion.accuracy_ci(*count, level) for key, count in zip(("a", "b"), counts)}

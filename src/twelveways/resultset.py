@@ -1,7 +1,10 @@
-"""Read the evidence the checks need from results files (rows + attributes) and metadata.
+"""An audited result set: results files of any format as typed sources (rows + attributes), and metadata.
 
-The results files carry the evidence as rows (one per sample, ``twelveways.results``) and as
-attributes; dict/list attributes are JSON strings.  The full list of attributes and columns each
+What the checklist, the claims (``twelveways.claims``) and ``twelveways compare`` read, below all
+three: :func:`load` opens files or trees through ``twelveways.readers`` (imported when called) into
+:class:`ResultSource` objects gathered in one :class:`AuditData`.  The results files carry the
+evidence as rows (one per sample, ``twelveways.results``) and as attributes; dict/list attributes
+are JSON strings.  The full list of attributes and columns each
 check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
 defined here, in one place:
 
@@ -13,7 +16,7 @@ defined here, in one place:
   ``count``;
 * ``summaries`` attribute: JSON list of ``{metric, statistic, kind?, filters?, value?, ci?,
   confidence?, ci_method?, ci_target?, normality_checked?, note?, base_case?, base_value?}``;
-* ``claims`` attribute: JSON list in the claims-file format (``claims.py``);
+* ``claims`` attribute: JSON list in the claims-file format (``twelveways.claims``);
 * per-sample annotation columns that are not factors: :data:`ANNOTATION_COLUMNS`;
 * synonyms accepted: ``time_to_train`` for ``time_to_quality``, ``time_per_step`` for
   ``iteration_time``, ``sparsification`` for ``approximation`` (:data:`TIME_TO_QUALITY`,
@@ -38,11 +41,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import inputs, results
-from ..evidence.kinds import MetricKind, rate_kind
-from ..evidence import registry
-from ..evidence.settings import schema_default
-from ..errors import AuditInputError
+from . import inputs, results
+from .evidence import registry
+from .evidence.settings import schema_default
+from .errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
               "min": 60.0, "h": 3600.0}
@@ -331,7 +333,7 @@ class AuditData:
     config_path: str = ""
     claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
     claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
-    claim_results: list = field(default_factory=list)   # model.ClaimResult
+    claim_results: list = field(default_factory=list)   # claims.ClaimResult
     skipped: list = field(default_factory=list)         # (path, why) of files in the trees that were not read
     #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
     summary_rows_cache: dict = field(default_factory=dict, repr=False)
@@ -407,7 +409,7 @@ def open_source(path: str | Path) -> ResultSource:
 
     A file that holds several results (none today) gives its first; use :func:`load` for trees.
     """
-    from .. import readers
+    from . import readers
 
     loaded = readers.read_paths([path])
     return ResultSource(loaded[0].path, loaded[0].ds)
@@ -421,7 +423,7 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
          csv_metadata: str | Path | None = None, csv_map: Mapping | None = None,
          csv_set: Mapping | None = None) -> AuditData:
     """Open every input (files or trees, any format ``twelveways.readers`` knows) and the optional metadata."""
-    from .. import readers
+    from . import readers
 
     if not paths:
         raise AuditInputError("no results files given")
@@ -437,50 +439,6 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
     if config:
         data.config, data.config_path = read_json(config, "configuration dump"), str(config)
     return data
-
-
-# ------------------------------------------------------------------ check domains
-
-def _distinct(data: "AuditData", column: str) -> pd.Series:
-    """The distinct values of a column: "is there any row that ..." asks each value once, not each row."""
-    return pd.Series(data.frame[column].unique(), dtype=object).astype(str)
-
-
-def _has_training(data: "AuditData") -> bool:
-    return bool(_distinct(data, "benchmark").str.lower().isin(TRAIN_BENCHMARKS).any()
-                or _distinct(data, "metric").isin(TRAIN_METRICS).any())
-
-
-def _has_inference(data: "AuditData") -> bool:
-    return bool(_distinct(data, "benchmark").str.lower().isin(INFER_BENCHMARKS).any()
-                or _distinct(data, "metric").str.lower().str.contains("latency").any())
-
-
-def _has_parallel(data: "AuditData") -> bool:
-    fr = data.frame
-    return bool(((fr["ranks"] > 1) | (fr["threads"] > 1)).any())
-
-
-def _has_rates(data: "AuditData") -> bool:
-    return bool((data.kinds == "rate").any())
-
-
-def _has_op_rates(data: "AuditData") -> bool:
-    valid = data.frame[data.frame["valid"].astype(bool)]
-    return any(rate_kind(unit) is MetricKind.OP_RATE for unit in valid["unit"].astype(str).unique())
-
-
-#: Domain name -> (what the results must hold, test).  A check declared with a domain is not
-#: applicable to results outside it (e.g. F2, a training fallacy, on inference-only results).
-DOMAINS = {
-    "training": ("training rows (benchmark train/training or a training metric)", _has_training),
-    "inference": ("inference rows (benchmark infer/inference or a latency metric)", _has_inference),
-    "ml": ("training or inference rows", lambda data: _has_training(data) or _has_inference(data)),
-    "parallel": ("rows with ranks > 1 or threads > 1", _has_parallel),
-    "rates": ("rate rows (unit ending in /s)", _has_rates),
-    "op_rates": ("valid operation-rate rows (op/s, flop/s; bytes/s and samples, queries or items per second are not "
-                 "operation rates)", _has_op_rates),
-}
 
 
 def excluded_runs(data: "AuditData") -> list[str]:
