@@ -285,3 +285,26 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
     alpha = 1 - cfg["measurement"]["confidence"]
     allowed = next(k for k in range(len(tested) + 1) if scipy_stats.binom.sf(k, len(tested), alpha) < 1e-3)
     assert len(tested) == 4 and len(called) <= allowed, (called, allowed, floor_record["run_levels"])
+
+
+def test_a_run_level_of_few_aa_pairs_is_moderated_towards_the_group_above():
+    """Two A/A pairs of one kernel (2 df, here both zero) borrow strength from the family's pooled level:
+    Smyth's (d0·s0² + d·s²)/(d0 + d) on d0 + d df, d0 capped; the family itself stays as measured."""
+    from twelveways.compare import noise
+    from twelveways.stats import replicates
+
+    def key(kernel, impl, size):
+        return (("family", "prk"), ("workload", kernel), ("implementation", impl), ("size", size))
+
+    terms = {key("nstream", "c-serial", 1): 0.0, key("nstream", "c-serial", 2): 0.0,
+             **{key("stencil", "numpy", n): 0.004 for n in range(6)}}
+    levels = {tuple(level["group"]): level for level in noise.pooled_levels(terms)}
+    family = levels[("prk",)]
+    assert family["df"] == 8 and family["variance"] == pytest.approx(6 * 0.004 / 8)
+    kernel = levels[("prk", "nstream")]
+    d0 = min(8, replicates.PRIOR_DF_CAP)
+    assert kernel["raw_variance"] == 0.0 and kernel["df"] == d0 + 2
+    assert kernel["variance"] == pytest.approx(d0 * family["variance"] / (d0 + 2))
+    assert kernel["moderated_by"] == family["name"]
+    inner = levels[("prk", "nstream", "c-serial")]
+    assert inner["variance"] == pytest.approx(d0 * kernel["variance"] / (d0 + 2))

@@ -10,16 +10,19 @@ Any problem becomes one :class:`ConfigError` line naming the key.
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError as SchemaViolation
+from typing import TYPE_CHECKING
 
 from . import inputs
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError as SchemaViolation
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -63,8 +66,15 @@ def _with_family_switches(schema: dict) -> dict:
     return schema
 
 
-def _with_defaults(validator_class):
-    """A validator that also writes each property's ``default`` into the instance."""
+@functools.cache
+def _defaulting_validator():
+    """A JSON-schema validator that also writes each property's ``default`` into the instance.
+
+    Built on first use: importing jsonschema costs about 2 s (its format checkers compile grammars),
+    and most commands only read the schema's defaults."""
+    from jsonschema import Draft202012Validator, validators
+
+    validator_class = Draft202012Validator
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def set_defaults(validator, properties, instance, schema):
@@ -75,9 +85,6 @@ def _with_defaults(validator_class):
         yield from validate_properties(validator, properties, instance, schema)
 
     return validators.extend(validator_class, {"properties": set_defaults})
-
-
-_DefaultingValidator = _with_defaults(Draft202012Validator)
 
 
 def _key_of(error: SchemaViolation) -> str:
@@ -125,7 +132,7 @@ def validate(config: Mapping | None, schema: dict | None = None) -> dict:
         raise ConfigError(f"config must be a mapping of keys to values, got {type(config).__name__}")
     schema = schema if schema is not None else load_schema()
     instance = copy.deepcopy(dict(config))
-    validator = _DefaultingValidator(schema)
+    validator = _defaulting_validator()(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: (len(list(e.absolute_path)), list(map(str, e.absolute_path))))
     if errors:
         key, problem = _describe(errors[0])

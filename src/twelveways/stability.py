@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .resultset import AuditData, describe
+from .resultset import AuditData, describe, group_codes, group_positions
 
 ALPHA = 0.01
 #: Cap on permutations x values of one re-test (a family of many long runs cannot ask for more).
@@ -35,8 +35,21 @@ METHOD = "how stability is judged"
 
 
 @dataclasses.dataclass(frozen=True)
+class Label:
+    """A run's name, written only when a finding shows it (a round of files has thousands of runs)."""
+
+    keys: tuple
+    values: tuple
+    varying: frozenset
+    run: object
+
+    def __str__(self) -> str:
+        return f"{describe(dict(zip(self.keys, self.values)), set(self.varying))} run {self.run}".strip()
+
+
+@dataclasses.dataclass(frozen=True)
 class Series:
-    label: str
+    label: Label
     unit: str
     iterations: list
     result: stats.Stability
@@ -102,7 +115,9 @@ def max_over_ranks(src, rows, keys):
         return rows
     per_rank, whole = rows[rows["rank"] >= 0], rows[rows["rank"] < 0]
     by = [k for k in keys if k != "rank"] + [c for c in ("run_id", "iteration") if c not in keys]
-    reduced = per_rank.loc[per_rank.groupby(by, sort=False, dropna=False)["value"].idxmax()].copy()
+    codes = group_codes(per_rank, by)
+    order = np.lexsort((-per_rank["value"].to_numpy(dtype=float), codes))  # stable: the first of equal maxima
+    reduced = per_rank.iloc[order[np.r_[True, np.diff(codes[order]) != 0]]].copy()
     reduced["rank"] = -1
     return pd.concat([reduced, whole]) if len(whole) else reduced
 
@@ -130,14 +145,12 @@ def _series(src, rows, reduce=None) -> list[tuple[str, str, list, np.ndarray]]:
     found = []
     iterations, values = rows["iteration"].to_numpy(), rows["value"].to_numpy(dtype=float)
     units = rows["unit"].to_numpy()
-    groups = rows.groupby(keys + ["run_id"], sort=False, dropna=False).indices  # positions, no sub-frames
-    for key, where in sorted(groups.items(), key=lambda item: item[1][0]):  # in order of first appearance
-        key = key if isinstance(key, tuple) else (key,)
+    for key, where in group_positions(rows, keys + ["run_id"]):  # in order of first appearance
         numbers = iterations[where]
         if where.size < 2 or np.unique(numbers).size != numbers.size:  # no order to read
             continue
         where = where[np.argsort(numbers, kind="stable")]
-        label = f"{describe(dict(zip(keys, key[:-1])), varying)} run {key[-1]}".strip()
+        label = Label(tuple(keys), tuple(key[:-1]), frozenset(varying), key[-1])
         found.append((label, str(units[where[0]]), [int(i) for i in iterations[where]], values[where]))
     return found
 

@@ -22,7 +22,8 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
-from ..resultset import AuditData, describe, finite, is_percentile, normalize_statistic, select, truthy
+from ..resultset import (AuditData, describe, finite, group_positions, is_percentile, normalize_statistic, select,
+                         truthy)
 from . import restate
 from .model import Status, check, ev, judged, worst
 
@@ -328,10 +329,10 @@ def r4_ratios(data: AuditData):
 
 # ------------------------------------------------------------------ R5
 
-def _noted(src, group, metric: str) -> str:
-    """A recorded reason why a configuration's CI may miss the target."""
-    if "stop_reason" in group:
-        reasons = {str(r) for r in group["stop_reason"].tolist()} - {"", "ci_target_met"}
+def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str) -> str:
+    """A recorded reason why the configuration at row positions ``where`` may miss the CI target."""
+    if "stop_reason" in rows:
+        reasons = {str(r) for r in rows["stop_reason"].to_numpy()[where]} - {"", "ci_target_met"}
         if reasons:
             return "stop_reason: " + ", ".join(sorted(reasons))
     notes = src.attr("ci_notes", {})
@@ -339,8 +340,9 @@ def _noted(src, group, metric: str) -> str:
         return str(notes[metric])
     for s in src.summaries():
         if s.get("metric") == metric and str(s.get("note", "")).strip():
+            first = rows.iloc[int(where[0])]
             filters = s.get("filters") or {}
-            if all(str(group[k].iloc[0]) == str(v) for k, v in filters.items() if k in group and not isinstance(v, list)):
+            if all(str(first[k]) == str(v) for k, v in filters.items() if k in rows and not isinstance(v, list)):
                 return str(s["note"])
     return ""
 
@@ -348,7 +350,7 @@ def _noted(src, group, metric: str) -> str:
 def _stability(src, rows, target: float) -> tuple[Status, list]:
     """R5's stability findings (``twelveways.stability``) as a status and evidence: a warm-up past iteration 0
     or a mid-run shift warns."""
-    unsteady, found = stability.findings(src, rows, target, reduce=stability.max_over_ranks)
+    unsteady, found = stability.findings(src, rows, target)  # rows already reduced over ranks
     evidence = [ev(item.what, item.value, src.path, *stability.FIELDS) for item in found]
     return (Status.WARN if unsteady else Status.PASS), evidence
 
@@ -361,6 +363,8 @@ def r5_confidence_intervals(data: AuditData):
         confidence = data.measurement(src, "confidence")
         target = data.measurement(src, "ci_target")
         rows, not_finite = stability.measured_rows(src)
+        if len(rows):  # what is summarized per iteration: the maximum over ranks where the file says so (R10)
+            rows = stability.max_over_ranks(src, rows, [c for c in src.factor_columns if c in rows.columns])
         counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
                   "too_few_noted": 0, "too_few_unnoted": 0, "one_replicate": 0}
         cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
@@ -438,13 +442,10 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
     keys = [c for c in src.factor_columns if c in rows.columns]
     if not len(rows):
         return cases
-    rows = stability.max_over_ranks(src, rows, keys)
     varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
     stated = ci_level(src, rows)
     arrays = _R5Arrays.of(src, rows, stated)
-    groups = rows.groupby(keys, sort=False, dropna=False).indices  # positions, no sub-frames
-    for key, where in sorted(groups.items(), key=lambda item: item[1][0]):  # in order of first appearance
-        key = key if isinstance(key, tuple) else (key,)
+    for key, where in group_positions(rows, keys):  # in order of first appearance
         # nested data (values inside processes, iterations inside invocations): the CI is over the
         # replicates' means, not pooled values (replicates counted at the outermost random level)
         level = stated or arrays.replicate_level(where)
@@ -466,7 +467,7 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
         if width <= target:
             counts["within_target"] += 1
             continue
-        note = _noted(src, rows.iloc[where], str(arrays.metric[where[0]]))
+        note = _noted(src, rows, where, str(arrays.metric[where[0]]))
         counts[("too_few_" if low is None else "wide_") + ("noted" if note else "unnoted")] += 1
         cases.append((width, describe(dict(zip(keys, key)), varying), values.size,
                       None if low is None else [low, high], note))

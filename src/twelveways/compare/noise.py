@@ -52,21 +52,37 @@ def _group_name(group: tuple) -> str:
 
 def pooled_levels(terms: dict[tuple, float]) -> list[dict]:
     """Pooled between-run variances per (family, kernel, implementation), (family, kernel) and family,
-    each from at least two A/A configurations (the family as a whole from any)."""
+    each from at least two A/A configurations (the family as a whole from any); a group's variance is
+    moderated towards the group above it (:func:`_moderate`)."""
     groups: dict[tuple, list[float]] = {}
     for key, term in terms.items():
         named = dict(key)
         family, workload, implementation = (str(named.get(c, "")) for c in ("family", "workload", "implementation"))
         for group in ((family, workload, implementation), (family, workload), (family,)):
             groups.setdefault(group, []).append(term)
-    levels = []
-    for group, values in sorted(groups.items()):
+    levels: dict[tuple, dict] = {}
+    for group, values in sorted(groups.items(), key=lambda item: len(item[0])):  # parents first
         if len(values) < 2 and len(group) > 1:
             continue
-        variance = max(0.0, sum(values) / len(values))
-        levels.append({"group": list(group), "variance": variance, "relative_sd": math.sqrt(variance),
-                       "df": len(values), "configurations": len(values), "name": _group_name(group)})
-    return levels
+        raw = max(0.0, sum(values) / len(values))
+        variance, df, prior = _moderate(raw, len(values), levels.get(group[:-1]))
+        levels[group] = {"group": list(group), "variance": variance, "relative_sd": math.sqrt(variance), "df": df,
+                         "configurations": len(values), "name": _group_name(group), "raw_variance": raw,
+                         "moderated_by": prior}
+    return [levels[group] for group in sorted(levels)]
+
+
+def _moderate(raw: float, pairs: int, parent: dict | None) -> tuple[float, float, str | None]:
+    """(variance, df, parent name): a group of few A/A pairs borrows strength from the group above it
+    (Smyth's moderated variance, as :func:`twelveways.stats.replicates.family_prior` does for invocations):
+    (d0·s0² + d·s²)/(d0 + d) on d0 + d degrees of freedom, d0 the parent's df capped at
+    ``PRIOR_DF_CAP``.  Two pairs alone give an estimate on 2 df, whose t quantile (4.3) would hide
+    any difference smaller than the noise itself."""
+    if parent is None:
+        return raw, float(pairs), None
+    prior_df = float(min(parent["df"], stats.replicates.PRIOR_DF_CAP))
+    variance = (prior_df * parent["variance"] + pairs * raw) / (prior_df + pairs)
+    return variance, prior_df + pairs, parent["name"]
 
 
 def measure(first: sides.Side, second: sides.Side, *, confidence: float | None = None) -> dict:

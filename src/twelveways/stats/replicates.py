@@ -77,16 +77,24 @@ def log_summaries(groups: Sequence, kind: str = "cost") -> np.ndarray:
 def components(groups: Sequence, kind: str = "cost") -> Components:
     """Between- and within-invocation variance (log scale, method of moments) of one configuration."""
     logs = log_summaries(groups, kind)
-    arrays = [np.log(np.asarray(g, dtype=float)[np.asarray(g, dtype=float) > 0]) for g in groups]
-    arrays = [a for a in arrays if a.size]
-    sizes = np.array([a.size for a in arrays])
-    within_df = int((sizes - 1).sum())
-    within = float(sum(((a - a.mean()) ** 2).sum() for a in arrays) / within_df) if within_df else None
+    within, iterations = _within(groups)
     summary = float(np.var(logs, ddof=1)) if logs.size >= 2 else None
     between = None
     if summary is not None:
-        between = max(0.0, summary - (within or 0.0) / float(np.mean(sizes)))
-    return Components(int(logs.size), float(np.mean(sizes)), between, within, summary)
+        between = max(0.0, summary - (within or 0.0) / iterations)
+    return Components(int(logs.size), iterations, between, within, summary)
+
+
+def _within(groups: Sequence) -> tuple[float | None, float]:
+    """(pooled within-invocation variance of the log values or None without a degree of freedom, mean
+    values per invocation)."""
+    arrays = [np.asarray(g, dtype=float) for g in groups]
+    arrays = [np.log(a[a > 0]) for a in arrays]
+    arrays = [a for a in arrays if a.size]
+    sizes = [a.size for a in arrays]
+    within_df = sum(sizes) - len(sizes)
+    within = float(sum(float(((a - a.mean()) ** 2).sum()) for a in arrays) / within_df) if within_df else None
+    return within, float(np.mean(sizes))
 
 
 def _side_terms(logs: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -259,8 +267,8 @@ def summary_interval(groups: Sequence, kind: str = "cost", confidence: float | N
     logs = log_summaries(groups, kind)
     if logs.size < 2:
         return None
-    parts = components(groups, kind)
-    variance = max(float(np.var(logs, ddof=1)), (parts.within or 0.0) / parts.iterations)
+    within, iterations = _within(groups)
+    variance = max(float(np.var(logs, ddof=1)), (within or 0.0) / iterations)
     centre = float(np.exp(logs.mean()))
     half = t_quantile(0.5 + check_confidence(confidence) / 2.0, logs.size - 1) * math.sqrt(variance / logs.size)
     return centre, centre * math.exp(-half), centre * math.exp(half)
