@@ -492,7 +492,8 @@ class _R5Arrays:
         return cls(rows["value"].to_numpy(dtype=float), rows["metric"].to_numpy(), kinds == "rate", runs, level)
 
     def replicate_level(self, where: np.ndarray) -> str:
-        """``run_id`` when the rows are several invocations of several values each (see :func:`replicate_level`)."""
+        """``run_id`` when the rows are several invocations of several values each: the replicates are the
+        invocations, and iterations describe one (they never multiply n)."""
         if self.runs is None:
             return ""
         distinct = np.unique(self.runs[where][self.runs[where] >= 0]).size
@@ -525,14 +526,6 @@ class _R5Arrays:
         runs = [run_values[codes == code] for code in np.unique(codes[codes >= 0])]
         kind = "rate" if self.rate[where[0]] else "cost"
         return stats.replicates.summary_interval(runs, kind, confidence)
-
-
-def replicate_level(group: pd.DataFrame) -> str:
-    """``run_id`` when a configuration's rows are several invocations of several values each: its
-    replicates are the invocations, and iterations describe one (they never multiply n)."""
-    if "run_id" not in group or group["run_id"].nunique() < 2 or len(group) <= group["run_id"].nunique():
-        return ""
-    return "run_id"
 
 
 def ci_level(src, rows) -> str:
