@@ -207,3 +207,20 @@ def test_training_vocabulary_synonyms_are_understood(tmp_path):
     assert (statuses["F2"], statuses["F3"], statuses["F4"]) == (Status.PASS, Status.PASS, Status.PASS)
     statuses = {c.id: c.status for c in training_like(tmp_path, drop_topk_time=True, declared_trials=3).checks}
     assert (statuses["F2"], statuses["F4"]) == (Status.FAIL, Status.FAIL)
+
+
+def test_excluded_runs_name_the_loadgen_criteria_they_failed_and_their_role():
+    """A run every check leaves out says why in LoadGen's own words (its criterion rows of value 0), and
+    whether it was a server-search probe or a pilot, not just "every row marked invalid"."""
+    from twelveways import resultset
+    from twelveways.infer.parse import CRITERIA
+
+    data = resultset.load([Path(__file__).resolve().parents[1] / "data" / "reference" / "results" / "inference.nc"])
+    lines = resultset.excluded_runs(data)
+    assert lines and not any("every row marked invalid" in line for line in lines)
+    for line in lines:
+        assert "LoadGen's result INVALID (" in line and any(f"{words}: NO" in line for words in CRITERIA), line
+    search = [line for line in lines if "/Server/qps-" in line]
+    assert search and all("(search run)" in line and "Performance constraints satisfied: NO" in line
+                          for line in search)
+    assert any("(pilot run)" in line for line in lines)

@@ -476,6 +476,23 @@ def excluded_runs(data: "AuditData") -> list[str]:
             stated = (src.attr("loadgen_result") or {}).get("reason") if isinstance(src.attr("loadgen_result"), dict) \
                 else None
             reason = stated or (str(rows["status"].iloc[0]) if "status" in rows and str(rows["status"].iloc[0])
-                                else "every row marked invalid")
-            lines.append(f"{src.path}: run {run_id or '(unnamed)'}: {reason}")
+                                else _failed_criteria(rows) or "every row marked invalid")
+            lines.append(f"{src.path}: run {run_id or '(unnamed)'}{_role(rows)}: {reason}")
     return lines
+
+
+def _failed_criteria(rows: pd.DataFrame) -> str:
+    """The LoadGen criteria a run failed, in LoadGen's own words (its criterion rows of value 0)."""
+    from .infer.parse import CRITERIA
+
+    criteria = rows[rows["metric"].isin(set(CRITERIA.values()))]
+    failed = set(criteria.loc[criteria["value"] == 0, "metric"])
+    words = [f"{line}: NO" for line, metric in CRITERIA.items() if metric in failed]
+    return f"LoadGen's result INVALID ({'; '.join(words)})" if words else ""
+
+
+def _role(rows: pd.DataFrame) -> str:
+    """" (search run)" for a run the file marks as a search probe or pilot, so a reader knows it was meant to
+    find a limit, not to be reported."""
+    roles = sorted({str(r) for r in rows["role"].unique()} - {"", "nan"}) if "role" in rows else []
+    return f" ({', '.join(roles)} run)" if roles else ""
