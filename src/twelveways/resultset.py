@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from . import inputs, results
+from . import inputs, memory, results
 from .evidence import registry
 from .evidence.settings import schema_default
 from .errors import AuditInputError
@@ -139,21 +139,45 @@ def truthy(value) -> bool | None:
     return bool(value)
 
 
+def source_frame(ds: xr.Dataset) -> pd.DataFrame:
+    """One file's rows as the checks read them: ``valid`` as bool, text columns as str with missing as "".
+
+    Why not ``Dataset.to_dataframe``: a round of thousands of files held every text of every row as
+    its own string object (about 2 MB of a real-size PRK file's 3 MB); here equal texts share one
+    object, and each column keeps its own array (``copy=False``), so :attr:`AuditData.frame` can
+    take a file's columns over one at a time and hand back views (:func:`_merge_raw`).
+    """
+    if ds.coords or any(var.ndim != 1 for var in ds.data_vars.values()):
+        frame = results.to_frame(ds)
+        columns = {name: frame[name].to_numpy() for name in frame.columns}
+    else:
+        columns = {name: var.values for name, var in ds.data_vars.items()}
+    for name, values in columns.items():
+        if values.dtype.kind in "OUS":
+            columns[name] = _shared_texts(values)
+    frame = pd.DataFrame(columns, copy=False)
+    frame["valid"] = frame["valid"].astype(bool)
+    return frame
+
+
+def _shared_texts(values: np.ndarray) -> pd.Series:
+    """A text column as str, missing values as "", each distinct text one object."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    table = np.asarray([str(u) for u in uniques] + [""], dtype=object)
+    return pd.Series(table[codes], dtype="str")  # code -1 (missing) takes the last entry, ""
+
+
 @dataclass
 class ResultSource:
-    """One results file: its dataset, its rows as a frame, and typed access to its attributes."""
+    """One results file: its rows as a frame (:func:`source_frame`) and typed access to its attributes."""
 
     path: str
-    ds: xr.Dataset
+    attrs: dict
+    frame: pd.DataFrame
 
-    @cached_property
-    def frame(self) -> pd.DataFrame:
-        frame = results.to_frame(self.ds)
-        frame["valid"] = frame["valid"].astype(bool)
-        for name in frame.columns:
-            if _texty(frame[name]):
-                frame[name] = frame[name].fillna("").astype(str)
-        return frame
+    @classmethod
+    def from_dataset(cls, path: str | Path, ds: xr.Dataset) -> "ResultSource":
+        return cls(str(path), dict(ds.attrs), source_frame(ds))
 
     @property
     def family(self) -> str:
@@ -168,7 +192,7 @@ class ResultSource:
         """Attribute ``key`` as Python; checks read only attributes declared in twelveways.evidence.registry."""
         if registry.lookup(key) is None:
             raise KeyError(f"attribute {key!r} is read by a check but not declared in twelveways.evidence.registry")
-        return parse_attr(self.ds.attrs[key]) if key in self.ds.attrs else default
+        return parse_attr(self.attrs[key]) if key in self.attrs else default
 
     def declared(self, attribute: str, default=None):
         """A declared attribute (twelveways.evidence.registry) under its canonical name or any alias."""
@@ -376,20 +400,10 @@ class AuditData:
         """All rows of the raw sources, with a ``source_file`` column; missing columns filled ("").
 
         Derived files (:attr:`derived_sources`) are left out: their rows are numbers computed from
-        these rows, not samples, and the checks that judge them read them per source.
+        these rows, not samples, and the checks that judge them read them per source.  Each raw
+        source's frame becomes a view of its rows here (:func:`_merge_raw`): every row is held once.
         """
-        frames = []
-        for source in self.raw_sources:
-            part = source.frame.copy()
-            part["source_file"] = source.path
-            frames.append(part)
-        if not frames:
-            return pd.DataFrame(columns=list(results.COLUMNS))
-        merged = pd.concat(frames, ignore_index=True, sort=False)
-        for name in merged.columns:
-            if _texty(merged[name]):
-                merged[name] = merged[name].fillna("").astype(str)
-        return merged
+        return _merge_raw(self.raw_sources)
 
     @cached_property
     def kinds(self) -> pd.Series:
@@ -427,6 +441,52 @@ class AuditData:
             return default
 
 
+def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
+    """The sources' rows one below the other, as ``pd.concat`` would put them, built one column at a time.
+
+    Why: a round of thousands of files would otherwise be held twice (each file's frame and the
+    merged copy).  Each column is merged, then dropped from the files' own columns; afterwards every
+    file's frame is rebuilt from views of its rows in the merged frame (a column whose type the
+    merge changed, e.g. integers beside a file that lacks them, stays the file's own).
+    """
+    if not sources:
+        return pd.DataFrame(columns=list(results.COLUMNS))
+    own = [dict(source.frame.items()) for source in sources]
+    order = [list(columns) for columns in own]
+    lengths = [len(source.frame) for source in sources]
+    for source, columns, n in zip(sources, own, lengths):
+        columns["source_file"] = _repeated_text(source.path, n)
+        source.frame = None  # its columns live on in ``own`` until merged
+    names = list(dict.fromkeys(name for columns in own for name in columns))
+    merged = {}
+    for name in names:
+        column = pd.concat([columns.get(name, _missing(n)) for columns, n in zip(own, lengths)], ignore_index=True)
+        merged[name] = column.fillna("").astype(str) if _texty(column) else column
+        for columns in own:
+            if name in columns and columns[name].dtype == merged[name].dtype:
+                del columns[name]
+        memory.release_freed()
+    frame = pd.DataFrame(merged, copy=False)
+    starts = np.cumsum([0, *lengths])
+    for source, columns, names_of, start, stop in zip(sources, own, order, starts, starts[1:]):
+        rows = frame.iloc[start:stop].reset_index(drop=True)
+        source.frame = pd.DataFrame({name: columns[name] if name in columns else rows[name] for name in names_of},
+                                    copy=False)
+    return frame
+
+
+def _repeated_text(text: str, n: int) -> pd.Series:
+    """``text`` n times, as one shared object (``np.full`` would make n copies of it)."""
+    values = np.empty(n, dtype=object)
+    values.fill(text)
+    return pd.Series(values, dtype="str")
+
+
+def _missing(n: int) -> pd.Series:
+    """The column of a file that lacks it: missing values, as ``pd.concat`` fills them."""
+    return pd.Series(np.full(n, np.nan))
+
+
 def open_source(path: str | Path) -> ResultSource:
     """One results file in any format the readers know (``twelveways.readers``), as a source.
 
@@ -434,8 +494,13 @@ def open_source(path: str | Path) -> ResultSource:
     """
     from . import readers
 
-    loaded = readers.read_paths([path])
-    return ResultSource(loaded[0].path, loaded[0].ds)
+    return readers.read_paths([path], convert=as_source)[0]
+
+
+def as_source(item) -> ResultSource:
+    """A reader's result (``readers.Loaded``) as a source; run in the reader workers, so the Dataset never
+    travels back to this process."""
+    return ResultSource.from_dataset(item.path, item.ds)
 
 
 def read_json(path: str | Path, what: str) -> dict:
@@ -451,10 +516,9 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
     if not paths:
         raise AuditInputError("no results files given")
     skipped: list = []
-    loaded = readers.read_paths(paths, csv_metadata=csv_metadata, mapping=dict(csv_map or {}),
-                                constants=dict(csv_set or {}), skipped=skipped)
-    sources = [ResultSource(item.path, item.ds) for item in loaded]
-    if not any(source.ds.sizes.get(results.SAMPLE_DIM, 0) for source in sources):
+    sources = readers.read_paths(paths, csv_metadata=csv_metadata, mapping=dict(csv_map or {}),
+                                 constants=dict(csv_set or {}), skipped=skipped, convert=as_source)
+    if not any(len(source.frame) for source in sources):
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
     data = AuditData(sources, skipped=[(str(path), why) for path, why in skipped])
     if environment:

@@ -12,6 +12,7 @@ Every problem is an :class:`~twelveways.errors.AuditInputError` of one line nami
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import inputs, results
@@ -34,11 +35,13 @@ def _classify(path: Path, explicit: bool) -> str | None:
 
 
 def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constants: dict | None = None,
-               skipped: list | None = None) -> list[Loaded]:
-    """Every result in ``paths`` (files or directory trees) as schema Datasets, in input order.
+               skipped: list | None = None, convert: Callable | None = None) -> list:
+    """Every result in ``paths`` (files or directory trees) as schema Datasets (:class:`Loaded`), in input order.
 
     A file given by name must be in a known format; in a tree, files of no known format (notes, a
-    report) and FIFOs, sockets or devices are passed over and added to ``skipped`` as (path, why)."""
+    report) and FIFOs, sockets or devices are passed over and added to ``skipped`` as (path, why).
+    ``convert`` (a module-level function of one :class:`Loaded`) is applied to each result where it
+    was read, in the reader workers too, so what comes back is what the caller keeps."""
     singles: list[tuple[Path, str]] = []
     training: dict[Path, list[Path]] = defaultdict(list)
     loadgen: dict[Path, dict[str, Path]] = defaultdict(dict)
@@ -69,20 +72,21 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
             raise AuditInputError(f"{path}: no results in a format twelveways reads (formats read: {FORMATS_READ})")
     from .parallel import read_each
 
-    jobs = [(file, fmt, csv_metadata, mapping, constants) for file, fmt in singles]
+    jobs = [(file, fmt, csv_metadata, mapping, constants, convert) for file, fmt in singles]
     loaded = [item for items in read_each(_read_single, jobs) for item in items]
+    grouped: list[Loaded] = []
     from . import loadgen as loadgen_reader
     from . import mlperf_training
 
     for folder in training:
-        loaded.extend(mlperf_training.read(sorted(training[folder])))
+        grouped.extend(mlperf_training.read(sorted(training[folder])))
     for folder in loadgen:
-        loaded.extend(loadgen_reader.read(loadgen[folder]))
+        grouped.extend(loadgen_reader.read(loadgen[folder]))
     if criterion:
         from . import criterion as criterion_reader
 
-        loaded.extend(item for folder in criterion for item in criterion_reader.read(folder, criterion[folder]))
-    return loaded
+        grouped.extend(item for folder in criterion for item in criterion_reader.read(folder, criterion[folder]))
+    return loaded + ([convert(item) for item in grouped] if convert else grouped)
 
 
 def _companion(file: Path, explicit: bool) -> None:
@@ -99,7 +103,12 @@ def _add_loadgen(group: dict, name: str, file: Path) -> None:
     group[name] = file
 
 
-def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants) -> list[Loaded]:
+def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants, convert=None) -> list:
+    items = _read_format(file, fmt, csv_metadata, mapping, constants)
+    return [convert(item) for item in items] if convert else items
+
+
+def _read_format(file: Path, fmt: str, csv_metadata, mapping, constants) -> list[Loaded]:
     if fmt == detect.NETCDF:
         try:
             return [Loaded(str(file), fmt, results.open(file))]
