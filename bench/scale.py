@@ -4,8 +4,9 @@ Why: the tool's own cost curve (issue 32) is a product figure: `audit` and `comp
 configuration with 1,000,000 values under 20 s and 2 GB, and a tree of 2,000 real-size results
 under 60 s and 2 GB with time growing linearly in the number of files.  Each command runs as a
 child process exactly as a user would run it; its wall time comes from the parent's clock and its
-peak resident memory from ``os.wait4`` (the child's own ``ru_maxrss``: reader worker processes
-each have their own, never summed).  ``TWELVEWAYS_BENCH_FRACTION`` (e.g. 0.05) scales every size
+peak resident memory from ``os.wait4`` (the child's own ``ru_maxrss``), and the peak of the
+proportional set size of the child and every process under it together (sampled every 0.2 s from
+``/proc``: reader and forked check workers included, pages they share counted once).  ``TWELVEWAYS_BENCH_FRACTION`` (e.g. 0.05) scales every size
 down for a quick check that the topic works; the fraction is recorded beside the figures.
 """
 
@@ -15,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -39,14 +41,49 @@ def timed(argv: list[str]) -> dict:
     start = time.perf_counter()
     with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
                           cwd=ROOT) as child:
+        sampler = _TreeMemory(child.pid)
+        sampler.start()
         stderr = child.stderr.read()
+        sampler.stop.set()
+        sampler.join()
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
     lines = [line for line in stderr.splitlines() if line.strip()]
     return {"seconds": round(seconds, 2), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "peak_rss_mib": round(usage.ru_maxrss / 1024, 1), "peak_tree_pss_mib": round(sampler.peak / 2**20, 1),
             "exit": child.returncode, "stderr_tail": lines[-1][:300] if lines else ""}
+
+
+class _TreeMemory(threading.Thread):
+    """Peak of the summed proportional set size (Pss) of a process and its descendants, sampled."""
+
+    def __init__(self, pid: int):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.stop = pid, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.2):
+            self.peak = max(self.peak, sum(_pss(pid) for pid in _tree(self.pid)))
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    return [pid] + [p for child in children for p in _tree(int(child))]
+
+
+def _pss(pid: int) -> int:
+    """Bytes of a process's proportional set size (0 when it is gone or /proc says nothing)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+    return 0
 
 
 def twelveways(*args: str) -> list[str]:

@@ -23,7 +23,7 @@ def _verdict(figure: dict, share: float) -> dict:
     """The budget applies at the issue's size only: a reduced run says nothing about it."""
     figure["budget"] = BUDGET
     figure["within_budget"] = (share == 1.0 and figure["exit"] in (0, 1) and figure["seconds"] <= BUDGET["seconds"]
-                               and figure["peak_rss_mib"] <= BUDGET["peak_rss_mib"])
+                               and max(figure["peak_rss_mib"], figure["peak_tree_pss_mib"]) <= BUDGET["peak_rss_mib"])
     return figure
 
 

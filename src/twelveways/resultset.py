@@ -336,10 +336,13 @@ def group_codes(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
     """One integer per row naming its group of equal ``keys`` (missing values a group of their own), numbered
     in order of first appearance: what ``groupby(keys, sort=False, dropna=False)`` groups, without its cost
     (a round of thousands of files is grouped per file, several times)."""
+    columns = [pd.factorize(frame[key], use_na_sentinel=False)[0] for key in keys]
+    sizes = [int(codes.max(initial=0)) + 1 for codes in columns]
+    if columns and math.prod(sizes) < 2 ** 62:  # one number per combination, numbered once
+        return pd.factorize(np.ravel_multi_index(columns, sizes))[0].astype(np.int64)
     combined = np.zeros(len(frame), dtype=np.int64)
-    for key in keys:
-        codes = pd.factorize(frame[key], use_na_sentinel=False)[0].astype(np.int64)
-        combined = pd.factorize(combined * (int(codes.max(initial=0)) + 1) + codes)[0].astype(np.int64)
+    for codes, size in zip(columns, sizes):
+        combined = pd.factorize(combined * size + codes)[0].astype(np.int64)
     return combined
 
 
@@ -384,6 +387,8 @@ class AuditData:
     skipped: list = field(default_factory=list)         # (path, why) of files in the trees that were not read
     #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
     summary_rows_cache: dict = field(default_factory=dict, repr=False)
+    #: check id -> forkmap.BackgroundMap of its per-file parts, while they run (checklist.model.start_per_source)
+    background: dict = field(default_factory=dict, repr=False)
 
     @property
     def raw_sources(self) -> list[ResultSource]:
@@ -460,7 +465,8 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     names = list(dict.fromkeys(name for columns in own for name in columns))
     merged = {}
     for name in names:
-        column = pd.concat([columns.get(name, _missing(n)) for columns, n in zip(own, lengths)], ignore_index=True)
+        column = pd.concat([columns[name] if name in columns else _missing(n) for columns, n in zip(own, lengths)],
+                           ignore_index=True)
         merged[name] = column.fillna("").astype(str) if _texty(column) else column
         for columns in own:
             if name in columns and columns[name].dtype == merged[name].dtype:

@@ -70,17 +70,18 @@ def findings(src, rows, target: float, reduce=None) -> tuple[bool, list[Finding]
     ``reduce(src, rows, keys)`` turns per-rank rows into the per-iteration values judged (their
     maximum over ranks, :func:`max_over_ranks`), so a run's series is the one its summary is made of.
     """
-    found = _family(_series(src, rows, reduce), target)
-    if not found:
+    long_runs, short_runs = _series(src, rows, reduce)
+    found = _family(long_runs, target)
+    if not found and not short_runs:
         return False, []
     judged = [s for s in found if not s.result.inconclusive]
     flagged = [s for s in judged if s.significant and not s.result.steady]
     warmups = [s for s in judged if s.significant and s.result.steady and s.result.warmup_end > 0]
-    counts = {"runs": len(found), "judged": len(judged), "stable": len(judged) - len(flagged) - len(warmups),
+    counts = {"runs": len(found) + short_runs, "judged": len(judged), "stable": len(judged) - len(flagged) - len(warmups),
               "warm-up past iteration 0": len(warmups),
               "mid-run shift": sum(s.result.state == "shift" for s in flagged),
               "never steady": sum(s.result.state == "unsteady" for s in flagged),
-              "too short to judge": len(found) - len(judged)}
+              "too short to judge": len(found) - len(judged) + short_runs}
     out = [Finding(f"stable: {counts['stable']} of {len(judged)} per-iteration series", counts),
            Finding(METHOD, _reading(target, len(judged)))]
     for s in sorted(flagged, key=lambda s: -abs(s.result.shift or 0))[:SHOWN]:
@@ -134,25 +135,36 @@ def lines(data: AuditData) -> list[str]:
     return out
 
 
-def _series(src, rows, reduce=None) -> list[tuple[str, str, list, np.ndarray]]:
-    """(label, unit, iteration numbers, values in iteration order) of every run with several iterations."""
+def _series(src, rows, reduce=None) -> tuple[list[tuple[Label, str, list, np.ndarray]], int]:
+    """(label, unit, iteration numbers, values in iteration order) of every run with enough iterations to
+    judge, and how many runs have an order but too few iterations (:func:`stats.min_series_length`).
+
+    Why count the short ones without building them: every run of a quick profile is too short to
+    judge, and a round of thousands of files has hundreds of thousands of runs; only their number is
+    reported.
+    """
     rows = rows[rows["iteration"] >= 1] if len(rows) else rows
     if not len(rows) or "run_id" not in rows:
-        return []
+        return [], 0
     keys = [c for c in src.factor_columns if c in rows.columns]
     rows = reduce(src, rows, keys) if reduce else rows
-    varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
-    found = []
     iterations, values = rows["iteration"].to_numpy(), rows["value"].to_numpy(dtype=float)
-    units = rows["unit"].to_numpy()
-    for key, where in group_positions(rows, keys + ["run_id"]):  # in order of first appearance
-        numbers = iterations[where]
-        if where.size < 2 or np.unique(numbers).size != numbers.size:  # no order to read
-            continue
-        where = where[np.argsort(numbers, kind="stable")]
+    codes = group_codes(rows, keys + ["run_id"])
+    sizes = np.bincount(codes)
+    first_of_pair = np.unique(codes * (int(iterations.max()) + 1) + iterations, return_index=True)[1]
+    ordered = (sizes >= 2) & (np.bincount(codes[first_of_pair], minlength=sizes.size) == sizes)  # no repeats
+    long_enough = ordered & (sizes >= stats.min_series_length(ALPHA))
+    if not long_enough.any():
+        return [], int(ordered.sum())
+    varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
+    units, found = rows["unit"].to_numpy(), []
+    kept = np.flatnonzero(long_enough[codes])
+    for key, where in group_positions(rows.iloc[kept], keys + ["run_id"]):  # in order of first appearance
+        where = kept[where]
+        where = where[np.argsort(iterations[where], kind="stable")]
         label = Label(tuple(keys), tuple(key[:-1]), frozenset(varying), key[-1])
         found.append((label, str(units[where[0]]), [int(i) for i in iterations[where]], values[where]))
-    return found
+    return found, int((ordered & ~long_enough).sum())
 
 
 def _family(found: list, target: float) -> list[Series]:

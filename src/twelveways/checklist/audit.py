@@ -17,7 +17,7 @@ from .. import claims as claims_mod
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
 from ..errors import AuditInputError, TwelveWaysError
 from . import fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
-from .model import REGISTRY, AuditReport, ordered_ids
+from .model import REGISTRY, AuditReport, ordered_ids, start_per_source
 
 
 def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> AuditReport:
@@ -30,9 +30,12 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
     data.claim_results = claims_mod.check_all(data.claims, data.frame)
-    checks = [REGISTRY[check_id][1](data) for check_id in ordered_ids()]
-    return AuditReport([s.path for s in data.sources], checks, data.claim_results, data.skipped,
-                       resultset.excluded_runs(data))
+    data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
+    in_background = start_per_source(data)
+    order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last
+    done = {check_id: REGISTRY[check_id][1](data) for check_id in order}
+    return AuditReport([s.path for s in data.sources], [done[check_id] for check_id in ordered_ids()],
+                       data.claim_results, data.skipped, resultset.excluded_runs(data))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:

@@ -121,16 +121,24 @@ Finding = tuple[Status, list[Evidence], str]
 
 #: id -> (title, function); filled by the @check decorators in rules.py and fallacies.py.
 REGISTRY: dict[str, tuple[str, Callable[..., CheckResult]]] = {}
+#: id -> the check's work on one raw file, ``f(data, source)``, for checks that declare it (see :func:`check`).
+PER_SOURCE: dict[str, Callable] = {}
 
 
-def check(check_id: str, title: str, domain: str | None = None):
+def check(check_id: str, title: str, domain: str | None = None, per_source: Callable | None = None):
     """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``.
 
     ``domain`` names the kind of results the check is about (``domains.DOMAINS``: training,
     inference, ml, parallel, rates, ...): outside it the check is not applicable, whatever the
     data lack.  A pass whose evidence holds a null, NaN or empty value is downgraded to a warning:
     a check cannot pass on evidence nobody can read.
+
+    ``per_source(data, source)``: the check's work on each raw file, which the check gathers with
+    :func:`source_parts`; :func:`start_per_source` runs it for every file in forked workers while
+    the other checks run (``twelveways.forkmap``).
     """
+    if per_source is not None:
+        PER_SOURCE[check_id] = per_source
 
     def wrap(func: Callable[..., Finding]) -> Callable[..., CheckResult]:
         def run(data) -> CheckResult:
@@ -155,6 +163,26 @@ def check(check_id: str, title: str, domain: str | None = None):
         return run
 
     return wrap
+
+
+def start_per_source(data) -> list[str]:
+    """Start every declared per-file part (:data:`PER_SOURCE`) in the background; the ids started."""
+    from functools import partial
+
+    from ..forkmap import BackgroundMap
+
+    for check_id, part in PER_SOURCE.items():
+        data.background[check_id] = BackgroundMap(partial(part, data), data.raw_sources)
+    return list(PER_SOURCE)
+
+
+def source_parts(data, check_id: str) -> list:
+    """The per-file parts of a check, one per raw file in order: from the background map when one was
+    started, else computed here."""
+    started = data.background.pop(check_id, None)
+    if started is not None:
+        return started.results()
+    return [PER_SOURCE[check_id](data, source) for source in data.raw_sources]
 
 
 def _outside_domain(domain: str | None, data) -> Evidence | None:

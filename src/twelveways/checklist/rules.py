@@ -25,7 +25,7 @@ from ..evidence.machine import last_level_cache_bytes
 from ..resultset import (AuditData, describe, finite, group_positions, is_percentile, normalize_statistic, select,
                          truthy)
 from . import restate
-from .model import Status, check, ev, judged, worst
+from .model import Status, check, ev, judged, source_parts, worst
 
 COST_STATISTICS = {"arithmetic_mean", "median", "olympic_mean", "trimmed_mean", "min", "max"}
 RATE_STATISTICS = {"harmonic_mean", "median", "min", "max"}
@@ -355,47 +355,49 @@ def _stability(src, rows, target: float) -> tuple[Status, list]:
     return (Status.WARN if unsteady else Status.PASS), evidence
 
 
-@check("R5", "deterministic or CIs")
+def _r5_source(data: AuditData, src) -> tuple[list[Status], list]:
+    """R5 on one raw file: its statuses and evidence (a round's files are judged side by side, forkmap)."""
+    confidence = data.measurement(src, "confidence")
+    target = data.measurement(src, "ci_target")
+    rows, not_finite = stability.measured_rows(src)
+    if len(rows):  # what is summarized per iteration: the maximum over ranks where the file says so (R10)
+        rows = stability.max_over_ranks(src, rows, [c for c in src.factor_columns if c in rows.columns])
+    counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
+              "too_few_noted": 0, "too_few_unnoted": 0, "one_replicate": 0}
+    cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
+    statuses, evidence = _source_validity(src)
+    if not counts["configurations"]:  # e.g. every run failed its own check: say so, not "no data"
+        return ((statuses or [Status.WARN]) if evidence else []), evidence
+    stable_status, stable_evidence = _stability(src, rows, target)
+    target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
+    status = _r5_status(counts)
+    if status is Status.FAIL and not target_stated:  # nobody set the target: a default is no proof
+        status = Status.WARN
+        evidence.append(ev("no CI target stated (attr ci_target or config measurement.ci_target)",
+                           f"judged against the default ±{target:.1%}", src.path, "attr ci_target"))
+    statuses.append(status)
+    evidence.append(ev(f"configurations (confidence {confidence:.0%}, target ±{target:.1%})", counts, src.path,
+                       "column value", "attr ci_target", "attr confidence", "config measurement"))
+    evidence.append(ev("what the counts mean", _r5_reading(counts, confidence, target), src.path, "column value"))
+    if ci_level(src, rows):
+        evidence.append(ev("nested measurements: each CI is over the means of", ci_level(src, rows), src.path,
+                           "attr ci_level", f"column {ci_level(src, rows)}"))
+    if not_finite:
+        statuses.append(Status.WARN)
+        evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
+    evidence += _r5_worst_cases(src, cases) + stable_evidence
+    if machine_load(src) and status is not Status.PASS:
+        evidence.append(ev("a busy machine can explain wide CIs", machine_load(src), src.path, "attr contention"))
+    return statuses + [stable_status], evidence
+
+
+@check("R5", "deterministic or CIs", per_source=_r5_source)
 def r5_confidence_intervals(data: AuditData):
     """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""
     statuses, evidence = [], []
-    for src in data.raw_sources:  # derived summaries restate these configurations' CIs
-        confidence = data.measurement(src, "confidence")
-        target = data.measurement(src, "ci_target")
-        rows, not_finite = stability.measured_rows(src)
-        if len(rows):  # what is summarized per iteration: the maximum over ranks where the file says so (R10)
-            rows = stability.max_over_ranks(src, rows, [c for c in src.factor_columns if c in rows.columns])
-        counts = {"configurations": 0, "within_target": 0, "deterministic": 0, "wide_noted": 0, "wide_unnoted": 0,
-                  "too_few_noted": 0, "too_few_unnoted": 0, "one_replicate": 0}
-        cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
-        source_statuses, source_evidence = _source_validity(src)
-        if not counts["configurations"]:  # e.g. every run failed its own check: say so, not "no data"
-            statuses += (source_statuses or [Status.WARN]) if source_evidence else []
-            evidence += source_evidence
-            continue
+    for source_statuses, source_evidence in source_parts(data, "R5"):  # derived summaries restate these CIs
         statuses += source_statuses
         evidence += source_evidence
-        stable_status, stable_evidence = _stability(src, rows, target)
-        target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
-        status = _r5_status(counts)
-        if status is Status.FAIL and not target_stated:  # nobody set the target: a default is no proof
-            status = Status.WARN
-            evidence.append(ev("no CI target stated (attr ci_target or config measurement.ci_target)",
-                               f"judged against the default ±{target:.1%}", src.path, "attr ci_target"))
-        statuses.append(status)
-        evidence.append(ev(f"configurations (confidence {confidence:.0%}, target ±{target:.1%})", counts, src.path,
-                           "column value", "attr ci_target", "attr confidence", "config measurement"))
-        evidence.append(ev("what the counts mean", _r5_reading(counts, confidence, target), src.path, "column value"))
-        if ci_level(src, rows):
-            evidence.append(ev("nested measurements: each CI is over the means of", ci_level(src, rows), src.path,
-                               "attr ci_level", f"column {ci_level(src, rows)}"))
-        if not_finite:
-            statuses.append(Status.WARN)
-            evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
-        evidence += _r5_worst_cases(src, cases) + stable_evidence
-        if machine_load(src) and status is not Status.PASS:
-            evidence.append(ev("a busy machine can explain wide CIs", machine_load(src), src.path, "attr contention"))
-        statuses.append(stable_status)
     return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
                   ("Repeat until the CI of the median is within the target, or record why not "
                    "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "

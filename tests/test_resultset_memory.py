@@ -1,0 +1,106 @@
+"""A round of files held once: compact source frames, a merged frame whose rows the files' frames view, and
+per-file check work mapped in forked workers (twelveways.forkmap) with the same report as without them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from twelveways import forkmap, resultset, results
+from twelveways.checklist import audit
+from twelveways.readers import parallel
+
+ROOT = Path(__file__).resolve().parents[1]
+NC_FILES = sorted(p for p in ROOT.glob("data/reference/results/*.nc"))
+
+
+@pytest.mark.parametrize("path", NC_FILES, ids=lambda p: p.name)
+def test_source_frame_holds_what_to_dataframe_holds(path):
+    ds = results.open(path)
+    expected = results.to_frame(ds)
+    expected["valid"] = expected["valid"].astype(bool)
+    for name in expected.columns:
+        if expected[name].dtype == object or pd.api.types.is_string_dtype(expected[name].dtype):
+            expected[name] = expected[name].fillna("").astype(str)
+    frame = resultset.source_frame(ds)
+    pd.testing.assert_frame_equal(frame, expected)
+    for name in frame.columns:  # equal texts are one object, not one per row
+        if pd.api.types.is_string_dtype(frame[name].dtype) and len(frame):
+            values = frame[name].to_numpy(dtype=object)
+            assert len({id(v) for v in values}) == len(set(values)), name
+
+
+def _sources(tmp_path) -> list[resultset.ResultSource]:
+    """Three files whose columns differ: prk.nc twice and bounds.nc (which lacks some of prk's columns)."""
+    paths = [ROOT / "data/reference/results/prk.nc", ROOT / "data/reference/results/bounds.nc",
+             ROOT / "data/reference/results/prk.nc"]
+    return [resultset.ResultSource.from_dataset(f"{tmp_path}/f{i}.nc", results.open(p)) for i, p in enumerate(paths)]
+
+
+def test_merged_frame_is_what_concat_gives_and_files_view_its_rows(tmp_path):
+    sources = _sources(tmp_path)
+    own = [s.frame.copy() for s in sources]
+    expected = pd.concat([f.assign(source_file=s.path) for f, s in zip(own, sources)], ignore_index=True, sort=False)
+    for name in expected.columns:
+        if expected[name].dtype == object or pd.api.types.is_string_dtype(expected[name].dtype):
+            expected[name] = expected[name].fillna("").astype(str)
+    data = resultset.AuditData(sources)
+    pd.testing.assert_frame_equal(data.frame, expected)
+    for source, before in zip(sources, own):
+        pd.testing.assert_frame_equal(source.frame, before)  # each file still sees its own rows and types
+    shared = [name for name in own[0].columns if name in data.frame and data.frame[name].dtype == own[0][name].dtype]
+    assert "value" in shared and "workload" in shared
+    for name in shared:  # ... and holds none of them a second time
+        assert np.shares_memory(np.asarray(sources[0].frame[name].array), np.asarray(data.frame[name].array)), name
+    widened = [name for name in own[0].columns if data.frame[name].dtype != own[0][name].dtype]
+    assert "radius" in widened  # integers beside bounds.nc, which lacks them, became floats in the merge
+    for name in widened:  # ... and stay the file's own, with its own type
+        assert sources[0].frame[name].dtype == own[0][name].dtype
+
+
+def _square(x: int) -> int:
+    if x == 7:
+        raise ValueError("seven")
+    return x * x
+
+
+def test_background_map_gives_every_result_in_order_and_an_item_that_fails_fails_here(monkeypatch):
+    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    items = list(range(40))
+    started = forkmap.BackgroundMap(_square, [i for i in items if i != 7], workers=2)
+    assert started.pool is not None
+    assert started.results() == [i * i for i in items if i != 7]
+    failing = forkmap.BackgroundMap(_square, items, workers=2)
+    with pytest.raises(ValueError, match="seven"):  # mapped again here, raised as it is
+        failing.results()
+    assert forkmap._TASK is None
+
+
+def test_audit_report_is_the_same_with_per_file_parts_in_workers(tmp_path, monkeypatch):
+    round_ = tmp_path / "round"
+    for i in range(6):
+        (round_ / f"run{i}").mkdir(parents=True)
+        shutil.copy(ROOT / "data/reference/results" / ("prk.nc" if i % 2 else "bounds.nc"), round_ / f"run{i}")
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 10**9)
+    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 10**9)
+    alone = audit.run(resultset.load([round_])).to_dict()
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    data = resultset.load([round_])
+    started = []
+    original = forkmap.BackgroundMap.__init__
+
+    def watched(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        started.append(self.pool is not None)
+
+    monkeypatch.setattr(forkmap.BackgroundMap, "__init__", watched)
+    side_by_side = audit.run(data).to_dict()
+    assert started == [True]  # R5's per-file parts ran in forked workers
+    assert side_by_side == alone
+    r5 = next(c for c in side_by_side["checks"] if c["id"] == "R5")
+    assert sum(e["what"].startswith("configurations (confidence") for e in r5["evidence"]) == 6
