@@ -6,8 +6,9 @@ under 60 s and 2 GB with time growing linearly in the number of files.  Each com
 child process exactly as a user would run it; its wall time comes from the parent's clock and its
 peak resident memory from ``os.wait4`` (the child's own ``ru_maxrss``), and the peak of the
 proportional set size of the child and every process under it together (sampled every 0.2 s from
-``/proc``: reader and forked check workers included, pages they share counted once).  ``TWELVEWAYS_BENCH_FRACTION`` (e.g. 0.05) scales every size
-down for a quick check that the topic works; the fraction is recorded beside the figures.
+``/proc``: reader and forked check workers included, pages they share counted once).
+``TWELVEWAYS_BENCH_FRACTION`` (e.g. 0.05) scales every size down for a quick check that the topic
+works; the fraction is recorded beside the figures.
 """
 
 from __future__ import annotations

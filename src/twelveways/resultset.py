@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 import xarray as xr
 
 from . import inputs, memory, results
@@ -140,12 +141,13 @@ def truthy(value) -> bool | None:
 
 
 def source_frame(ds: xr.Dataset) -> pd.DataFrame:
-    """One file's rows as the checks read them: ``valid`` as bool, text columns as str with missing as "".
+    """One file's rows as the checks read them: ``valid`` as bool, text columns as categories (missing as "").
 
     Why not ``Dataset.to_dataframe``: a round of thousands of files held every text of every row as
-    its own string object (about 2 MB of a real-size PRK file's 3 MB); here equal texts share one
-    object, and each column keeps its own array (``copy=False``), so :attr:`AuditData.frame` can
-    take a file's columns over one at a time and hand back views (:func:`_merge_raw`).
+    its own string object (about 2 MB of a real-size PRK file's 3 MB).  Here a text column is a
+    code per row and each distinct text once (categories in text order, so sorting by the column
+    sorts the texts), and each column keeps its own array (``copy=False``), so
+    :attr:`AuditData.frame` can take a file's columns over one at a time and hand back views.
     """
     if ds.coords or any(var.ndim != 1 for var in ds.data_vars.values()):
         frame = results.to_frame(ds)
@@ -154,17 +156,23 @@ def source_frame(ds: xr.Dataset) -> pd.DataFrame:
         columns = {name: var.values for name, var in ds.data_vars.items()}
     for name, values in columns.items():
         if values.dtype.kind in "OUS":
-            columns[name] = _shared_texts(values)
+            columns[name] = texts(values)
     frame = pd.DataFrame(columns, copy=False)
     frame["valid"] = frame["valid"].astype(bool)
     return frame
 
 
-def _shared_texts(values: np.ndarray) -> pd.Series:
-    """A text column as str, missing values as "", each distinct text one object."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    table = np.asarray([str(u) for u in uniques] + [""], dtype=object)
-    return pd.Series(table[codes], dtype="str")  # code -1 (missing) takes the last entry, ""
+def texts(values) -> pd.Series:
+    """Values as a text column: categories in text order, missing values (None, NaN) as ""."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
+    names = [str(u) for u in uniques] + ([""] if (codes < 0).any() else [])  # code -1 takes the last: ""
+    categories, code_of = np.unique(np.asarray(names, dtype=object), return_inverse=True)  # sorted; 1 and "1" one
+    return pd.Series(pd.Categorical.from_codes(code_of[codes], categories=pd.Index(categories, dtype="str")))
+
+
+def is_text(column: pd.Series) -> bool:
+    """A column of texts: categories (what :func:`source_frame` makes), str or Python objects."""
+    return isinstance(column.dtype, pd.CategoricalDtype) or _texty(column)
 
 
 @dataclass
@@ -452,7 +460,8 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     Why: a round of thousands of files would otherwise be held twice (each file's frame and the
     merged copy).  Each column is merged, then dropped from the files' own columns; afterwards every
     file's frame is rebuilt from views of its rows in the merged frame (a column whose type the
-    merge changed, e.g. integers beside a file that lacks them, stays the file's own).
+    merge changed, e.g. integers beside a file that lacks them, stays the file's own).  Text columns
+    are categories over the texts of every file (missing as "", as the files' own are).
     """
     if not sources:
         return pd.DataFrame(columns=list(results.COLUMNS))
@@ -462,14 +471,11 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     for source, columns, n in zip(sources, own, lengths):
         columns["source_file"] = _repeated_text(source.path, n)
         source.frame = None  # its columns live on in ``own`` until merged
-    names = list(dict.fromkeys(name for columns in own for name in columns))
     merged = {}
-    for name in names:
-        column = pd.concat([columns[name] if name in columns else _missing(n) for columns, n in zip(own, lengths)],
-                           ignore_index=True)
-        merged[name] = column.fillna("").astype(str) if _texty(column) else column
+    for name in dict.fromkeys(name for columns in own for name in columns):
+        merged[name] = _merged_column([columns.get(name) for columns in own], lengths)
         for columns in own:
-            if name in columns and columns[name].dtype == merged[name].dtype:
+            if name in columns and _same_type(columns[name], merged[name]):
                 del columns[name]
         memory.release_freed()
     frame = pd.DataFrame(merged, copy=False)
@@ -481,16 +487,32 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     return frame
 
 
+def _merged_column(parts: list, lengths: list[int]) -> pd.Series:
+    """One column of every file (None where a file lacks it): texts if any file's are, else as ``pd.concat``."""
+    if any(part is not None and is_text(part) for part in parts):
+        categorical = [_categorical(part, n) for part, n in zip(parts, lengths)]
+        return pd.Series(union_categoricals(categorical, sort_categories=True))
+    column = pd.concat([pd.Series(np.full(n, np.nan)) if part is None else part for part, n in zip(parts, lengths)],
+                       ignore_index=True)
+    return texts(column.to_numpy(dtype=object)) if _texty(column) else column
+
+
+def _categorical(part: pd.Series | None, n: int) -> pd.Categorical:
+    """A file's column as categories: its own, its values as texts, or "" where it lacks the column."""
+    if part is None:
+        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([""], dtype="str"))
+    return part.array if isinstance(part.dtype, pd.CategoricalDtype) else texts(part.to_numpy(dtype=object)).array
+
+
+def _same_type(own: pd.Series, merged: pd.Series) -> bool:
+    """Whether the merged column can stand for a file's own: same type, or texts both (the values are the same)."""
+    both_texts = isinstance(own.dtype, pd.CategoricalDtype) and isinstance(merged.dtype, pd.CategoricalDtype)
+    return both_texts or own.dtype == merged.dtype
+
+
 def _repeated_text(text: str, n: int) -> pd.Series:
-    """``text`` n times, as one shared object (``np.full`` would make n copies of it)."""
-    values = np.empty(n, dtype=object)
-    values.fill(text)
-    return pd.Series(values, dtype="str")
-
-
-def _missing(n: int) -> pd.Series:
-    """The column of a file that lacks it: missing values, as ``pd.concat`` fills them."""
-    return pd.Series(np.full(n, np.nan))
+    """``text`` n times, as a text column of one category."""
+    return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([text], dtype="str")))
 
 
 def open_source(path: str | Path) -> ResultSource:
