@@ -133,3 +133,30 @@ def test_a_configuration_interval_over_its_invocations():
     centre, low, high = replicates.summary_interval(same)
     assert high / low > 2.0
     assert replicates.summary_interval([groups[0]]) is None
+
+
+def test_many_configuration_intervals_at_once_are_each_ones_own():
+    """summary_intervals (R5 over a round of files) gives what summary_interval gives per configuration, rows shuffled,
+    costs and rates, 1 to 14 iterations per invocation; configurations it cannot judge are left (NaN) to the latter."""
+    rng = np.random.default_rng(20261127)
+    checked = left = 0
+    for _ in range(200):
+        rows = [(c, 3 * inv + 1, v) for c in range(int(rng.integers(1, 8))) for inv in range(int(rng.integers(1, 6)))
+                for v in rng.lognormal(0.0, 0.2, size=int(rng.integers(1, 15))) * (1 + c)]
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+        configuration, invocation, values = (np.array(column) for column in zip(*rows))
+        rate = rng.random(configuration.max() + 1) < 0.5
+        batch = replicates.summary_intervals(values, configuration, invocation, rate, 0.95)
+        for c in range(rate.size):
+            mine, codes = values[configuration == c], invocation[configuration == c]
+            alone = replicates.summary_interval([mine[codes == k] for k in np.unique(codes)],
+                                                "rate" if rate[c] else "cost", 0.95)
+            if alone is None:
+                assert np.isnan(batch[c]).all()
+                left += 1
+            else:
+                np.testing.assert_allclose(batch[c], alone, rtol=1e-12)
+                checked += 1
+    assert checked > 300 and left > 50
+    with_zero = replicates.summary_intervals([1.0, 2.0, 0.0, 3.0], [0, 0, 0, 0], [0, 0, 1, 1], [False], 0.95)
+    assert np.isnan(with_zero).all()  # a value summary_interval would refuse is left to it

@@ -228,11 +228,16 @@ class ResultSource:
 
     @cached_property
     def kinds(self) -> pd.Series:
-        """Kind of every row (aligned with ``frame``)."""
-        pairs = self.frame.groupby(["metric", "unit"], sort=False, dropna=False).ngroup().to_numpy()
-        first = self.frame[["metric", "unit"]].iloc[np.unique(pairs, return_index=True)[1]]
-        kinds = np.array([self.kind(m, u) for m, u in first.itertuples(index=False)] or [""], dtype=object)
-        return pd.Series(kinds[pairs], index=self.frame.index, dtype=object)  # each (metric, unit) judged once
+        """Kind of every row (aligned with ``frame``), as categories; each (metric, unit) judged once."""
+        pairs = group_codes(self.frame, ["metric", "unit"])
+        first = np.unique(pairs, return_index=True)[1]
+        names = [self.kind(m, u) for m, u in zip(self.frame["metric"].to_numpy()[first],
+                                                  self.frame["unit"].to_numpy()[first])]
+        categories = sorted(set(KINDS) | set(names))
+        code_of = {name: code for code, name in enumerate(categories)}
+        codes = np.array([code_of[name] for name in names], dtype=np.int16)[pairs] if names else pairs
+        return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str")),
+                         index=self.frame.index)
 
     def records(self, key: str) -> list[dict]:
         """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
@@ -354,11 +359,13 @@ def group_codes(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
     return combined
 
 
-def group_positions(frame: pd.DataFrame, keys: Sequence[str]) -> list[tuple[tuple, np.ndarray]]:
-    """(key values, row positions) of each group of :func:`group_codes`, in order of first appearance."""
+def group_positions(frame: pd.DataFrame, keys: Sequence[str], codes: np.ndarray | None = None
+                    ) -> list[tuple[tuple, np.ndarray]]:
+    """(key values, row positions) of each group of :func:`group_codes` (given or computed), in order of first
+    appearance: the i-th entry is group code i."""
     if not len(frame):
         return []
-    codes = group_codes(frame, keys)
+    codes = group_codes(frame, keys) if codes is None else codes
     order = np.argsort(codes, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
     parts = np.split(order, starts[1:])
@@ -421,10 +428,10 @@ class AuditData:
     @cached_property
     def kinds(self) -> pd.Series:
         """Kind of every row of :attr:`frame` (each file's ``metric_kinds`` applied to its own rows)."""
-        parts = [source.kinds for source in self.raw_sources]
+        parts = [source.kinds.array for source in self.raw_sources]
         if not parts:
             return pd.Series([], dtype=object)
-        return pd.Series(pd.concat(parts, ignore_index=True).to_numpy(), index=self.frame.index, dtype=object)
+        return pd.Series(union_categoricals(parts, sort_categories=True), index=self.frame.index)
 
     def records(self, key: str) -> list[tuple[ResultSource, dict]]:
         """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""
@@ -528,7 +535,9 @@ def open_source(path: str | Path) -> ResultSource:
 def as_source(item) -> ResultSource:
     """A reader's result (``readers.Loaded``) as a source; run in the reader workers, so the Dataset never
     travels back to this process."""
-    return ResultSource.from_dataset(item.path, item.ds)
+    source = ResultSource.from_dataset(item.path, item.ds)
+    source.kinds  # noqa: B018 - judged where the file was read, beside the other files
+    return source
 
 
 def read_json(path: str | Path, what: str) -> dict:

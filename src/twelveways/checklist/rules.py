@@ -10,6 +10,7 @@ Shapiro–Wilk, ``twelveways.stats.median_ci`` for the CI of the median).
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import math
 import re
@@ -22,7 +23,7 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
-from ..resultset import (AuditData, describe, finite, group_positions, is_percentile, normalize_statistic, select,
+from ..resultset import (AuditData, describe, finite, group_codes, group_positions, is_percentile, normalize_statistic, select,
                          truthy)
 from . import restate
 from .model import Status, check, ev, judged, source_parts, worst
@@ -329,10 +330,13 @@ def r4_ratios(data: AuditData):
 
 # ------------------------------------------------------------------ R5
 
-def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str) -> str:
-    """A recorded reason why the configuration at row positions ``where`` may miss the CI target."""
-    if "stop_reason" in rows:
-        reasons = {str(r) for r in rows["stop_reason"].to_numpy()[where]} - {"", "ci_target_met"}
+def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str, stop_reasons: np.ndarray | None = None) -> str:
+    """A recorded reason why the configuration at row positions ``where`` may miss the CI target
+    (``stop_reasons``: the rows' stop_reason column as an array, when the caller has it)."""
+    if stop_reasons is None and "stop_reason" in rows:
+        stop_reasons = rows["stop_reason"].to_numpy()
+    if stop_reasons is not None:
+        reasons = {str(r) for r in stop_reasons[where]} - {"", "ci_target_met"}
         if reasons:
             return "stop_reason: " + ", ".join(sorted(reasons))
     notes = src.attr("ci_notes", {})
@@ -447,7 +451,9 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
     varying = {c for c in keys if rows[c].nunique(dropna=False) > 1} | {"metric", "workload"}
     stated = ci_level(src, rows)
     arrays = _R5Arrays.of(src, rows, stated)
-    for key, where in group_positions(rows, keys):  # in order of first appearance
+    codes = group_codes(rows, keys)
+    batch = None if stated else arrays.batch_intervals(codes, confidence)
+    for code, (key, where) in enumerate(group_positions(rows, keys, codes)):  # in order of first appearance
         # nested data (values inside processes, iterations inside invocations): the CI is over the
         # replicates' means, not pooled values (replicates counted at the outermost random level)
         level = stated or arrays.replicate_level(where)
@@ -462,17 +468,19 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
             counts["deterministic"] += 1
             continue
         try:
-            median, low, high = arrays.interval(where, values, by_invocation, confidence)
+            known = by_invocation and batch is not None and not np.isnan(batch[code]).any()
+            median, low, high = (float(v) for v in batch[code]) if known else \
+                arrays.interval(where, values, by_invocation, confidence)
             width = stats.relative_half_width(median, low, high) if median else math.inf
         except StatisticsError:
             width, low, high = math.inf, None, None
         if width <= target:
             counts["within_target"] += 1
             continue
-        note = _noted(src, rows, where, str(arrays.metric[where[0]]))
+        note = _noted(src, rows, where, str(arrays.metric[where[0]]), arrays.stop_reason)
         counts[("too_few_" if low is None else "wide_") + ("noted" if note else "unnoted")] += 1
-        cases.append((width, describe(dict(zip(keys, key)), varying), values.size,
-                      None if low is None else [low, high], note))
+        cases.append((width, functools.partial(describe, dict(zip(keys, key)), varying), values.size,
+                      None if low is None else [low, high], note))  # named only if among the worst shown
     return cases
 
 
@@ -485,13 +493,15 @@ class _R5Arrays:
     rate: np.ndarray  # row is of kind rate
     runs: np.ndarray | None  # run_id codes (-1: missing)
     level_codes: np.ndarray | None  # codes of the stated ci_level column (-1: missing)
+    stop_reason: np.ndarray | None  # the stop_reason column, when the file has one
 
     @classmethod
     def of(cls, src, rows: pd.DataFrame, stated: str) -> "_R5Arrays":
         runs = pd.factorize(rows["run_id"], use_na_sentinel=True)[0] if "run_id" in rows else None
         level = pd.factorize(rows[stated], use_na_sentinel=True)[0] if stated else None
         kinds = src.kinds.reindex(rows.index).to_numpy()
-        return cls(rows["value"].to_numpy(dtype=float), rows["metric"].to_numpy(), kinds == "rate", runs, level)
+        stop = rows["stop_reason"].to_numpy() if "stop_reason" in rows else None
+        return cls(rows["value"].to_numpy(dtype=float), rows["metric"].to_numpy(), kinds == "rate", runs, level, stop)
 
     def replicate_level(self, where: np.ndarray) -> str:
         """``run_id`` when the rows are several invocations of several values each: the replicates are the
@@ -516,6 +526,14 @@ class _R5Arrays:
         keep = (codes >= 0) & np.isfinite(values)
         _, inverse = np.unique(codes[keep], return_inverse=True)
         return finite(np.bincount(inverse, weights=values[keep]) / np.bincount(inverse))
+
+    def batch_intervals(self, codes: np.ndarray, confidence: float) -> np.ndarray | None:
+        """The two-level interval of every configuration (``codes`` per row) at once, where it can be had so
+        (``stats.replicates.summary_intervals``; NaN rows are left to :meth:`interval`)."""
+        if self.runs is None or not codes.size:
+            return None
+        first = np.unique(codes, return_index=True)[1]
+        return stats.replicates.summary_intervals(self.value, codes, self.runs, self.rate[first], confidence)
 
     def interval(self, where: np.ndarray, values: np.ndarray, by_invocation: bool,
                  confidence: float) -> tuple[float, float, float]:
@@ -559,6 +577,7 @@ def _r5_worst_cases(src, cases: list) -> list:
     """The five worst configurations (unexplained first), each with n, its CI and its note."""
     out = []
     for width, label, n, ci, note in sorted(cases, key=lambda c: (bool(c[4]), -c[0] if math.isfinite(c[0]) else -1e300))[:5]:
+        label = label() if callable(label) else label
         ci_text = f"CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "no CI (too few samples)"
         out.append(ev(f"{label}: n={n}, {ci_text}", {"relative_half_width": width if math.isfinite(width) else "none",
                                                      "note": note or "none"},
