@@ -115,3 +115,24 @@ def test_audit_report_is_the_same_with_per_file_parts_in_workers(tmp_path, monke
     assert side_by_side == alone
     r5 = next(c for c in side_by_side["checks"] if c["id"] == "R5")
     assert sum(e["what"].startswith("configurations (confidence") for e in r5["evidence"]) == 6
+
+
+def test_a_per_file_part_that_raises_fails_only_its_own_check(tmp_path, monkeypatch):
+    from twelveways.checklist import model
+    from twelveways.errors import StatisticsError
+
+    round_ = tmp_path / "round"
+    for i in range(4):
+        (round_ / f"run{i}").mkdir(parents=True)
+        shutil.copy(ROOT / "data/reference/results/prk.nc", round_ / f"run{i}")
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    before = {c["id"]: c for c in audit.run(resultset.load([round_])).to_dict()["checks"]}
+
+    def broken(data, source):
+        raise StatisticsError(f"cannot judge {source.path}")
+
+    monkeypatch.setitem(model.PER_SOURCE, "R10", broken)
+    after = {c["id"]: c for c in audit.run(resultset.load([round_])).to_dict()["checks"]}
+    assert after["R10"]["status"] == "needs_human" and "cannot judge" in str(after["R10"]["evidence"])
+    assert after["R5"] == before["R5"]

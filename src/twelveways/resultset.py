@@ -170,6 +170,16 @@ def texts(values) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(code_of[codes], categories=pd.Index(categories, dtype="str")))
 
 
+def per_text(column: pd.Series, function) -> np.ndarray:
+    """``function(text)`` of each row's text (``str`` of the value), computed once per distinct text: a
+    round's text columns hold millions of rows and few distinct texts."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not (column.cat.codes.to_numpy() < 0).any():
+        codes, distinct = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, distinct = pd.factorize(column.astype(str), use_na_sentinel=False)
+    return np.asarray([function(str(text)) for text in distinct] or [function("")], dtype=object)[codes]
+
+
 def is_text(column: pd.Series) -> bool:
     """A column of texts: categories (what :func:`source_frame` makes), str or Python objects."""
     return isinstance(column.dtype, pd.CategoricalDtype) or _texty(column)

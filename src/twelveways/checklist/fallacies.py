@@ -27,7 +27,7 @@ from ..claims import DEFINITIONS, spanned_factors
 from ..evidence.machine import MachineIdentity
 from ..resultset import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
                          TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
-                         select, truthy)
+                         per_text, select, truthy)
 from .model import Status, check, ev, judged, worst
 
 NA = Status.NOT_APPLICABLE
@@ -330,7 +330,8 @@ def f5_dtype_ops(data: AuditData):
         rates = operation_rates(src)
         if rates.empty:
             continue
-        precision = rates["precision"].astype(str).str.strip().str.lower()
+        precision = pd.Series(per_text(rates["precision"], lambda text: text.strip().lower()), index=rates.index,
+                              dtype=object)
         bad = int(precision.isin(["", "unknown", "?", "none", "nan"]).sum())
         statuses.append(Status.FAIL if bad else Status.PASS)
         evidence.append(ev("operation-rate rows (op/s, flop/s) without a number format", f"{bad} of {len(rates)}",
@@ -354,11 +355,10 @@ def f5_dtype_ops(data: AuditData):
 
 
 def operation_rates(src) -> pd.DataFrame:
-    """The valid rows of one file whose unit counts operations per second (F5's domain)."""
+    """The valid rows of one file whose unit counts operations per second (F5's domain): their precision and unit."""
     frame = src.frame
-    codes, units = pd.factorize(frame["unit"].astype(str))  # each unit judged once, not once per row
-    counts_ops = np.array([kinds_mod.rate_kind(unit) is kinds_mod.MetricKind.OP_RATE for unit in units] + [False])
-    return frame[counts_ops[codes] & frame["valid"].astype(bool).to_numpy()]
+    counts_ops = per_text(frame["unit"], lambda unit: kinds_mod.rate_kind(unit) is kinds_mod.MetricKind.OP_RATE)
+    return frame[["precision", "unit"]][counts_ops.astype(bool) & frame["valid"].astype(bool).to_numpy()]
 
 
 # ------------------------------------------------------------------ F6
@@ -371,10 +371,12 @@ RUN_KEYS = ["source_file", "run_id"]
 def _scope(data: AuditData) -> pd.Series:
     """Timing scope of each row: column timing_scope, else its file's attr timing_scope."""
     fr = data.frame
-    per_file = {s.path: str(s.attr("timing_scope", "") or "") for s in data.sources}
-    column = fr["timing_scope"].astype(str) if "timing_scope" in fr else pd.Series([""] * len(fr), index=fr.index)
-    fallback = fr["source_file"].map(per_file).fillna("")
-    return column.where(column.str.strip() != "", fallback).str.strip().str.lower()
+    per_file = {s.path: str(s.attr("timing_scope", "") or "").strip().lower() for s in data.sources}
+    fallback = per_text(fr["source_file"], lambda path: per_file.get(path, ""))
+    if "timing_scope" not in fr:
+        return pd.Series(fallback, index=fr.index, dtype=object)
+    stated = per_text(fr["timing_scope"], lambda scope: scope.strip().lower())
+    return pd.Series(np.where(stated != "", stated, fallback), index=fr.index, dtype=object)
 
 
 def _timed(data: AuditData, mask: pd.Series) -> pd.DataFrame:

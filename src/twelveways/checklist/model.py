@@ -171,17 +171,40 @@ def start_per_source(data) -> list[str]:
 
     from ..forkmap import BackgroundMap
 
-    for check_id, part in PER_SOURCE.items():
-        data.background[check_id] = BackgroundMap(partial(part, data), data.raw_sources)
+    if PER_SOURCE:
+        data.background[BACKGROUND] = BackgroundMap(partial(_every_part, data), data.raw_sources)
     return list(PER_SOURCE)
+
+
+#: Key of the one background map of every declared per-file part in ``AuditData.background``.
+BACKGROUND = "per-source parts"
+
+
+class _Failed:
+    """A per-file part that raised: :func:`source_parts` runs it again for its own check, which states the error."""
+
+
+def _every_part(data, source) -> dict:
+    """Every declared per-file part of one file (one map over the files does them all); a part that raises
+    does not take the other checks' parts with it."""
+    out = {}
+    for check_id, part in PER_SOURCE.items():
+        try:
+            out[check_id] = part(data, source)
+        except Exception:  # noqa: BLE001 - raised again, as it is, by the check it belongs to
+            out[check_id] = _Failed()
+    return out
 
 
 def source_parts(data, check_id: str) -> list:
     """The per-file parts of a check, one per raw file in order: from the background map when one was
     started, else computed here."""
-    started = data.background.pop(check_id, None)
+    started = data.background.get(BACKGROUND)
     if started is not None:
-        return started.results()
+        if not isinstance(started, list):
+            data.background[BACKGROUND] = started = started.results()
+        return [PER_SOURCE[check_id](data, source) if isinstance(parts[check_id], _Failed) else parts[check_id]
+                for parts, source in zip(started, data.raw_sources)]
     return [PER_SOURCE[check_id](data, source) for source in data.raw_sources]
 
 

@@ -23,8 +23,8 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
-from ..resultset import (AuditData, describe, finite, group_codes, group_positions, is_percentile, normalize_statistic, select,
-                         truthy)
+from ..resultset import (AuditData, describe, finite, group_codes, group_positions, is_percentile, normalize_statistic,
+                         per_text, select, truthy)
 from . import restate
 from .model import Status, check, ev, judged, source_parts, worst
 
@@ -809,7 +809,7 @@ def r9_setup(data: AuditData):
         dirty = truthy(attrs.get("git_dirty"))
         statuses.append(Status.WARN if dirty else Status.PASS)
         evidence.append(ev("uncommitted changes when the results were made", bool(dirty), src.path, "attr git_dirty"))
-        no_unit = int((src.frame["unit"].astype(str).str.strip() == "").sum())
+        no_unit = int(per_text(src.frame["unit"], lambda unit: unit.strip() == "").astype(bool).sum())
         if no_unit:
             statuses.append(Status.WARN)
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
@@ -836,47 +836,56 @@ def _stated(src, key: str) -> str:
         return str(value)
     for name in registry.names(key):
         if name in src.frame.columns:
-            values = sorted(set(src.frame[name].astype(str)) - {""})
+            values = sorted({str(value) for value in pd.unique(src.frame[name])} - {""})  # each text once
             if values:
                 return "; ".join(values)
     return ""
 
 
-@check("R10", "how parallel time was measured, synchronized, summarized", domain="parallel")
+def _r10_source(data: AuditData, src) -> tuple[list[Status], list]:
+    """R10 on one raw file (derived rows are computed, not timed): its statuses and evidence."""
+    statuses, evidence = [], []
+    rows = src.frame[[c for c in ("ranks", "threads", "rank", "run_id", "iteration", "metric", "value")
+                      if c in src.frame.columns]]  # rows are taken below: only the columns read
+    parallel = rows[(rows["ranks"] > 1) | (rows["threads"] > 1)]
+    if parallel.empty:
+        return statuses, evidence
+    needed = ["timer", "rank_summary"] + (["synchronization"] if (parallel["ranks"] > 1).any() else [])
+    present = {k: _stated(src, k) for k in needed}
+    missing = [k for k, v in present.items() if not str(v or "").strip()]
+    statuses.append(Status.WARN if missing else Status.PASS)  # an unstated method is not a proven violation
+    evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
+    evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
+                       {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed],
+                       *[f"attr {alias}" for alias in registry.names("rank_summary")[1:]], "column timer"))
+    summary = str(present.get("rank_summary") or "").lower()
+    multi = parallel[parallel["ranks"] > 1]
+    if "max" in summary and not multi.empty:
+        whole = multi[multi["rank"] == -1]
+        per_rank = multi[multi["rank"] >= 0]
+        if len(whole) and len(per_rank):
+            keys = ["run_id", "iteration", "metric"]
+            kinds = src.kinds.loc[per_rank.index]
+            costs = per_rank[kinds == "cost"]
+            if len(costs):
+                recomputed = costs.groupby(keys)["value"].max().rename("max_over_ranks")
+                joined = whole.join(recomputed, on=keys, how="inner")
+                if len(joined):
+                    bad = ~np.isclose(joined["value"], joined["max_over_ranks"], rtol=1e-9, atol=0)
+                    statuses.append(Status.FAIL if bad.any() else Status.PASS)
+                    evidence.append(ev("whole-run times that are not the max over ranks",
+                                       f"{int(bad.sum())} of {len(joined)}",
+                                       src.path, "rows rank=-1", "rows rank>=0", "column value"))
+    return statuses, evidence
+
+
+@check("R10", "how parallel time was measured, synchronized, summarized", domain="parallel", per_source=_r10_source)
 def r10_parallel_time(data: AuditData):
     """Parallel runs state their timer, synchronization and rank summary; a stated max over ranks is recomputed."""
     statuses, evidence = [], []
-    for src in data.raw_sources:  # derived rows are computed, not timed
-        rows = src.frame
-        parallel = rows[(rows["ranks"] > 1) | (rows["threads"] > 1)]
-        if parallel.empty:
-            continue
-        needed = ["timer", "rank_summary"] + (["synchronization"] if (parallel["ranks"] > 1).any() else [])
-        present = {k: _stated(src, k) for k in needed}
-        missing = [k for k, v in present.items() if not str(v or "").strip()]
-        statuses.append(Status.WARN if missing else Status.PASS)  # an unstated method is not a proven violation
-        evidence.append(ev("parallel rows", int(len(parallel)), src.path, "column ranks", "column threads"))
-        evidence.append(ev("stated timing method" if not missing else f"missing: {', '.join(missing)}",
-                           {k: v for k, v in present.items() if v}, src.path, *[f"attr {k}" for k in needed],
-                           *[f"attr {alias}" for alias in registry.names("rank_summary")[1:]], "column timer"))
-        summary = str(present.get("rank_summary") or "").lower()
-        multi = parallel[parallel["ranks"] > 1]
-        if "max" in summary and not multi.empty:
-            whole = multi[multi["rank"] == -1]
-            per_rank = multi[multi["rank"] >= 0]
-            if len(whole) and len(per_rank):
-                keys = ["run_id", "iteration", "metric"]
-                kinds = src.kinds.loc[per_rank.index]
-                costs = per_rank[kinds == "cost"]
-                if len(costs):
-                    recomputed = costs.groupby(keys)["value"].max().rename("max_over_ranks")
-                    joined = whole.join(recomputed, on=keys, how="inner")
-                    if len(joined):
-                        bad = ~np.isclose(joined["value"], joined["max_over_ranks"], rtol=1e-9, atol=0)
-                        statuses.append(Status.FAIL if bad.any() else Status.PASS)
-                        evidence.append(ev("whole-run times that are not the max over ranks",
-                                           f"{int(bad.sum())} of {len(joined)}",
-                                           src.path, "rows rank=-1", "rows rank>=0", "column value"))
+    for source_statuses, source_evidence in source_parts(data, "R10"):
+        statuses += source_statuses
+        evidence += source_evidence
     return judged(statuses, evidence, ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads"),
                   ("State the timer, how processes were synchronized (e.g. a barrier before each "
                    "iteration) and how per-rank times were summarized (e.g. max over ranks) (SC15 R10)."))
@@ -920,12 +929,17 @@ def _memory_bound_rows(group: pd.DataFrame, llc: int | None, unit: str, where: s
                                  where, "column bytes_per_iteration", "environment hardware.caches")]
 
 
+#: What R11 reads of a rate row: its unit and value, the configuration it names, bytes moved per iteration.
+R11_COLUMNS = ("unit", "value", "workload", "implementation", "size", "threads", "ranks", "bytes_per_iteration")
+
+
 @check("R11", "upper performance bounds")
 def r11_bounds(data: AuditData):
     """Hardware rates (bytes/s, flop/s, op/s) have a measured or modelled upper bound to compare with."""
     bounds = {}  # base -> (value in base units/s, where)
     for src in data.sources:
-        rows = src.frame[(src.frame["benchmark"] == "bounds") & src.frame["valid"]]
+        frame = src.frame[["unit", "value"]]  # rows are taken below: only the columns read
+        rows = frame[((src.frame["benchmark"] == "bounds") & src.frame["valid"]).to_numpy()]
         for unit, group in rows.groupby("unit"):
             parsed = hardware_unit(unit)
             if parsed:
@@ -939,8 +953,9 @@ def r11_bounds(data: AuditData):
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
     statuses, evidence, llc = [], [], last_level_cache_bytes(data.environment)
     for src in data.sources:
-        rows = src.frame[(src.frame["benchmark"] != "bounds") & (src.kinds == "rate")]
-        rows = rows[rows["valid"] & (rows["iteration"] != 0)]
+        frame = src.frame[[c for c in R11_COLUMNS if c in src.frame.columns]]  # only the columns read below
+        rows = frame[((src.frame["benchmark"] != "bounds") & (src.kinds == "rate") & src.frame["valid"]
+                      & (src.frame["iteration"] != 0)).to_numpy()]
         for unit, group in rows.groupby("unit"):
             parsed = hardware_unit(unit)
             if not parsed:
