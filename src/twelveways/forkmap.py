@@ -46,14 +46,14 @@ class BackgroundMap:
     def __init__(self, function: Callable, items: Sequence, workers: int | None = None):
         global _TASK
         self.function, self.items = function, list(items)
-        self.pool, self.futures, self.frozen = None, [], False
+        self.pool, self.futures, self.frozen, self.owns_task = None, [], False, False
         workers = min(workers or usable_cpus(), len(self.items))
         if workers < 2 or len(self.items) < MIN_PARALLEL or _TASK is not None \
                 or "fork" not in multiprocessing.get_all_start_methods():
             return
-        _TASK = (function, self.items)
+        _TASK, self.owns_task = (function, self.items), True
+        self.frozen = gc.get_freeze_count() == 0  # thaw at the end only what this map froze
         gc.freeze()
-        self.frozen = True
         try:
             self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
             step = max(1, -(-len(self.items) // (workers * CHUNKS_PER_WORKER)))
@@ -83,5 +83,6 @@ class BackgroundMap:
         if self.frozen:
             gc.unfreeze()
             self.frozen = False
-            _TASK = None
+        if self.owns_task:
+            _TASK, self.owns_task = None, False
         self.futures = []

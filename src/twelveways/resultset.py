@@ -441,7 +441,7 @@ class AuditData:
         parts = [source.kinds.array for source in self.raw_sources]
         if not parts:
             return pd.Series([], dtype=object)
-        return pd.Series(union_categoricals(parts, sort_categories=True), index=self.frame.index)
+        return pd.Series(_union_texts(parts), index=self.frame.index)
 
     def records(self, key: str) -> list[tuple[ResultSource, dict]]:
         """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""
@@ -496,22 +496,38 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
                 del columns[name]
         memory.release_freed()
     frame = pd.DataFrame(merged, copy=False)
+    position = {name: i for i, name in enumerate(frame.columns)}
     starts = np.cumsum([0, *lengths])
     for source, columns, names_of, start, stop in zip(sources, own, order, starts, starts[1:]):
-        rows = frame.iloc[start:stop].reset_index(drop=True)
-        source.frame = pd.DataFrame({name: columns[name] if name in columns else rows[name] for name in names_of},
-                                    copy=False)
+        view = frame.iloc[start:stop, [position[name] for name in names_of]].reset_index(drop=True)
+        for name, kept in columns.items():  # a column the merge widened (and source_file, not the file's own)
+            if name in names_of:
+                view[name] = kept.to_numpy() if not isinstance(kept.dtype, pd.CategoricalDtype) else kept.array
+        source.frame = view
     return frame
 
 
 def _merged_column(parts: list, lengths: list[int]) -> pd.Series:
     """One column of every file (None where a file lacks it): texts if any file's are, else as ``pd.concat``."""
     if any(part is not None and is_text(part) for part in parts):
-        categorical = [_categorical(part, n) for part, n in zip(parts, lengths)]
-        return pd.Series(union_categoricals(categorical, sort_categories=True))
+        return pd.Series(_union_texts([_categorical(part, n) for part, n in zip(parts, lengths)]))
+    dtypes = {None if part is None else part.dtype for part in parts}
+    if len(dtypes) == 1 and None not in dtypes and isinstance(next(iter(dtypes)), np.dtype):
+        return pd.Series(np.concatenate([part.to_numpy() for part in parts]))  # what concat gives, without its checks
     column = pd.concat([pd.Series(np.full(n, np.nan)) if part is None else part for part, n in zip(parts, lengths)],
                        ignore_index=True)
     return texts(column.to_numpy(dtype=object)) if _texty(column) else column
+
+
+def _union_texts(parts: list[pd.Categorical]) -> pd.Categorical:
+    """The parts one below the other over the union of their categories, in text order (as
+    ``union_categoricals(sort_categories=True)`` gives, without its per-part cost)."""
+    if any((part.codes < 0).any() for part in parts):  # a missing value (none of ours): pandas words it
+        return union_categoricals(parts, sort_categories=True)
+    categories = np.unique(np.concatenate([np.asarray(part.categories, dtype=object) for part in parts]))
+    codes = np.concatenate([np.searchsorted(categories, np.asarray(part.categories, dtype=object))[part.codes]
+                            for part in parts]) if categories.size else np.zeros(0, dtype=np.int8)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
 
 
 def _categorical(part: pd.Series | None, n: int) -> pd.Categorical:
