@@ -9,7 +9,6 @@ with one line ``error: ...`` on stderr.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from .. import atomic, resultset
 from .. import claims as claims_mod
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
 from ..errors import AuditInputError, TwelveWaysError
+from ..stats.heap import collect_new_objects_only
 from . import fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
 from .model import REGISTRY, AuditReport, ordered_ids, start_per_source
 
@@ -77,8 +77,8 @@ def audit_main(argv: list[str] | None = None) -> int:
         data = resultset.load(args.results, environment=args.environment, config=args.config,
                               csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
                               csv_set=parse_pairs(args.set, "--set"))
-        gc.freeze()  # what was read lives until the report is written: the collector need not walk it again
-        report = run(data, args.claims).to_dict()
+        with collect_new_objects_only():  # what was read lives until the report is written: not walked again
+            report = run(data, args.claims).to_dict()
         if args.output:
             for out in args.output:
                 fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
