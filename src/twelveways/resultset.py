@@ -167,7 +167,8 @@ def texts(values) -> pd.Series:
     codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
     names = [str(u) for u in uniques] + ([""] if (codes < 0).any() else [])  # code -1 takes the last: ""
     categories, code_of = np.unique(np.asarray(names, dtype=object), return_inverse=True)  # sorted; 1 and "1" one
-    return pd.Series(pd.Categorical.from_codes(code_of[codes], categories=pd.Index(categories, dtype="str")))
+    dtype = pd.CategoricalDtype(pd.Index(categories, dtype="str"))
+    return pd.Series(pd.Categorical.from_codes(code_of[codes], dtype=dtype, validate=False))  # codes in range by making
 
 
 def per_text(column: pd.Series, function) -> np.ndarray:

@@ -94,15 +94,18 @@ def findings(src, rows, target: float, reduce=None) -> tuple[bool, list[Finding]
 
 def measured_rows(src) -> tuple[pd.DataFrame, int]:
     """Summarizable, finite cost/rate rows that are measurements (not derived, not tuning); and the non-finite count."""
-    rows = src.frame[src.kinds.isin(["cost", "rate"])]
-    rows = rows[rows["valid"] & (rows["iteration"] != 0)]
-    finite_mask = np.isfinite(rows["value"].astype(float))
-    not_finite = int((~finite_mask).sum())
-    rows = rows[finite_mask]
-    rows = rows[~rows["metric"].isin({m for m in set(rows["metric"]) if src.is_derived(m)})]
-    if "role" in rows:
-        rows = rows[rows["role"] != "tuning"]
-    return rows, not_finite
+    frame = src.frame  # one mask, one copy of the rows (a round of files would copy every row four times)
+    keep = (src.kinds.isin(["cost", "rate"]).to_numpy() & frame["valid"].to_numpy(dtype=bool)
+            & (frame["iteration"] != 0).to_numpy())
+    finite_mask = np.isfinite(frame["value"].to_numpy(dtype=float))
+    not_finite = int((keep & ~finite_mask).sum())
+    keep &= finite_mask
+    derived = {m for m in set(frame["metric"].to_numpy()[keep]) if src.is_derived(m)}
+    if derived:
+        keep &= ~frame["metric"].isin(derived).to_numpy()
+    if "role" in frame:
+        keep &= (frame["role"] != "tuning").to_numpy()
+    return frame[keep], not_finite
 
 
 def max_over_ranks(src, rows, keys):
@@ -118,8 +121,8 @@ def max_over_ranks(src, rows, keys):
     by = [k for k in keys if k != "rank"] + [c for c in ("run_id", "iteration") if c not in keys]
     codes = group_codes(per_rank, by)
     order = np.lexsort((-per_rank["value"].to_numpy(dtype=float), codes))  # stable: the first of equal maxima
-    reduced = per_rank.iloc[order[np.r_[True, np.diff(codes[order]) != 0]]].copy()
-    reduced["rank"] = -1
+    reduced = per_rank.iloc[order[np.r_[True, np.diff(codes[order]) != 0]]]
+    reduced = reduced.assign(rank=-1)
     return pd.concat([reduced, whole]) if len(whole) else reduced
 
 

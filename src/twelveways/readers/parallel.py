@@ -23,6 +23,8 @@ from ..errors import AuditInputError, TwelveWaysError
 
 #: Fewer files than this are read in this process (starting workers costs more than it saves).
 MIN_PARALLEL = 16
+#: Most files one worker task reads (fewer when there are few files, so every worker gets some).
+CHUNK = 8
 #: Fewer files than this get no progress bar (it would flash by).
 MIN_PROGRESS = 50
 
@@ -43,6 +45,11 @@ def _guarded(reader: Callable, args: tuple):
         return False, exc.one_line()
 
 
+def _guarded_chunk(reader: Callable, jobs: Sequence[tuple]) -> list:
+    """Several reads in one task (each guarded alone): a task costs more to hand over than a small file to read."""
+    return [_guarded(reader, job) for job in jobs]
+
+
 def read_each(reader: Callable, jobs: Sequence[tuple], what: str = "reading results",
               workers: int | None = None) -> list:
     """``[reader(*job) for job in jobs]``, in worker processes when there are enough jobs and CPUs.
@@ -61,12 +68,15 @@ def read_each(reader: Callable, jobs: Sequence[tuple], what: str = "reading resu
                 if not outcomes[-1][0]:
                     break
         else:
+            step = max(1, min(CHUNK, len(jobs) // (4 * workers)))  # few files per task: less to hand over
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(_guarded, reader, job) for job in jobs]
+                futures = [pool.submit(_guarded_chunk, reader, jobs[start:start + step])
+                           for start in range(0, len(jobs), step)]
                 outcomes = []
                 for future in futures:
-                    outcomes.append(future.result())
-                    advance()
+                    for outcome in future.result():
+                        outcomes.append(outcome)
+                        advance()
     for ok, value in outcomes:
         if not ok:
             raise AuditInputError(value)
