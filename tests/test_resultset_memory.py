@@ -35,6 +35,14 @@ def test_source_frame_holds_what_to_dataframe_holds(path):
     pd.testing.assert_frame_equal(frame.astype({name: "str" for name in texts}), expected)
 
 
+def test_texts_are_what_astype_str_makes_of_them():
+    values = np.array([b"fp64", None, 3, "x", b"fp64", float("nan")], dtype=object)
+    made = resultset.texts(values)
+    assert made.astype(str).tolist() == pd.Series(values).fillna("").astype(str).tolist() == \
+        ["fp64", "", "3", "x", "fp64", ""]
+    assert list(made.cat.categories) == ["", "3", "fp64", "x"]
+
+
 def _sources(tmp_path) -> list[resultset.ResultSource]:
     """Three files whose columns differ: prk.nc twice and bounds.nc (which lacks some of prk's columns)."""
     paths = [ROOT / "data/reference/results/prk.nc", ROOT / "data/reference/results/bounds.nc",

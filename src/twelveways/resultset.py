@@ -165,10 +165,15 @@ def source_frame(ds: xr.Dataset) -> pd.DataFrame:
 def texts(values) -> pd.Series:
     """Values as a text column: categories in text order, missing values (None, NaN) as ""."""
     codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
-    names = [str(u) for u in uniques] + ([""] if (codes < 0).any() else [])  # code -1 takes the last: ""
+    names = [_as_text(u) for u in uniques] + ([""] if (codes < 0).any() else [])  # code -1 takes the last: ""
     categories, code_of = np.unique(np.asarray(names, dtype=object), return_inverse=True)  # sorted; 1 and "1" one
     dtype = pd.CategoricalDtype(pd.Index(categories, dtype="str"))
     return pd.Series(pd.Categorical.from_codes(code_of[codes], dtype=dtype, validate=False))  # codes in range by making
+
+
+def _as_text(value) -> str:
+    """A value as the text pandas' ``astype(str)`` makes of it (bytes decoded as UTF-8)."""
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def per_text(column: pd.Series, function) -> np.ndarray:
