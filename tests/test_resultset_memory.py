@@ -88,7 +88,7 @@ def _square(x: int) -> int:
 
 
 def test_background_map_gives_every_result_in_order_and_an_item_that_fails_fails_here(monkeypatch):
-    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(forkmap, "MIN_ITEMS", 2)
     items = list(range(40))
     started = forkmap.BackgroundMap(_square, [i for i in items if i != 7], workers=2)
     assert started.pool is not None
@@ -105,10 +105,10 @@ def test_audit_report_is_the_same_with_per_file_parts_in_workers(tmp_path, monke
         (round_ / f"run{i}").mkdir(parents=True)
         shutil.copy(ROOT / "data/reference/results" / ("prk.nc" if i % 2 else "bounds.nc"), round_ / f"run{i}")
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 10**9)
-    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 10**9)
+    monkeypatch.setattr(forkmap, "MIN_ITEMS", 10**9)
     alone = audit.run(resultset.load([round_])).to_dict()
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 2)
-    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(forkmap, "MIN_ITEMS", 2)
     data = resultset.load([round_])
     started = []
     original = forkmap.BackgroundMap.__init__
@@ -134,7 +134,7 @@ def test_a_per_file_part_that_raises_fails_only_its_own_check(tmp_path, monkeypa
         (round_ / f"run{i}").mkdir(parents=True)
         shutil.copy(ROOT / "data/reference/results/prk.nc", round_ / f"run{i}")
     monkeypatch.setattr(parallel, "MIN_PARALLEL", 2)
-    monkeypatch.setattr(forkmap, "MIN_PARALLEL", 2)
+    monkeypatch.setattr(forkmap, "MIN_ITEMS", 2)
     before = {c["id"]: c for c in audit.run(resultset.load([round_])).to_dict()["checks"]}
 
     def broken(data, source):

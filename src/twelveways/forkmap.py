@@ -14,18 +14,28 @@ worker would otherwise write to every object's header and copy the page it lives
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from .readers.parallel import MIN_PARALLEL, usable_cpus
+from .stats.heap import collect_new_objects_only
 
 #: (function, items) of the map in progress: what forked workers inherit.
 _TASK: tuple[Callable, Sequence] | None = None
+#: Fewer items than this are mapped here (starting workers costs more than it saves).
+MIN_ITEMS = 16
 #: Chunks per worker: small enough to balance uneven files, few enough that each result batch is large.
 CHUNKS_PER_WORKER = 4
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (affinity, e.g. under taskset or a batch scheduler), else cpu_count."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _run_chunk(start: int, stop: int) -> list:
@@ -46,14 +56,14 @@ class BackgroundMap:
     def __init__(self, function: Callable, items: Sequence, workers: int | None = None):
         global _TASK
         self.function, self.items = function, list(items)
-        self.pool, self.futures, self.frozen, self.owns_task = None, [], False, False
+        self.pool, self.futures, self.frozen, self.owns_task = None, [], None, False
         workers = min(workers or usable_cpus(), len(self.items))
-        if workers < 2 or len(self.items) < MIN_PARALLEL or _TASK is not None \
+        if workers < 2 or len(self.items) < MIN_ITEMS or _TASK is not None \
                 or "fork" not in multiprocessing.get_all_start_methods():
             return
         _TASK, self.owns_task = (function, self.items), True
-        self.frozen = gc.get_freeze_count() == 0  # thaw at the end only what this map froze
-        gc.freeze()
+        self.frozen = collect_new_objects_only()  # thawed in _close, unless the caller had frozen them
+        self.frozen.__enter__()
         try:
             self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
             step = max(1, -(-len(self.items) // (workers * CHUNKS_PER_WORKER)))
@@ -80,9 +90,9 @@ class BackgroundMap:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
-        if self.frozen:
-            gc.unfreeze()
-            self.frozen = False
+        if self.frozen is not None:
+            self.frozen.__exit__(None, None, None)
+            self.frozen = None
         if self.owns_task:
             _TASK, self.owns_task = None, False
         self.futures = []

@@ -247,13 +247,9 @@ class ResultSource:
         """Kind of every row (aligned with ``frame``), as categories; each (metric, unit) judged once."""
         pairs = group_codes(self.frame, ["metric", "unit"])
         first = np.unique(pairs, return_index=True)[1]
-        names = [self.kind(m, u) for m, u in zip(self.frame["metric"].to_numpy()[first],
-                                                  self.frame["unit"].to_numpy()[first])]
-        categories = sorted(set(KINDS) | set(names))
-        code_of = {name: code for code, name in enumerate(categories)}
-        codes = np.array([code_of[name] for name in names], dtype=np.int16)[pairs] if names else pairs
-        return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str")),
-                         index=self.frame.index)
+        names = np.asarray([self.kind(m, u) for m, u in zip(self.frame["metric"].to_numpy()[first],
+                                                             self.frame["unit"].to_numpy()[first])] or [""], dtype=object)
+        return pd.Series(texts(names[pairs]).array, index=self.frame.index)
 
     def records(self, key: str) -> list[dict]:
         """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
@@ -539,7 +535,7 @@ def _union_texts(parts: list[pd.Categorical]) -> pd.Categorical:
 def _categorical(part: pd.Series | None, n: int) -> pd.Categorical:
     """A file's column as categories: its own, its values as texts, or "" where it lacks the column."""
     if part is None:
-        return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index([""], dtype="str"))
+        return _repeated_text("", n).array
     return part.array if isinstance(part.dtype, pd.CategoricalDtype) else texts(part.to_numpy(dtype=object)).array
 
 

@@ -330,11 +330,9 @@ def r4_ratios(data: AuditData):
 
 # ------------------------------------------------------------------ R5
 
-def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str, stop_reasons: np.ndarray | None = None) -> str:
+def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str, stop_reasons: np.ndarray | None) -> str:
     """A recorded reason why the configuration at row positions ``where`` may miss the CI target
-    (``stop_reasons``: the rows' stop_reason column as an array, when the caller has it)."""
-    if stop_reasons is None and "stop_reason" in rows:
-        stop_reasons = rows["stop_reason"].to_numpy()
+    (``stop_reasons``: the rows' stop_reason column, None when the file has none)."""
     if stop_reasons is not None:
         reasons = {str(r) for r in stop_reasons[where]} - {"", "ci_target_met"}
         if reasons:

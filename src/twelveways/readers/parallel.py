@@ -14,12 +14,12 @@ files are never touched by it.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from ..errors import AuditInputError, TwelveWaysError
+from ..forkmap import usable_cpus
 
 #: Fewer files than this are read in this process (starting workers costs more than it saves).
 MIN_PARALLEL = 16
@@ -27,14 +27,6 @@ MIN_PARALLEL = 16
 CHUNK = 8
 #: Fewer files than this get no progress bar (it would flash by).
 MIN_PROGRESS = 50
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (affinity, e.g. under taskset or a batch scheduler), else cpu_count."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def _guarded(reader: Callable, args: tuple):
