@@ -221,3 +221,38 @@ def test_r11_sets_cache_resident_rates_aside_from_the_memory_bound(tmp_path, byt
     assert ("32 MiB last-level cache" in text(r11)) is (expected is Status.PASS)
     without_cache_size = next(c for c in audit.run(resultset.load([str(p) for p in paths])).checks if c.id == "R11")
     assert without_cache_size.status is Status.WARN
+
+
+def _one_configuration(values: np.ndarray, runs: np.ndarray) -> tuple[bool, bool, int, bool]:
+    """R5's questions of one configuration's rows, answered the plain way (what _Configurations answers for all)."""
+    distinct = np.unique(runs[runs >= 0]).size
+    by_invocation = distinct >= 2 and values.size > distinct
+    one_invocation = not by_invocation and values.size > 1 and distinct == 1
+    finite = values[np.isfinite(values)]
+    if by_invocation:
+        keep = (runs >= 0) & np.isfinite(values)
+        means = [values[keep & (runs == run)].mean() for run in np.unique(runs[keep])]
+        counted = int(np.isfinite(means).sum())
+    else:
+        counted = finite.size
+    return by_invocation, one_invocation, counted, finite.size > 1 and bool(np.all(finite == finite[0]))
+
+
+def test_r5_answers_every_configuration_at_once_as_one_at_a_time():
+    from twelveways.checklist.rules import _Configurations, _R5Arrays
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(1, 60))
+        codes = rng.integers(0, 6, n)
+        codes = np.unique(codes, return_inverse=True)[1]  # every code 0..C-1 present
+        values = np.where(rng.random(n) < 0.15, np.nan, rng.choice([1.0, 2.0, 2.5], n))
+        values[rng.random(n) < 0.05] = np.inf
+        runs = rng.integers(-1, 4, n) if rng.random() < 0.8 else None
+        arrays = _R5Arrays(values, np.full(n, "time", dtype=object), np.zeros(n, dtype=bool), runs, None, None)
+        facts = _Configurations.of(arrays, codes, "")
+        for code in range(codes.max() + 1):
+            where = codes == code
+            expected = _one_configuration(values[where], runs[where] if runs is not None else np.full(where.sum(), -1))
+            assert (facts.by_invocation[code], facts.one_invocation[code], facts.values[code],
+                    facts.deterministic[code]) == expected

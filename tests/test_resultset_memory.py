@@ -43,6 +43,32 @@ def test_texts_are_what_astype_str_makes_of_them():
     assert list(made.cat.categories) == ["", "3", "fp64", "x"]
 
 
+def test_texts_from_a_columns_codes_are_what_texts_makes_of_its_strings():
+    import xarray as xr
+
+    categories = np.array(["b", "a", "b", "unused", ""], dtype=object)  # "" ends it: code -1, a missing text
+    codes = np.array([0, 1, -1, 2, 0, 1])
+    strings = categories[codes]
+    var = xr.Variable(("sample",), strings, encoding={results.DECODED_FROM_CODES: (strings, codes, categories)})
+    made, expected = resultset._texts_of_codes(var, strings), resultset.texts(strings)
+    assert list(made.cat.categories) == list(expected.cat.categories) == ["", "a", "b"]
+    assert made.cat.codes.tolist() == expected.cat.codes.tolist()
+    assert resultset._texts_of_codes(var, strings.copy()) is None  # values replaced since: read the strings
+
+
+def test_a_source_travels_between_processes_as_its_columns():
+    import pickle
+
+    source = resultset.ResultSource.from_dataset("prk.nc", results.open(ROOT / "data/reference/results/prk.nc"))
+    expected = source.frame.copy()
+    source.kinds  # noqa: B018 - judged where the file was read
+    state = source.__getstate__()
+    assert state["_frame"] is None and set(state["_columns"]) == set(expected.columns)
+    travelled = pickle.loads(pickle.dumps(source))
+    pd.testing.assert_frame_equal(travelled.frame, expected)
+    assert travelled.kinds.tolist() == source.kinds.tolist() and travelled.rows == len(expected)
+
+
 def _sources(tmp_path) -> list[resultset.ResultSource]:
     """Three files whose columns differ: prk.nc twice and bounds.nc (which lacks some of prk's columns)."""
     paths = [ROOT / "data/reference/results/prk.nc", ROOT / "data/reference/results/bounds.nc",

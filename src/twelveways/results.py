@@ -50,6 +50,9 @@ from .jsonvalue import plain
 SCHEMA_VERSION = "1.1"
 SUPPORTED_VERSIONS = ("1.0", "1.1")
 CATEGORIES_ATTR = "twelveways_categories"
+#: ``encoding`` key of a decoded string column: (the decoded array, its codes, its category list + [""]), so
+#: ``resultset.source_frame`` can build the column's categories from the codes, not from every row's string.
+DECODED_FROM_CODES = "twelveways_decoded_from_codes"
 SAMPLE_DIM = "sample"
 
 #: Required columns: name -> (kind, meaning).  Kinds: "str", "int", "float", "bool".
@@ -288,7 +291,9 @@ def _decode_strings(ds: xr.Dataset, source: str = "results") -> xr.Dataset:
             raise ResultsError(f"{source}: column {name!r}: string codes outside its category list")
         # fastpath: the object array holds str only, so xarray's check for dates (a pandas round trip that
         # rebuilds every string, 40 ms for a 400,000-row file) has nothing to find; the strings stay shared
-        decoded[name] = xr.Variable(var.dims, categories[codes], attrs, fastpath=True)
+        strings = categories[codes]
+        decoded[name] = xr.Variable(var.dims, strings, attrs, encoding={DECODED_FROM_CODES: (strings, codes, categories)},
+                                    fastpath=True)
     return ds.assign(decoded) if decoded else ds
 
 

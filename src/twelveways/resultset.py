@@ -141,25 +141,31 @@ def truthy(value) -> bool | None:
 
 
 def source_frame(ds: xr.Dataset) -> pd.DataFrame:
-    """One file's rows as the checks read them: ``valid`` as bool, text columns as categories (missing as "").
+    """One file's rows as the checks read them (:func:`source_columns` as a frame)."""
+    return pd.DataFrame(source_columns(ds), copy=False)
+
+
+def source_columns(ds: xr.Dataset) -> dict:
+    """One file's columns as the checks read them: ``valid`` as bool, texts as categories (missing as "").
 
     Why not ``Dataset.to_dataframe``: a round of thousands of files held every text of every row as
     its own string object (about 2 MB of a real-size PRK file's 3 MB).  Here a text column is a
     code per row and each distinct text once (categories in text order, so sorting by the column
-    sorts the texts), and each column keeps its own array (``copy=False``), so
-    :attr:`AuditData.frame` can take a file's columns over one at a time and hand back views.
+    sorts the texts), and each column is its own array, so :attr:`AuditData.frame` can take a
+    file's columns over one at a time and hand back views.
     """
-    if ds.coords or any(var.ndim != 1 for var in ds.data_vars.values()):
+    variables = {name: ds.variables[name] for name in ds.data_vars}  # Variables: no DataArray built per column
+    if ds.coords or any(var.ndim != 1 for var in variables.values()):
         frame = results.to_frame(ds)
         columns = {name: frame[name].to_numpy() for name in frame.columns}
     else:
-        columns = {name: var.values for name, var in ds.data_vars.items()}
+        columns = {name: var.values for name, var in variables.items()}
     for name, values in columns.items():
         if values.dtype.kind in "OUS":
-            columns[name] = texts(values)
-    frame = pd.DataFrame(columns, copy=False)
-    frame["valid"] = frame["valid"].astype(bool)
-    return frame
+            text = _texts_of_codes(variables[name], values) if name in variables else None
+            columns[name] = (texts(values) if text is None else text).array
+    columns["valid"] = pd.Series(columns["valid"], copy=False).astype(bool).to_numpy()
+    return columns
 
 
 def texts(values) -> pd.Series:
@@ -169,6 +175,22 @@ def texts(values) -> pd.Series:
     categories, code_of = np.unique(np.asarray(names, dtype=object), return_inverse=True)  # sorted; 1 and "1" one
     dtype = pd.CategoricalDtype(pd.Index(categories, dtype="str"))
     return pd.Series(pd.Categorical.from_codes(code_of[codes], dtype=dtype, validate=False))  # codes in range by making
+
+
+def _texts_of_codes(var: xr.Variable, values: np.ndarray) -> pd.Series | None:
+    """:func:`texts` of a string column ``results.open`` decoded from codes, built from its codes and
+    category list (a few distinct texts) instead of every row's string; None where the column is not that
+    decoding (the values were replaced since)."""
+    decoded = var.encoding.get(results.DECODED_FROM_CODES)
+    if decoded is None or decoded[0] is not values:
+        return None
+    _, codes, categories = decoded  # categories end in "" for code -1
+    categories, code_of = np.unique(categories, return_inverse=True)  # sorted, duplicates one
+    codes = code_of[codes]
+    used = np.bincount(codes, minlength=categories.size) > 0  # as texts(): only the texts the rows hold
+    renumber = np.cumsum(used) - 1
+    dtype = pd.CategoricalDtype(pd.Index(categories[used], dtype="str"))
+    return pd.Series(pd.Categorical.from_codes(renumber[codes], dtype=dtype, validate=False))
 
 
 def _as_text(value) -> str:
@@ -191,17 +213,54 @@ def is_text(column: pd.Series) -> bool:
     return isinstance(column.dtype, pd.CategoricalDtype) or _texty(column)
 
 
-@dataclass
 class ResultSource:
-    """One results file: its rows as a frame (:func:`source_frame`) and typed access to its attributes."""
+    """One results file: its rows as a frame (:func:`source_frame`) and typed access to its attributes.
 
-    path: str
-    attrs: dict
-    frame: pd.DataFrame
+    The rows are held as columns (name -> numpy array or categories) until something asks for the
+    frame; a source travels between processes as its columns only, and :func:`_merge_raw` takes the
+    columns of a round's files without building a frame per file.
+    """
+
+    def __init__(self, path: str | Path, attrs: dict, frame: pd.DataFrame | None = None, *,
+                 columns: dict | None = None):
+        self.path, self.attrs = str(path), attrs
+        self._frame, self._columns = frame, columns
 
     @classmethod
     def from_dataset(cls, path: str | Path, ds: xr.Dataset) -> "ResultSource":
-        return cls(str(path), dict(ds.attrs), source_frame(ds))
+        return cls(path, dict(ds.attrs), columns=source_columns(ds))
+
+    def __repr__(self) -> str:
+        return f"ResultSource({self.path!r})"
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:  # built once; the frame then holds the columns (it may be changed in place)
+            self._frame, self._columns = pd.DataFrame(self._columns or {}, copy=False), None
+        return self._frame
+
+    @frame.setter
+    def frame(self, frame: pd.DataFrame) -> None:
+        self._frame, self._columns = frame, None
+
+    @property
+    def rows(self) -> int:
+        return len(self.frame) if self._columns is None else len(next(iter(self._columns.values()), ()))
+
+    def _as_columns(self) -> dict:
+        if self._columns is not None:
+            return self._columns
+        return {name: _array(column) for name, column in self.frame.items()}
+
+    def take_columns(self) -> dict:
+        """The rows as columns (name -> numpy array or categories), which the source then no longer holds."""
+        columns = dict(self._as_columns())
+        self._frame, self._columns = None, {}
+        return columns
+
+    def __getstate__(self) -> dict:
+        """Columns, not a frame: a frame costs more to pickle, and the parent may never need this file's."""
+        return {**self.__dict__, "_frame": None, "_columns": self._as_columns()}
 
     @property
     def family(self) -> str:
@@ -377,12 +436,21 @@ def group_positions(frame: pd.DataFrame, keys: Sequence[str], codes: np.ndarray 
     appearance: the i-th entry is group code i."""
     if not len(frame):
         return []
-    codes = group_codes(frame, keys) if codes is None else codes
-    order = np.argsort(codes, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
-    parts = np.split(order, starts[1:])
+    parts = code_positions(group_codes(frame, keys) if codes is None else codes)
     columns = [frame[key].to_numpy() for key in keys]
     return [(tuple(column[part[0]] for column in columns), part) for part in parts]
+
+
+def code_positions(codes: np.ndarray) -> list[np.ndarray]:
+    """The row positions of each code 0..C-1 (every code present), each in row order."""
+    order, starts = code_order(codes)
+    return np.split(order, starts[1:]) if codes.size else []
+
+
+def code_order(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row positions sorted by code (stable), and where each code's run of positions starts."""
+    order = np.argsort(codes, kind="stable")
+    return order, np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0]) if codes.size else np.zeros(0, dtype=np.int64)
 
 
 def describe(key: Mapping, varying: set | None = None) -> str:
@@ -484,41 +552,50 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     """
     if not sources:
         return pd.DataFrame(columns=list(results.COLUMNS))
-    own = [dict(source.frame.items()) for source in sources]
+    lengths = [source.rows for source in sources]
+    own = [source.take_columns() for source in sources]  # they live on in ``own`` until merged
     order = [list(columns) for columns in own]
-    lengths = [len(source.frame) for source in sources]
     for source, columns, n in zip(sources, own, lengths):
-        columns["source_file"] = _repeated_text(source.path, n)
-        source.frame = None  # its columns live on in ``own`` until merged
+        columns["source_file"] = _repeated_text(source.path, n).array
     merged = {}
     for name in dict.fromkeys(name for columns in own for name in columns):
         merged[name] = _merged_column([columns.get(name) for columns in own], lengths)
+        merged_type = merged[name].dtype
         for columns in own:
-            if name in columns and _same_type(columns[name], merged[name]):
+            if name in columns and _same_type(columns[name].dtype, merged_type):
                 del columns[name]
         memory.release_freed()
     frame = pd.DataFrame(merged, copy=False)
-    position = {name: i for i, name in enumerate(frame.columns)}
+    arrays = {name: _array(column) for name, column in merged.items()}
     starts = np.cumsum([0, *lengths])
     for source, columns, names_of, start, stop in zip(sources, own, order, starts, starts[1:]):
-        view = frame.iloc[start:stop, [position[name] for name in names_of]].reset_index(drop=True)
-        for name, kept in columns.items():  # a column the merge widened (and source_file, not the file's own)
-            if name in names_of:
-                view[name] = kept.to_numpy() if not isinstance(kept.dtype, pd.CategoricalDtype) else kept.array
-        source.frame = view
+        # a column the merge widened stays the file's own (and source_file is not a column of the file)
+        source.frame = pd.DataFrame({name: columns[name] if name in columns else arrays[name][start:stop]
+                                     for name in names_of}, copy=False)
     return frame
+
+
+def _array(column: pd.Series):
+    """A column's values without copying: its numpy array, or its extension array (categories, ...)."""
+    return column.to_numpy() if isinstance(column.dtype, np.dtype) else column.array
 
 
 def _merged_column(parts: list, lengths: list[int]) -> pd.Series:
     """One column of every file (None where a file lacks it): texts if any file's are, else as ``pd.concat``."""
-    if any(part is not None and is_text(part) for part in parts):
-        return pd.Series(_union_texts([_categorical(part, n) for part, n in zip(parts, lengths)]))
+    if any(part is not None and _is_text_array(part) for part in parts):
+        return pd.Series(_union_texts([_categorical(part, n) for part, n in zip(parts, lengths)]), copy=False)
     dtypes = {None if part is None else part.dtype for part in parts}
-    if len(dtypes) == 1 and None not in dtypes and isinstance(next(iter(dtypes)), np.dtype):
-        return pd.Series(np.concatenate([part.to_numpy() for part in parts]))  # what concat gives, without its checks
-    column = pd.concat([pd.Series(np.full(n, np.nan)) if part is None else part for part, n in zip(parts, lengths)],
-                       ignore_index=True)
+    if len(dtypes) == 1 and None not in dtypes and isinstance(next(iter(dtypes)), np.dtype):  # what concat gives:
+        return pd.Series(np.concatenate(parts), copy=False)  # without its checks
+    column = pd.concat([pd.Series(np.full(n, np.nan) if part is None else part, copy=False)
+                        for part, n in zip(parts, lengths)], ignore_index=True)
     return texts(column.to_numpy(dtype=object)) if _texty(column) else column
+
+
+def _is_text_array(values) -> bool:
+    """:func:`is_text` of a column's values (numpy array or extension array)."""
+    return isinstance(values.dtype, pd.CategoricalDtype) or values.dtype == object or \
+        pd.api.types.is_string_dtype(values.dtype)
 
 
 def _union_texts(parts: list[pd.Categorical]) -> pd.Categorical:
@@ -527,22 +604,25 @@ def _union_texts(parts: list[pd.Categorical]) -> pd.Categorical:
     if any((part.codes < 0).any() for part in parts):  # a missing value (none of ours): pandas words it
         return union_categoricals(parts, sort_categories=True)
     categories = np.unique(np.concatenate([np.asarray(part.categories, dtype=object) for part in parts]))
-    codes = np.concatenate([np.searchsorted(categories, np.asarray(part.categories, dtype=object))[part.codes]
-                            for part in parts]) if categories.size else np.zeros(0, dtype=np.int8)
-    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
+    code_type = next(t for t in (np.int8, np.int16, np.int32, np.int64)  # pandas' code type for so many categories
+                     if categories.size < np.iinfo(t).max)
+    codes = np.concatenate([np.searchsorted(categories, np.asarray(part.categories, dtype=object)).astype(code_type)
+                            [part.codes] for part in parts]) if categories.size else np.zeros(0, dtype=np.int8)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"), validate=False)
 
 
-def _categorical(part: pd.Series | None, n: int) -> pd.Categorical:
-    """A file's column as categories: its own, its values as texts, or "" where it lacks the column."""
+def _categorical(part, n: int) -> pd.Categorical:
+    """A file's column (its values) as categories: its own, its values as texts, or "" where it lacks the column."""
     if part is None:
         return _repeated_text("", n).array
-    return part.array if isinstance(part.dtype, pd.CategoricalDtype) else texts(part.to_numpy(dtype=object)).array
+    return part if isinstance(part.dtype, pd.CategoricalDtype) else texts(np.asarray(part, dtype=object)).array
 
 
-def _same_type(own: pd.Series, merged: pd.Series) -> bool:
-    """Whether the merged column can stand for a file's own: same type, or texts both (the values are the same)."""
-    both_texts = isinstance(own.dtype, pd.CategoricalDtype) and isinstance(merged.dtype, pd.CategoricalDtype)
-    return both_texts or own.dtype == merged.dtype
+def _same_type(own, merged) -> bool:
+    """Whether the merged column (of type ``merged``) can stand for a file's own (of type ``own``): same type,
+    or texts both (the values are the same)."""
+    both_texts = isinstance(own, pd.CategoricalDtype) and isinstance(merged, pd.CategoricalDtype)
+    return both_texts or own == merged
 
 
 def _repeated_text(text: str, n: int) -> pd.Series:

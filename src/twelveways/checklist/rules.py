@@ -23,8 +23,8 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
-from ..resultset import (AuditData, describe, finite, group_codes, group_positions, is_percentile, normalize_statistic,
-                         per_text, select, truthy)
+from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
+                         normalize_statistic, per_text, select, truthy)
 from . import restate
 from .model import Status, check, ev, judged, source_parts, worst
 
@@ -451,24 +451,23 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
     arrays = _R5Arrays.of(src, rows, stated)
     codes = group_codes(rows, keys)
     batch = None if stated else arrays.batch_intervals(codes, confidence)
+    facts = _Configurations.of(arrays, codes, stated)
     for code, (key, where) in enumerate(group_positions(rows, keys, codes)):  # in order of first appearance
         # nested data (values inside processes, iterations inside invocations): the CI is over the
         # replicates' means, not pooled values (replicates counted at the outermost random level)
-        level = stated or arrays.replicate_level(where)
-        counts["one_replicate"] += bool(not level and arrays.one_invocation(where))
-        values = arrays.level_means(where, level)
+        level = stated or ("run_id" if facts.by_invocation[code] else "")
         by_invocation = level == "run_id" and not stated
-        if values.size == 0:
+        counts["one_replicate"] += bool(facts.one_invocation[code])
+        if not facts.values[code]:
             continue
         counts["configurations"] += 1
-        raw = finite(arrays.value[where]) if by_invocation else values  # equal invocation means are not determinism
-        if raw.size > 1 and np.all(raw == raw[0]):
+        if facts.deterministic[code]:  # equal invocation means are not determinism
             counts["deterministic"] += 1
             continue
         try:
             known = by_invocation and batch is not None and not np.isnan(batch[code]).any()
             median, low, high = (float(v) for v in batch[code]) if known else \
-                arrays.interval(where, values, by_invocation, confidence)
+                arrays.interval(where, arrays.level_means(where, level), by_invocation, confidence)
             width = stats.relative_half_width(median, low, high) if median else math.inf
         except StatisticsError:
             width, low, high = math.inf, None, None
@@ -477,7 +476,7 @@ def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> l
             continue
         note = _noted(src, rows, where, str(arrays.metric[where[0]]), arrays.stop_reason)
         counts[("too_few_" if low is None else "wide_") + ("noted" if note else "unnoted")] += 1
-        cases.append((width, functools.partial(describe, dict(zip(keys, key)), varying), values.size,
+        cases.append((width, functools.partial(describe, dict(zip(keys, key)), varying), int(facts.values[code]),
                       None if low is None else [low, high], note))  # named only if among the worst shown
     return cases
 
@@ -500,17 +499,6 @@ class _R5Arrays:
         kinds = src.kinds.reindex(rows.index).to_numpy()
         stop = rows["stop_reason"].to_numpy() if "stop_reason" in rows else None
         return cls(rows["value"].to_numpy(dtype=float), rows["metric"].to_numpy(), kinds == "rate", runs, level, stop)
-
-    def replicate_level(self, where: np.ndarray) -> str:
-        """``run_id`` when the rows are several invocations of several values each: the replicates are the
-        invocations, and iterations describe one (they never multiply n)."""
-        if self.runs is None:
-            return ""
-        distinct = np.unique(self.runs[where][self.runs[where] >= 0]).size
-        return "run_id" if distinct >= 2 and where.size > distinct else ""
-
-    def one_invocation(self, where: np.ndarray) -> bool:
-        return self.runs is not None and where.size > 1 and np.unique(self.runs[where][self.runs[where] >= 0]).size == 1
 
     def _codes(self, level: str) -> np.ndarray:
         return self.runs if level == "run_id" and self.level_codes is None else self.level_codes
@@ -544,6 +532,76 @@ class _R5Arrays:
         runs = [run_values[codes == code] for code in np.unique(codes[codes >= 0])]
         kind = "rate" if self.rate[where[0]] else "cost"
         return stats.replicates.summary_interval(runs, kind, confidence)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Configurations:
+    """What R5's loop asks of each configuration (code 0..C-1), for all of a file's at once.
+
+    Why: a round has thousands of files of dozens of configurations; a few numpy calls per file
+    replace several per configuration.  Per configuration: whether its replicates are its
+    invocations (run_id: two or more, with more rows than invocations; iterations describe one and
+    never multiply n), whether it has one invocation of several values, how many values its CI is
+    over (:meth:`_R5Arrays.level_means`) and whether those are all equal (its finite values, when
+    replicated by invocation: equal means are not determinism).
+    A stated ``ci_level`` is rare and judged one configuration at a time.
+    """
+
+    by_invocation: np.ndarray
+    one_invocation: np.ndarray
+    values: np.ndarray
+    deterministic: np.ndarray
+
+    @classmethod
+    def of(cls, arrays: "_R5Arrays", codes: np.ndarray, stated: str) -> "_Configurations":
+        count = int(codes.max(initial=-1)) + 1
+        if stated:
+            return cls._one_by_one(arrays, codes, stated, count)
+        rows = np.bincount(codes, minlength=count)
+        finite_rows = np.isfinite(arrays.value)
+        finite_count = np.bincount(codes, weights=finite_rows, minlength=count)
+        runs, runs_with_values = cls._invocations(arrays, codes, finite_rows, count)
+        by_invocation = (runs >= 2) & (rows > runs)
+        low, high = cls._finite_range(arrays.value, finite_rows, codes, count)
+        return cls(by_invocation=by_invocation, one_invocation=(runs == 1) & (rows > 1) & ~by_invocation,
+                   values=np.where(by_invocation, runs_with_values, finite_count).astype(np.int64),
+                   deterministic=(finite_count > 1) & (low == high))
+
+    @classmethod
+    def _one_by_one(cls, arrays: "_R5Arrays", codes: np.ndarray, stated: str, count: int) -> "_Configurations":
+        means = [arrays.level_means(where, stated) for where in code_positions(codes)]
+        return cls(by_invocation=np.zeros(count, dtype=bool), one_invocation=np.zeros(count, dtype=bool),
+                   values=np.asarray([m.size for m in means], dtype=np.int64).reshape(count),
+                   deterministic=np.asarray([m.size > 1 and bool(np.all(m == m[0])) for m in means], dtype=bool
+                                            ).reshape(count))
+
+    @staticmethod
+    def _finite_range(values: np.ndarray, finite_rows: np.ndarray, codes: np.ndarray, count: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """Per configuration: the smallest and largest finite value (inf and -inf where it has none)."""
+        if not count:
+            return np.zeros(0), np.zeros(0)
+        order, starts = code_order(codes)
+        ordered, usable = values[order], finite_rows[order]
+        return (np.minimum.reduceat(np.where(usable, ordered, np.inf), starts),
+                np.maximum.reduceat(np.where(usable, ordered, -np.inf), starts))
+
+    @staticmethod
+    def _invocations(arrays: "_R5Arrays", codes: np.ndarray, finite_rows: np.ndarray, count: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Per configuration: its distinct invocations, and those whose mean of finite values is finite."""
+        if arrays.runs is None:
+            return np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+        kept = arrays.runs >= 0
+        width = int(arrays.runs.max(initial=0)) + 1
+        pairs, pair_of = np.unique(codes[kept] * width + arrays.runs[kept], return_inverse=True)
+        owner = pairs // width
+        usable = finite_rows[kept]
+        sums = np.bincount(pair_of, weights=np.where(usable, arrays.value[kept], 0.0), minlength=pairs.size)
+        sizes = np.bincount(pair_of, weights=usable, minlength=pairs.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means_finite = (sizes > 0) & np.isfinite(sums / np.where(sizes > 0, sizes, 1))
+        return np.bincount(owner, minlength=count), np.bincount(owner, weights=means_finite, minlength=count)
 
 
 def ci_level(src, rows) -> str:
