@@ -73,3 +73,28 @@ def test_the_report_headline_names_a_busy_machine(tmp_path):
     assert "Busy machine: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine." in \
         headline.busy_html(tmp_path)
     assert headline.busy_html(REFERENCE.parent) == "" and headline.busy_html(None) == ""
+
+
+def test_a_claim_the_data_do_not_support_names_the_busy_machine_that_measured_it(tmp_path):
+    from twelveways import claims, resultset
+
+    ds = results.open(REFERENCE).load()
+    ds.attrs["contention"] = json.dumps(record(4.9))
+    busy = results.write(ds, tmp_path / "busy" / "prk.nc")
+    del ds.attrs["contention"]
+    quiet = results.write(ds, tmp_path / "quiet" / "prk.nc")
+    sides = {"a": {"workload": "dgemm", "implementation": "c-openmp", "threads": 2, "scaling": "strong"},
+             "b": {"workload": "dgemm", "implementation": "c-serial", "threads": 1, "scaling": "single"}}
+    asked = [claims.parse_claim({"id": "too-much", "statement": "s", "kind": "speedup", "metric": "time", **sides,
+                                 "match": ["size"], "at_least": 50}, "test", 0),
+             claims.parse_claim({"id": "any", "statement": "s", "kind": "speedup", "metric": "time", **sides,
+                                 "match": ["size"], "at_least": 0.01}, "test", 1)]
+    why = "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
+    data = resultset.load([str(busy)])
+    missed, met = claims.check_all(asked, data.frame, data.busy_machine())
+    assert missed.verdict is claims.ClaimVerdict.NOT_SUPPORTED and missed.message.endswith(
+        f"; a busy machine can explain this: {why}") and missed.numbers["busy_machine"] == [why]
+    assert met.verdict is claims.ClaimVerdict.SUPPORTED and "busy" not in met.message  # nothing to explain
+    data = resultset.load([str(quiet)])
+    assert data.busy_machine() == {}
+    assert "busy" not in claims.check_all(asked, data.frame, data.busy_machine())[0].message

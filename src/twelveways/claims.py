@@ -787,8 +787,27 @@ def apply_holm(results: list[ClaimResult]) -> None:
         r.numbers["verdict_after_holm"] = r.verdict.value
 
 
-def check_all(claims: list[Claim], frame: pd.DataFrame) -> list[ClaimResult]:
-    """Every claim, then Holm over the family of tested claims."""
+def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None) -> list[ClaimResult]:
+    """Every claim, then Holm over the family of tested claims; ``busy``: {results file: why its machine was
+    busy} (``AuditData.busy_machine``), named in the claims it can explain."""
     results = [check_claim(claim, frame) for claim in claims]
     apply_holm(results)
+    name_busy_machine(results, frame, busy or {})
     return results
+
+
+def name_busy_machine(results: list[ClaimResult], frame: pd.DataFrame, busy: Mapping[str, str]) -> None:
+    """A claim judged not supported or inconclusive on samples a busy machine measured says so: threads
+    without a free core, or a neighbour's bursts, explain a missed speedup better than the code does."""
+    if not busy or "source_file" not in frame:
+        return
+    for result in results:
+        sides = [result.numbers.get(name) for name in ("a", "b") if isinstance(result.numbers.get(name), dict)]
+        if result.verdict is ClaimVerdict.SUPPORTED or not sides or not all(side.get("n") for side in sides):
+            continue  # supported, or nothing measured that a busy machine could have disturbed
+        files = {str(path) for side in sides
+                 for path in pd.unique(select(frame, result.numbers["metric"], side["filters"])["source_file"])}
+        reasons = sorted({busy[path] for path in files if path in busy})
+        if reasons:
+            result.numbers["busy_machine"] = reasons
+            result.message += f"; a busy machine can explain this: {'; '.join(reasons)}"

@@ -252,6 +252,14 @@ class ResultSource:
             return self._columns
         return {name: _array(column) for name, column in self.frame.items()}
 
+    def busy_reason(self) -> str | None:
+        """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the file records a busy
+        machine (attr ``contention``, :mod:`twelveways.contention`); None when quiet or not recorded."""
+        from . import contention
+
+        record = self.attr("contention")
+        return contention.busy_reason(record) if isinstance(record, dict) else None
+
     def take_columns(self) -> dict:
         """The rows as columns (name -> numpy array or categories), which the source then no longer holds."""
         columns = dict(self._as_columns())
@@ -512,6 +520,11 @@ class AuditData:
         if not parts:
             return pd.Series([], dtype=object)
         return pd.Series(_union_texts(parts), index=self.frame.index)
+
+    def busy_machine(self) -> dict[str, str]:
+        """{file: why the machine was busy while it was measured} for each raw file whose ``contention`` record
+        shows a busy machine ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine")."""
+        return {s.path: s.busy_reason() for s in self.raw_sources if s.busy_reason()}
 
     def records(self, key: str) -> list[tuple[ResultSource, dict]]:
         """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""

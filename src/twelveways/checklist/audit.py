@@ -30,7 +30,7 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
             data.claim_problems.extend(problems)
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
-    data.claim_results = claims_mod.check_all(data.claims, data.frame)
+    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine())
     data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
     in_background = start_per_source(data)
     order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last

@@ -388,8 +388,8 @@ def _r5_source(data: AuditData, src) -> tuple[list[Status], list]:
         statuses.append(Status.WARN)
         evidence.append(ev("rows with a NaN or infinite value, left out", not_finite, src.path, "column value"))
     evidence += _r5_worst_cases(src, cases) + stable_evidence
-    if machine_load(src) and status is not Status.PASS:
-        evidence.append(ev("a busy machine can explain wide CIs", machine_load(src), src.path, "attr contention"))
+    if src.busy_reason() and status is not Status.PASS:
+        evidence.append(ev("a busy machine can explain wide CIs", src.busy_reason(), src.path, "attr contention"))
     return statuses + [stable_status], evidence
 
 
@@ -425,15 +425,6 @@ def _source_validity(src) -> tuple[list[Status], list]:
         evidence.append(ev("what the source itself says about the runs it kept", warnings[:5], src.path,
                            "attr source_warnings"))
     return statuses, evidence
-
-
-def machine_load(src) -> str | None:
-    """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the file records a busy
-    machine (attr ``contention``, :mod:`twelveways.contention`); None when quiet or not recorded."""
-    from .. import contention
-
-    record = src.attr("contention")
-    return contention.busy_reason(record) if isinstance(record, dict) else None
 
 
 def _r5_measured(src, rows, confidence: float, target: float, counts: dict) -> list:
@@ -871,7 +862,7 @@ def r9_setup(data: AuditData):
             evidence.append(ev("rows without a unit", no_unit, src.path, "column unit"))
         levels = {c: int(src.frame[c].nunique()) for c in src.factor_columns if c in src.frame.columns}
         evidence.append(ev("factors and their number of levels", levels, src.path, *[f"column {c}" for c in levels]))
-        busy = machine_load(src)
+        busy = src.busy_reason()
         if busy:
             statuses.append(Status.WARN)
             evidence.append(ev("machine load during the run", busy, src.path, "attr contention"))

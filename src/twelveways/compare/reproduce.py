@@ -51,8 +51,8 @@ def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path |
     if not claims_file:
         return []
     claims = claims_mod.load_claims(claims_file)
-    before = claims_mod.check_all(claims, reference.data.frame)
-    after = claims_mod.check_all(claims, new.data.frame)
+    before = claims_mod.check_all(claims, reference.data.frame, reference.data.busy_machine())
+    after = claims_mod.check_all(claims, new.data.frame, new.data.busy_machine())
     rows = []
     for old, now in zip(before, after):
         if "inconclusive" in (old.verdict.value, now.verdict.value):

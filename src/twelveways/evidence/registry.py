@@ -163,7 +163,7 @@ BOOKKEEPING = (
     A("prk_run_seconds", "object", "run id -> wall time of that PRK program run (twelveways plan's costs)", ("plan",),
       unit="s"),
     A("contention", "object", "machine load while the stage ran: load_mean/load_max (1-minute load average), cpus, "
-      "steal_share, others_share, seconds, samples, stage (twelveways.contention)", ("R5", "R9", "compare", "report")),
+      "steal_share, others_share, seconds, samples, stage (twelveways.contention)", ("R5", "R9", "claims", "compare", "report")),
 )
 #: What other tools state about their own runs (readers of published formats).
 FOREIGN = (
