@@ -170,3 +170,19 @@ def test_a_per_file_part_that_raises_fails_only_its_own_check(tmp_path, monkeypa
     after = {c["id"]: c for c in audit.run(resultset.load([round_])).to_dict()["checks"]}
     assert after["R10"]["status"] == "needs_human" and "cannot judge" in str(after["R10"]["evidence"])
     assert after["R5"] == before["R5"]
+
+
+def test_group_codes_group_as_groupby_does_whatever_the_columns_hold():
+    rng = np.random.default_rng(3)
+    n = 400
+    texts = pd.Categorical(rng.choice(["a", "b", "c"], n), categories=["a", "b", "c", "unused"])
+    many = pd.Categorical(rng.choice(["x", "y"], 5), categories=[f"t{i}" for i in range(50)] + ["x", "y"])  # > rows
+    with_missing = pd.Categorical(rng.choice(["p", None], n), categories=["p"])
+    frame = pd.DataFrame({"text": texts, "missing": with_missing, "number": rng.choice([1.0, 2.0, np.nan], n),
+                          "object": rng.choice(np.array(["u", "v", None], dtype=object), n), "int": rng.integers(0, 3, n)})
+    keys = list(frame.columns)
+    expected = frame.groupby(keys, sort=False, dropna=False, observed=True).ngroup().to_numpy()
+    assert resultset.group_codes(frame, keys).tolist() == expected.tolist()
+    small = pd.DataFrame({"many": many, "int": np.arange(5) % 2})
+    assert resultset.group_codes(small, ["many", "int"]).tolist() == \
+        small.groupby(["many", "int"], sort=False, observed=True).ngroup().tolist()

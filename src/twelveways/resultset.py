@@ -428,7 +428,7 @@ def group_codes(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
     """One integer per row naming its group of equal ``keys`` (missing values a group of their own), numbered
     in order of first appearance: what ``groupby(keys, sort=False, dropna=False)`` groups, without its cost
     (a round of thousands of files is grouped per file, several times)."""
-    columns = [pd.factorize(frame[key], use_na_sentinel=False)[0] for key in keys]
+    columns = [_key_codes(frame[key]) for key in keys]
     sizes = [int(codes.max(initial=0)) + 1 for codes in columns]
     if columns and math.prod(sizes) < 2 ** 62:  # one number per combination, numbered once
         return pd.factorize(np.ravel_multi_index(columns, sizes))[0].astype(np.int64)
@@ -436,6 +436,17 @@ def group_codes(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
     for codes, size in zip(columns, sizes):
         combined = pd.factorize(combined * size + codes)[0].astype(np.int64)
     return combined
+
+
+def _key_codes(column: pd.Series) -> np.ndarray:
+    """One integer per row, equal where the values are (missing values one of their own): a text column's
+    category codes as they are, other values factorized."""
+    values = column.array
+    if isinstance(values, pd.Categorical) and len(values.categories) <= len(values):
+        return values.codes + 1 if (values.codes < 0).any() else values.codes
+    if isinstance(values, pd.Categorical):  # a file's view of a round's texts: more texts than rows, numbered afresh
+        return pd.factorize(values.codes, use_na_sentinel=False)[0]
+    return pd.factorize(column.to_numpy() if isinstance(column.dtype, np.dtype) else values, use_na_sentinel=False)[0]
 
 
 def group_positions(frame: pd.DataFrame, keys: Sequence[str], codes: np.ndarray | None = None

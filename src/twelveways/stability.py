@@ -121,8 +121,8 @@ def max_over_ranks(src, rows, keys):
     by = [k for k in keys if k != "rank"] + [c for c in ("run_id", "iteration") if c not in keys]
     codes = group_codes(per_rank, by)
     order = np.lexsort((-per_rank["value"].to_numpy(dtype=float), codes))  # stable: the first of equal maxima
-    reduced = per_rank.iloc[order[np.r_[True, np.diff(codes[order]) != 0]]]
-    reduced = reduced.assign(rank=-1)
+    reduced = per_rank.iloc[order[np.r_[True, np.diff(codes[order]) != 0]]]  # a new frame: set in place
+    reduced["rank"] = -1
     return pd.concat([reduced, whole]) if len(whole) else reduced
 
 

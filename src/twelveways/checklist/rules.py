@@ -411,8 +411,9 @@ def _source_validity(src) -> tuple[list[Status], list]:
     HPCG or LoadGen run: left out of every CI) and what the tool warns about the runs it kept
     (attr ``source_warnings``, e.g. HPCG's "valid but not valid for submission")."""
     statuses, evidence = [], []
-    measured = src.frame[src.kinds.isin(["cost", "rate"]) & (src.frame["iteration"] != 0)]
-    invalid = measured[~measured["valid"]]
+    frame = src.frame
+    invalid = frame.loc[(src.kinds.isin(["cost", "rate"]) & (frame["iteration"] != 0)).to_numpy()
+                        & ~frame["valid"].to_numpy(dtype=bool), ["run_id"]]  # rows are taken: only the column read
     if len(invalid):
         reasons = sorted(set(src.column("status").loc[invalid.index].astype(str)) - {""})
         evidence.append(ev("runs their source judged invalid, left out", {
