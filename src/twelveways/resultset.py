@@ -210,7 +210,7 @@ def per_text(column: pd.Series, function) -> np.ndarray:
 
 def is_text(column: pd.Series) -> bool:
     """A column of texts: categories (what :func:`source_frame` makes), str or Python objects."""
-    return isinstance(column.dtype, pd.CategoricalDtype) or _texty(column)
+    return _text_type(column.dtype)
 
 
 class ResultSource:
@@ -407,7 +407,13 @@ def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filte
 
 
 def _texty(column: pd.Series) -> bool:
+    """Texts held as Python objects or strings (not categories)."""
     return column.dtype == object or pd.api.types.is_string_dtype(column.dtype)
+
+
+def _text_type(dtype) -> bool:
+    """Values of this type are texts: categories, str or Python objects."""
+    return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
 def matches(column: pd.Series, wanted) -> pd.Series:
@@ -606,7 +612,7 @@ def _array(column: pd.Series):
 
 def _merged_column(parts: list, lengths: list[int]) -> pd.Series:
     """One column of every file (None where a file lacks it): texts if any file's are, else as ``pd.concat``."""
-    if any(part is not None and _is_text_array(part) for part in parts):
+    if any(part is not None and _text_type(part.dtype) for part in parts):
         return pd.Series(_union_texts([_categorical(part, n) for part, n in zip(parts, lengths)]), copy=False)
     dtypes = {None if part is None else part.dtype for part in parts}
     if len(dtypes) == 1 and None not in dtypes and isinstance(next(iter(dtypes)), np.dtype):  # what concat gives:
@@ -614,12 +620,6 @@ def _merged_column(parts: list, lengths: list[int]) -> pd.Series:
     column = pd.concat([pd.Series(np.full(n, np.nan) if part is None else part, copy=False)
                         for part, n in zip(parts, lengths)], ignore_index=True)
     return texts(column.to_numpy(dtype=object)) if _texty(column) else column
-
-
-def _is_text_array(values) -> bool:
-    """:func:`is_text` of a column's values (numpy array or extension array)."""
-    return isinstance(values.dtype, pd.CategoricalDtype) or values.dtype == object or \
-        pd.api.types.is_string_dtype(values.dtype)
 
 
 def _union_texts(parts: list[pd.Categorical]) -> pd.Categorical:
