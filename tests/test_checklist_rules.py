@@ -256,3 +256,27 @@ def test_r5_answers_every_configuration_at_once_as_one_at_a_time():
             expected = _one_configuration(values[where], runs[where] if runs is not None else np.full(where.sum(), -1))
             assert (facts.by_invocation[code], facts.one_invocation[code], facts.values[code],
                     facts.deterministic[code]) == expected
+
+
+def test_r10_recomputes_the_max_over_ranks_as_a_groupby_and_join_would():
+    import pandas as pd
+
+    from twelveways.checklist.rules import _max_over_ranks_mismatches
+
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        n = int(rng.integers(5, 80))
+        frame = pd.DataFrame({"ranks": rng.choice([1, 2, 4], n), "rank": rng.choice([-1, 0, 1], n),
+                              "run_id": pd.Categorical(rng.choice(["r1", "r2"], n)),
+                              "iteration": rng.choice([1.0, 2.0, np.nan], n), "metric": pd.Categorical(["time"] * n),
+                              "value": np.where(rng.random(n) < 0.1, np.nan, rng.choice([1.0, 2.0, 3.0], n))})
+        kinds = pd.Series(rng.choice(["cost", "rate"], n, p=[0.8, 0.2]))
+        source = resultset.ResultSource("f.nc", {}, frame)
+        source.__dict__["kinds"] = kinds  # the cached kinds of each row
+        multi = frame[frame["ranks"] > 1]
+        keys = ["run_id", "iteration", "metric"]
+        costs = multi[(multi["rank"] >= 0) & (kinds[multi.index] == "cost")]
+        joined = multi[multi["rank"] == -1].join(costs.groupby(keys, observed=True)["value"].max().rename("m"),
+                                                 on=keys, how="inner")
+        bad = int((~np.isclose(joined["value"], joined["m"], rtol=1e-9, atol=0)).sum())
+        assert _max_over_ranks_mismatches(source) == ((bad, len(joined)) if len(joined) else None)
