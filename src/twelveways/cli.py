@@ -17,7 +17,7 @@ DELEGATED = {
     "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
     "audit": ("twelveways.checklist.audit", "audit_main",
               "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
-    "import-csv": ("twelveways.checklist.importcsv", "import_csv_main",
+    "import-csv": ("twelveways.readers.csv_table", "import_csv_main",
                    "convert a CSV of samples plus metadata YAML to the results schema"),
     "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
@@ -77,7 +77,7 @@ def _import(argv: list[str]) -> int:
     from pathlib import Path
 
     from . import readers, results
-    from .checklist.importcsv import parse_pairs
+    from .readers.csv_table import parse_pairs
     from .cliargs import refuse_output_over_input
     from .errors import AuditInputError
 
@@ -99,8 +99,8 @@ def _import(argv: list[str]) -> int:
                               "give --output a folder to write one .nc each")
     targets = [out] if len(loaded) == 1 else [out / _import_name(i.path, n) for n, i in enumerate(loaded)]
     refuse_output_over_input(targets, [i.path for i in loaded], AuditInputError, parser.prog)
-    for path, why in skipped:
-        print(f"skipped {path}: {why}", file=sys.stderr)
+    for item in skipped:
+        print(f"skipped {item.path}: {item.why}", file=sys.stderr)
     for item, target in zip(loaded, targets):
         try:
             results.write(item.ds, target)

@@ -504,7 +504,7 @@ class AuditData:
     claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
     claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
     claim_results: list = field(default_factory=list)   # claims.ClaimResult
-    skipped: list = field(default_factory=list)         # (path, why) of files in the trees that were not read
+    skipped: list = field(default_factory=list)         # (path, why, unreadable) of files in the trees not read
     #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
     summary_rows_cache: dict = field(default_factory=dict, repr=False)
     #: check id -> forkmap.BackgroundMap of its per-file parts, while they run (checklist.model.start_per_source)
@@ -689,7 +689,7 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
                                  constants=dict(csv_set or {}), skipped=skipped, convert=as_source)
     if not any(len(source.frame) for source in sources):
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
-    data = AuditData(sources, skipped=[(str(path), why) for path, why in skipped])
+    data = AuditData(sources, skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
     if environment:
         data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)
     if config:

@@ -2,7 +2,7 @@
 
 Modules: ``model`` (status, evidence, results), ``domains`` (the kind of results a check is
 about), ``rules`` and ``fallacies`` (one function per check), ``restate`` (stated summaries
-recomputed), ``render`` (JSON, Markdown, HTML), ``audit`` and ``importcsv`` (the CLI entry
+recomputed), ``render`` (JSON, Markdown, HTML), ``audit`` and ``readers.csv_table`` (the CLI entry
 points).  The checks read an audited result set (``twelveways.resultset``), judge authors'
 claims with ``twelveways.claims`` and R5's per-run stability with ``twelveways.stability``;
 ``twelveways compare`` reads those three too, never this package.  What each check reads is

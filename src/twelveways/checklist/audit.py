@@ -1,9 +1,10 @@
 """``twelveways audit RESULTS...``: run every check and the claims on anyone's results.
 
-Exit codes: 0 when nothing fails, 1 when a check fails or a claim is not supported (unless
-``--exit-zero``, which the workflow uses so that its own report is always written), 2 when the
-input is unusable (missing file, wrong schema version, CSV missing a column, bad claims file),
-with one line ``error: ...`` on stderr.
+Exit codes: 0 when nothing fails and every result file was read; 1 when a check fails or a
+claim is not supported; 3 when nothing fails but a result file inside an input tree could not be
+read (skipped and listed, the rest audited); ``--exit-zero`` (the workflow's own report) makes 1
+and 3 exit 0.  2 when the input is unusable (a file named on the command line that cannot be
+read, wrong schema version, CSV missing a column, bad claims file), with one line ``error: ...``.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def _format_for(path: str, default: str | None) -> str:
 def audit_main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        from .importcsv import parse_pairs
+        from ..readers.csv_table import parse_pairs
 
         refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
                                  AuditInputError, "twelveways audit")
@@ -89,7 +90,19 @@ def audit_main(argv: list[str] | None = None) -> int:
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 2
-    return 0 if (report["valid"] or args.exit_zero) else 1
+    return exit_code(report, args.exit_zero)
+
+
+#: Exit code of an audit that ran but skipped result files of its trees that could not be read.
+EXIT_SKIPPED = 3
+
+
+def exit_code(report: dict, exit_zero: bool) -> int:
+    """1 on a failed check or claim, else 3 when a result file of a tree was unreadable, else 0 (all 0 with
+    ``--exit-zero``): a failure outranks a skip, which the report lists either way."""
+    if exit_zero:
+        return 0
+    return 1 if not report["valid"] else EXIT_SKIPPED if report.get("unreadable") else 0
 
 
 if __name__ == "__main__":

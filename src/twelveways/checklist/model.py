@@ -94,7 +94,7 @@ class AuditReport:
     inputs: list[str]
     checks: list[CheckResult]
     claims: list[ClaimResult] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # files in the trees passed over, and why
+    skipped: list[tuple[str, str, bool]] = field(default_factory=list)  # files of the trees not read: why, unreadable?
     excluded: list[str] = field(default_factory=list)  # runs their source judged invalid, with its criterion
 
     @property
@@ -106,6 +106,11 @@ class AuditReport:
             c.verdict is ClaimVerdict.NOT_SUPPORTED for c in self.claims)
 
     @property
+    def unreadable(self) -> int:
+        """Result files of the input trees that could not be read (skipped and listed; the rest audited)."""
+        return sum(bool(item[2]) for item in self.skipped)
+
+    @property
     def verdict(self) -> str:
         return "INVALID" if self.failed else "VALID"
 
@@ -114,7 +119,8 @@ class AuditReport:
         return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
                 "inputs": list(self.inputs), "excluded": list(self.excluded), "counts": counts,
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims],
-                "skipped": [{"path": path, "why": why} for path, why in self.skipped]}
+                "skipped": [{"path": path, "why": why, "unreadable": bool(unreadable)} for path, why, unreadable in self.skipped],
+                "unreadable": self.unreadable}
 
 
 Finding = tuple[Status, list[Evidence], str]

@@ -132,8 +132,10 @@ def summary_lines(report: dict) -> list[str]:
 def skipped_lines(report: dict) -> list[str]:
     """One line per file of the input trees that was not audited, with the reason (none when all were read)."""
     skipped = report.get("skipped") or []
-    return [f"Skipped {len(skipped)} file(s) of the input trees (not audited):"] + \
-        [f"  {item['path']}: {item['why']}" for item in skipped] if skipped else []
+    unreadable = sum(bool(item.get("unreadable")) for item in skipped)
+    head = (f"Skipped {len(skipped)} file(s) of the input trees (not audited; {unreadable} of them results that could "
+            "not be read):" if unreadable else f"Skipped {len(skipped)} file(s) of the input trees (not audited):")
+    return [head] + [f"  {item['path']}: {item['why']}" for item in skipped] if skipped else []
 
 
 EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")

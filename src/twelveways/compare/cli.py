@@ -54,7 +54,7 @@ def _compare(args: argparse.Namespace) -> None:
     base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
     new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
     for side in (base, new):  # files of the trees that are no results: named, not silently passed over
-        for path, why in side.data.skipped:
+        for path, why, _ in side.data.skipped:
             if Path(path).name not in (*sides.ENVIRONMENT_NAMES, sides.NOISE_FLOOR_NAME):  # read by the side itself
                 print(f"skipped ({side.label}) {path}: {why}", file=sys.stderr)
     record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)

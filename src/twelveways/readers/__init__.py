@@ -1,36 +1,65 @@
 """Read results as people publish them, into the results schema (docs/formats.md).
 
-:func:`read_paths` takes files and directory trees, recognizes each file by its content
-(:mod:`.detect`) and hands it to its reader: twelveways NetCDF (:func:`twelveways.results.open`),
-MLPerf Training logs (:mod:`.mlperf_training`), MLPerf Inference LoadGen logs (:mod:`.loadgen`),
-pyperf JSON (:mod:`.pyperf_json`), Google Benchmark JSON (:mod:`.gbench`), hyperfine JSON
-(:mod:`.hyperfine`), the HPC benchmarks' outputs (OSU, HPL, HPCG, STREAM, IOR: :mod:`.sniff_hpc`)
-and CSV (``twelveways.checklist.importcsv``, with an optional column map).
-Every problem is an :class:`~twelveways.errors.AuditInputError` of one line naming the file.
+:func:`read_paths` takes files and directory trees, recognizes each file by its content (the
+registry of formats, :mod:`.registry`: every reader module declares its format once) and hands it
+to its reader, or, for results that span a folder (criterion, LoadGen, MLPerf Training), the
+folder's files to its group's reader.  The error policy is applied here, once, for every reader:
+
+* a file named on the command line that cannot be used: :class:`~twelveways.errors.AuditInputError`
+  of one line naming the file (the CLI prints ``error: <file>: <problem>`` and exits 2);
+* the same file inside a tree: skipped and listed (:class:`Skipped`, ``unreadable``), the rest read;
+* a file of no format read (notes, a README) inside a tree: passed over and listed.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from .. import inputs, results
-from ..errors import AuditInputError, ResultsError
-from . import detect, sniff_sw
+from .. import inputs
+from ..errors import AuditInputError, TwelveWaysError
+from . import registry
 from .common import Loaded, ReaderError
+from .head import Head
+from .walk import looks_like, walk
 
-__all__ = ["Loaded", "ReaderError", "read_paths", "FORMATS_READ"]
-FORMATS_READ = detect.FORMATS_READ
-LOADGEN_NAMES = {detect.LOADGEN_SUMMARY: "mlperf_log_summary.txt", detect.LOADGEN_DETAIL: "mlperf_log_detail.txt",
-                 detect.LOADGEN_ACCURACY: "mlperf_log_accuracy.json"}
+__all__ = ["Loaded", "ReaderError", "ReadOptions", "Skipped", "read_paths", "formats_read"]
+
+#: What a reader may raise on input it did not foresee: still one line about that file, never a traceback.
+READER_FAULTS = (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, ZeroDivisionError,
+                 RecursionError, UnicodeError, LookupError, ArithmeticError)
 
 
-def _classify(path: Path, explicit: bool) -> str | None:
-    fmt = detect.sniff(path)
+class Skipped(NamedTuple):
+    """A file of the input trees not audited: why, and whether it was results that could not be read."""
+
+    path: Path
+    why: str
+    unreadable: bool = False
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What CSV reading takes besides the file (the other readers need nothing)."""
+
+    csv_metadata: str | Path | None = None
+    mapping: dict | None = None
+    constants: dict | None = None
+
+
+def formats_read() -> str:
+    return registry.formats_read()
+
+
+def recognize(path: Path, explicit: bool) -> registry.Format | None:
+    """The file's format; a file named on the command line that no reader knows is one error line."""
+    fmt = registry.recognize(Head.of(path))
     if fmt is None and explicit:
-        raise AuditInputError(f"{path}: not a format twelveways reads: it looks like {detect.looks_like(path)} "
-                              f"(formats read: {FORMATS_READ})")
+        raise AuditInputError(f"{path}: not a format twelveways reads: it looks like {looks_like(path)} "
+                              f"(formats read: {formats_read()})")
     return fmt
 
 
@@ -38,94 +67,86 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
                skipped: list | None = None, convert: Callable | None = None) -> list:
     """Every result in ``paths`` (files or directory trees) as schema Datasets (:class:`Loaded`), in input order.
 
-    A file given by name must be in a known format; in a tree, files of no known format (notes, a
-    report) and FIFOs, sockets or devices are passed over and added to ``skipped`` as (path, why).
+    ``skipped`` collects :class:`Skipped` entries (files of the trees passed over, and why).
     ``convert`` (a module-level function of one :class:`Loaded`) is applied to each result where it
     was read, in the reader workers too, so what comes back is what the caller keeps."""
-    singles: list[tuple[Path, str]] = []
-    training: dict[Path, list[Path]] = defaultdict(list)
-    loadgen: dict[Path, dict[str, Path]] = defaultdict(dict)
     skipped = [] if skipped is None else skipped
-    criterion: dict[Path, list[Path]] = defaultdict(list)
-    for raw in paths:
-        path = Path(raw)
-        if not path.is_dir():
-            inputs.require_regular_file(path, "results file", AuditInputError)
-        found = 0
-        for file in detect.walk(path, skipped):
-            fmt = _classify(file, explicit=not path.is_dir())
-            if fmt in sniff_sw.COMPANIONS:  # e.g. asv's machine.json: read with the results beside it
-                _companion(file, explicit=not path.is_dir())
-                continue
-            found += fmt is not None
-            if fmt is None:
-                skipped.append((file, f"not a format twelveways reads ({detect.looks_like(file)})"))
-            elif fmt in sniff_sw.CRITERION:
-                criterion[file.parent].append(file)
-            elif fmt == detect.TRAINING:
-                training[file.parent].append(file)
-            elif fmt in LOADGEN_NAMES:
-                _add_loadgen(loadgen[file.parent], LOADGEN_NAMES[fmt], file)
-            elif fmt is not None:
-                singles.append((file, fmt))
-        if not found:
-            raise AuditInputError(f"{path}: no results in a format twelveways reads (formats read: {FORMATS_READ})")
+    options = ReadOptions(csv_metadata, mapping, constants)
+    singles, groups = _sort_files(paths, skipped)
     from .parallel import read_each
 
-    jobs = [(file, fmt, csv_metadata, mapping, constants, convert) for file, fmt in singles]
-    loaded = [item for items in read_each(_read_single, jobs) for item in items]
-    grouped: list[Loaded] = []
-    from . import loadgen as loadgen_reader
-    from . import mlperf_training
+    jobs = [(str(file), fmt_name, explicit, options, convert) for file, fmt_name, explicit in singles]
+    jobs += [(folder, group_name, explicit, files, convert) for (group_name, folder), (files, explicit) in groups.items()]
+    loaded = []
+    for outcome in read_each(_read_job, jobs):
+        if isinstance(outcome, Skipped):
+            skipped.append(outcome)
+        else:
+            loaded.extend(outcome)
+    if not loaded and not any(s.unreadable for s in skipped):
+        raise AuditInputError(f"{', '.join(map(str, paths))[:300]}: no results in a format twelveways reads "
+                              f"(formats read: {formats_read()})")
+    if not loaded:
+        first = next(s for s in skipped if s.unreadable)
+        raise AuditInputError(f"no results could be read: {first.path}: {first.why}"
+                              + (f" (and {sum(s.unreadable for s in skipped) - 1} more)" if len(skipped) > 1 else ""))
+    return loaded
 
-    for folder in training:
-        grouped.extend(mlperf_training.read(sorted(training[folder])))
-    for folder in loadgen:
-        grouped.extend(loadgen_reader.read(loadgen[folder]))
-    if criterion:
-        from . import criterion as criterion_reader
 
-        grouped.extend(item for folder in criterion for item in criterion_reader.read(folder, criterion[folder]))
-    return loaded + ([convert(item) for item in grouped] if convert else grouped)
+def _sort_files(paths, skipped: list) -> tuple[list, dict]:
+    """Single files (path, format, named on the command line?) and folder groups {(group, folder): ({format: files},
+    named?)}, in input order; files no reader knows in a tree are listed in ``skipped``."""
+    singles: list = []
+    groups: dict = {}
+    for raw in paths:
+        path = Path(raw)
+        explicit = not path.is_dir()
+        if explicit:
+            inputs.require_regular_file(path, "results file", AuditInputError)
+        for file in walk(path, skipped):
+            try:
+                fmt = recognize(file, explicit)
+            except ReaderError as exc:  # a file whose head cannot be read
+                if explicit:
+                    raise
+                skipped.append(Skipped(file, exc.one_line().removeprefix(f"{file}: "), True))
+                continue
+            if fmt is None:
+                skipped.append(Skipped(file, f"not a format twelveways reads ({looks_like(file)})"))
+            elif fmt.companion:
+                _companion(fmt, file, explicit)
+            elif fmt.group is not None:
+                key = (fmt.group.name, str(file.parent))
+                files, named = groups.setdefault(key, (defaultdict(list), False))
+                files[fmt.name].append(str(file))
+                groups[key] = (files, named or explicit)
+            else:
+                singles.append((file, fmt.name, explicit))
+    return singles, groups
 
 
-def _companion(file: Path, explicit: bool) -> None:
+def _companion(fmt: registry.Format, file: Path, explicit: bool) -> None:
     if explicit:
-        raise AuditInputError(f"{file}: asv's machine description, not results: name the results files beside it "
-                              f"(results/<machine>/<commit>-<env>.json), which are read with it")
-    return None
+        raise AuditInputError(f"{file}: {fmt.title}, not results: {fmt.companion}")
 
 
-def _add_loadgen(group: dict, name: str, file: Path) -> None:
-    if name in group:
-        raise ReaderError(file, f"a second LoadGen {name} in {file.parent} (one run per directory; "
-                                f"the first is {group[name].name})")
-    group[name] = file
+def _read_job(target: str, name: str, explicit: bool, extra, convert) -> list | Skipped:
+    """One file (or one folder group) read under the error policy: a problem in a tree becomes a :class:`Skipped`."""
+    try:
+        items = _read(target, name, extra)
+        return [convert(item) for item in items] if convert else items
+    except TwelveWaysError as exc:
+        problem = exc.one_line()
+    except READER_FAULTS as exc:
+        problem = f"{target}: {name} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+    if explicit:
+        raise AuditInputError(problem)
+    return Skipped(Path(target), problem.removeprefix(f"{target}: "), True)
 
 
-def _read_single(file: Path, fmt: str, csv_metadata, mapping, constants, convert=None) -> list:
-    items = _read_format(file, fmt, csv_metadata, mapping, constants)
-    return [convert(item) for item in items] if convert else items
-
-
-def _read_format(file: Path, fmt: str, csv_metadata, mapping, constants) -> list[Loaded]:
-    if fmt == detect.NETCDF:
-        try:
-            return [Loaded(str(file), fmt, results.open(file))]
-        except ResultsError as exc:
-            raise AuditInputError(exc.one_line()) from exc
-    if fmt == detect.CSV:
-        from ..checklist import importcsv
-
-        return [Loaded(str(file), fmt, importcsv.read_csv(file, csv_metadata, mapping, constants))]
-    if fmt in sniff_sw.READERS:
-        import importlib
-
-        return importlib.import_module(f".{sniff_sw.READERS[fmt]}", __name__).read(file)
-    from . import gbench, hyperfine, pyperf_json, sniff_hpc
-
-    if fmt in sniff_hpc.READERS:
-        return sniff_hpc.read(file, fmt)
-
-    reader = {detect.PYPERF: pyperf_json, detect.GBENCH: gbench, detect.HYPERFINE: hyperfine}[fmt]
-    return reader.read(file)
+def _read(target: str, name: str, extra) -> list:
+    group = next((f.group for f in registry.formats() if f.group is not None and f.group.name == name), None)
+    if group is not None:
+        return group.read({fmt: sorted(Path(f) for f in files) for fmt, files in extra.items()})
+    fmt = registry.by_name(name)
+    return fmt.read(Path(target), extra) if fmt.takes_options else fmt.read(Path(target))

@@ -25,6 +25,9 @@ from ..errors import AuditInputError
 from .common import ReaderError, build, row
 from .sw_fields import mapping, number, scalars, summary, text
 
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
+
 FORMAT = "asv"
 UNITS = (("time_", "time", "s"), ("timeraw_", "time", "s"), ("peakmem_", "peak_memory", "B"),
          ("mem_", "memory", "B"), ("track_", "value", "1"))
@@ -145,3 +148,14 @@ def read(path: Path) -> list:
     return [build(path, FORMAT, FORMAT, records, environment=_environment(path, data),
                   config={"requirements": data.get("requirements") or {}, "env_vars": data.get("env_vars") or {}},
                   attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict):
+        return CERTAIN if isinstance(value.get("results"), dict) and "result_columns" in value else 0
+    return LIKELY if value is None and head.json_keys("result_columns", "results") else 0
+
+
+READER = Format(name=FORMAT, title="asv results JSON", reads="asv results API version 2 (results/<machine>/*.json)",
+                recognize=_recognize, read=read)

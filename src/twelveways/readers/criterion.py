@@ -18,10 +18,26 @@ from .. import inputs
 from ..errors import AuditInputError
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .sw_fields import mapping, number, numbers, summary
-from . import sniff_sw
+from .head import Head
+from .registry import CERTAIN, Format, Group
 
 FORMAT = "criterion"
+SAMPLE, ESTIMATES, BENCHMARK = "sample.json", "estimates.json", "benchmark.json"
 THROUGHPUT_UNITS = {"Bytes": "B/s", "BytesDecimal": "B/s", "Elements": "elements/s"}
+
+
+def _kind(value) -> str | None:
+    """Which of criterion's files a parsed JSON value is, by the keys criterion writes in each."""
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("iters"), list) and isinstance(value.get("times"), list):
+        return SAMPLE
+    mean = value.get("mean")
+    if isinstance(mean, dict) and "point_estimate" in mean and ("std_dev" in value or "median_abs_dev" in value):
+        return ESTIMATES
+    if "group_id" in value and ("full_id" in value or "directory_name" in value):
+        return BENCHMARK
+    return None
 
 
 def _files(folder: Path, files: list[Path]) -> dict[str, dict]:
@@ -29,25 +45,25 @@ def _files(folder: Path, files: list[Path]) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for file in files:
         data = inputs.read_json_object(file, f"{FORMAT} file", AuditInputError)
-        kind = sniff_sw.json_kind(data)
+        kind = _kind(data)
         if kind in found:
             raise ReaderError(file, f"{FORMAT}: a second {kind} file in {folder}")
         found[kind] = {"path": file, "data": data}
-    if sniff_sw.CRITERION_SAMPLE not in found:
+    if SAMPLE not in found:
         first = sorted(files)[0]
         raise ReaderError(first, f"{FORMAT}: no sample.json (iters, times) beside it in {folder}")
     return found
 
 
 def _identity(found: dict, folder: Path) -> dict:
-    bench = found.get(sniff_sw.CRITERION_BENCHMARK, {}).get("data", {})
+    bench = found.get(BENCHMARK, {}).get("data", {})
     group = str(bench.get("group_id") or folder.parent.parent.name)
     value = (bench.get("value_str") or "") if bench else folder.parent.name
     return {"workload": group, "implementation": str(bench.get("function_id") or ""), "param_value": str(value)}
 
 
 def _rows(found: dict, identity: dict) -> list[dict]:
-    path, data = found[sniff_sw.CRITERION_SAMPLE]["path"], found[sniff_sw.CRITERION_SAMPLE]["data"]
+    path, data = found[SAMPLE]["path"], found[SAMPLE]["data"]
     iters, times = numbers(path, FORMAT, "iters", data["iters"]), numbers(path, FORMAT, "times", data["times"])
     if len(iters) != len(times) or any(i <= 0 for i in iters):
         raise ReaderError(path, f"{FORMAT}: {len(iters)} iteration counts for {len(times)} times (each count > 0)")
@@ -55,7 +71,7 @@ def _rows(found: dict, identity: dict) -> list[dict]:
                   invocation=0, sampling_mode=str(data.get("sampling_mode", "")))
     out = [row(**common, metric="time", value=t / i, unit="ns", iteration=k, iterations=int(i))
            for k, (i, t) in enumerate(zip(iters, times), start=1)]
-    bench = found.get(sniff_sw.CRITERION_BENCHMARK, {}).get("data", {})
+    bench = found.get(BENCHMARK, {}).get("data", {})
     for name, amount in (bench.get("throughput") or {}).items():
         unit = THROUGHPUT_UNITS.get(name)
         if unit:
@@ -65,9 +81,9 @@ def _rows(found: dict, identity: dict) -> list[dict]:
 
 
 def _estimates(found: dict, identity: dict, n: int) -> tuple[list[dict], dict]:
-    if sniff_sw.CRITERION_ESTIMATES not in found:
+    if ESTIMATES not in found:
         return [], {}
-    path, data = found[sniff_sw.CRITERION_ESTIMATES]["path"], found[sniff_sw.CRITERION_ESTIMATES]["data"]
+    path, data = found[ESTIMATES]["path"], found[ESTIMATES]["data"]
     filters = {"workload": identity["workload"], "implementation": identity["implementation"],
                "param_value": identity["param_value"], "metric": "time"}
     stated = []
@@ -102,6 +118,21 @@ def read(folder: Path, files: list[Path]) -> list:
              "levels": {"invocation": INVOCATION_LEVEL + " (criterion: every sample in one process)",
                         "iteration": "sample number; each value is the mean of 'iterations' iterations"},
              "metric_kinds": {"iterations": "count"}}
-    source = found[sniff_sw.CRITERION_SAMPLE]["path"]
+    source = found[SAMPLE]["path"]
     return [build(source, FORMAT, FORMAT, records, environment=None,
                   config={"sampling_mode": records[0]["sampling_mode"]}, attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    if head.document is not None:
+        return CERTAIN if _kind(head.document) else 0
+    return CERTAIN if head.json_keys("iters", "times") and head.json_keys("sampling_mode") else 0
+
+
+def _read_folders(files: dict[str, list[Path]]) -> list:
+    found = files[FORMAT]
+    return read(found[0].parent, found)
+
+
+READER = Format(name=FORMAT, title="criterion.rs folders", reads="new/sample.json, estimates.json, benchmark.json",
+                recognize=_recognize, group=Group(FORMAT, _read_folders))

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import inputs
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, number, row
 
 FORMAT = "google-benchmark"
@@ -115,3 +117,14 @@ def read(path: Path) -> list:
              "build_type": str(context.get("library_build_type", "")),
              "metric_kinds": {"iterations": "count"}}
     return [build(path, FORMAT, "gbench", records, environment=environment, config={}, attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict):
+        return CERTAIN if isinstance(value.get("benchmarks"), list) and "context" in value else 0
+    return LIKELY if value is None and head.json_keys("context", "benchmarks") else 0
+
+
+READER = Format(name=FORMAT, title="Google Benchmark JSON", reads="--benchmark_format=json / --benchmark_out",
+                recognize=_recognize, read=read)

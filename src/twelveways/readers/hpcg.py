@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 from . import hpc_input
+from .head import Head
+from .registry import CERTAIN, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "hpcg"
@@ -147,3 +149,19 @@ def read(path: Path) -> list:
         environment["HPCG-CUDA-Benchmark version"] = hpc_input.first(r"^HPCG-CUDA-Benchmark version=(\S+)", text)
     return [build(path, FORMAT, FORMAT, records, environment=environment or None,
                   config={k: pairs[k] for k in SETTINGS if k in pairs}, attrs=attrs)]
+
+
+_REPORT = re.compile(r"^\s*(Final Summary|Machine Summary)\s*::", re.MULTILINE)
+_YAML = re.compile(r"^HPCG-Benchmark:\s*$", re.MULTILINE)
+_YAML_SUMMARY = re.compile(r"^[ \t_*]*Final Summary[ \t_*]*:[ \t]*\n[ \t]+HPCG result is\b", re.MULTILINE)
+
+
+def _recognize(head: Head) -> int:
+    """HPCG's report (``Section::Key=value`` lines) or its YAML (a ``Final Summary`` holding HPCG's verdict)."""
+    text = head.text
+    found = _REPORT.search(text) or _YAML_SUMMARY.search(text) or (_YAML.search(text) and "Final Summary" in text)
+    return CERTAIN if found else 0
+
+
+READER = Format(name=FORMAT, title="HPCG reports", reads="HPCG 3.0 and 3.1 (.txt report and .yaml)",
+                recognize=_recognize, read=read)

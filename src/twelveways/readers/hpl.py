@@ -18,6 +18,8 @@ import re
 from pathlib import Path
 
 from . import hpc_input
+from .head import Head
+from .registry import CERTAIN, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "hpl"
@@ -121,3 +123,12 @@ def read(path: Path) -> list:
              "derived_from_time": {"gflops": "HPL computes Gflops as (2/3 N^3 + 3/2 N^2) / time / 1e9"}}
     return [build(path, FORMAT, FORMAT, records, environment=environment or None, config=_settings(text),
                   attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    text = head.text
+    return CERTAIN if "HPL_pdgesv() start time" in text or ("HPLinpack" in text and "T/V" in text) else 0
+
+
+READER = Format(name=FORMAT, title="HPL.out", reads="HPL 2.x output (HPL.out or stdout)", recognize=_recognize,
+                read=read)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import inputs
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, json_holding, mapping, number, row
 
 FORMAT = "hyperfine"
@@ -96,3 +98,17 @@ def read(path: Path) -> list:
              "timer": "hyperfine wall clock per process (includes process start-up)"}
     return [build(path, FORMAT, "hyperfine", records, environment=None,
                   config={"commands": [e["command"] for e in entries]}, attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict):
+        found = value.get("results")
+        return CERTAIN if isinstance(found, list) and all(
+            isinstance(r, dict) and ("times" in r or "command" in r) for r in found) else 0
+    return LIKELY if value is None and head.json_keys("results") and (
+        '"times"' in head.json_text or head.json_keys("command")) else 0
+
+
+READER = Format(name=FORMAT, title="hyperfine JSON", reads="hyperfine --export-json (1.x)", recognize=_recognize,
+                read=read)

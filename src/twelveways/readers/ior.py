@@ -13,9 +13,12 @@ summaries the checklist recomputes from the rows, within the precision IOR print
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from . import hpc_input
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "ior"
@@ -129,3 +132,21 @@ def read(path: Path) -> list:
              "op_count": "executed"}  # IOR's operations are the transfer-size requests it issued
     return [build(path, FORMAT, FORMAT, records, environment={k: v for k, v in environment.items() if v} or None,
                   config={k: v for k, v in settings.items() if v not in ("", None)}, attrs=attrs)]
+
+
+_BANNER = re.compile(r"^IOR-\d+\.\d+\S*: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict) and isinstance(value.get("tests"), list) and (
+            "summary" in value or "Command line" in value or "Began" in value):
+        return CERTAIN
+    if value is None and head.json_keys("tests") and (head.json_keys("Command line") or head.json_keys("Began")):
+        return LIKELY
+    text = head.text
+    return CERTAIN if _BANNER.search(text) or ("Summary of all tests:" in text and "Max(MiB)" in text) else 0
+
+
+READER = Format(name=FORMAT, title="IOR (text or JSON summary)", reads="IOR 3.x and 4.x text output; -O summaryFormat=JSON",
+                recognize=_recognize, read=read)

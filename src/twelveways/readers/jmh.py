@@ -19,6 +19,8 @@ from pathlib import Path
 from .. import inputs
 from ..errors import AuditInputError
 from .common import INVOCATION_LEVEL, ReaderError, build, row
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
 from .sw_fields import common_items, mapping, number, numbers, scalars, summary, text
 
 FORMAT = "jmh"
@@ -116,3 +118,18 @@ def read(path: Path) -> list:
                         "iteration": "measurement iteration inside its fork (warm-up iterations are not in the file)"},
              "metric_kinds": {mode: kind for mode, kind in MODES.items()}}
     return [build(path, FORMAT, FORMAT, records, environment={**environment, **args}, config=settings, attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, list) and value and all(isinstance(e, dict) and "benchmark" in e and "primaryMetric" in e
+                                                 for e in value):
+        return CERTAIN
+    window = head.window
+    if value is None and window.startswith("[") and head.json_keys("benchmark") and (
+            head.json_keys("primaryMetric") or head.json_keys("jmhVersion")):
+        return LIKELY
+    return 0
+
+
+READER = Format(name=FORMAT, title="JMH JSON (-rf json)", reads="JMH 1.x, every mode", recognize=_recognize, read=read)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from ..errors import MeasurementError
 from ..infer import parse
+from .head import Head
+from .registry import CERTAIN, Format, Group
 from .common import ReaderError, build, number, parse_json_bytes, read_bytes, row, text_lines
 
 FORMAT = "mlperf-loadgen"
@@ -221,3 +223,41 @@ def read_accuracy_run(folder: Path, detail: dict):
     settings = {k: v for k, v in detail["values"].items() if k.startswith("effective_")}
     environment = {k: v for k, v in detail["values"].items() if k.startswith("loadgen_") and "date" not in k}
     return build(folder, FORMAT, "infer", records, environment=environment, config=settings, attrs=attrs)
+
+
+#: Keys only LoadGen's detail log writes (an MLPerf Training log has ``:::MLLOG`` lines too).
+LOADGEN_KEYS = ('"loadgen_version"', '"effective_scenario"', '"requested_scenario"', '"result_validity"')
+
+
+def _kind(head: Head) -> str | None:
+    """Which of a run's three logs ``head`` is: summary, detail (MLLOG with LoadGen's keys) or accuracy log."""
+    value = head.document
+    if isinstance(value, list) and all(isinstance(e, dict) and "qsl_idx" in e for e in value) and value:
+        return parse.ACCURACY
+    if value is None and head.window.startswith("[") and head.json_keys("qsl_idx"):
+        return parse.ACCURACY
+    text = head.text
+    if ":::MLLOG" in text and any(key in text for key in LOADGEN_KEYS):
+        return parse.DETAIL
+    return parse.SUMMARY if "MLPerf Results Summary" in text else None
+
+
+def _recognize(head: Head) -> int:
+    return CERTAIN if _kind(head) else 0
+
+
+def _read_run(files: dict[str, list[Path]]) -> list:
+    """One folder's logs: each named by its kind (a second log of one kind in a folder is an error)."""
+    by_kind: dict[str, Path] = {}
+    for file in files[FORMAT]:
+        kind = _kind(Head.of(file))
+        if kind in by_kind:
+            raise ReaderError(file, f"a second LoadGen {kind} in {file.parent} (one run per directory; "
+                                    f"the first is {by_kind[kind].name})")
+        by_kind[kind] = file
+    return read(by_kind)
+
+
+READER = Format(name=FORMAT, title="MLPerf Inference LoadGen logs",
+                reads="LoadGen 1.x to 6.x: mlperf_log_summary.txt, mlperf_log_detail.txt, mlperf_log_accuracy.json",
+                recognize=_recognize, group=Group(FORMAT, _read_run))

@@ -22,6 +22,8 @@ import logging
 import re
 from pathlib import Path
 
+from .head import Head
+from .registry import CERTAIN, Format, Group
 from .common import ReaderError, build, mapping, number, row, text_lines
 
 FORMAT = "mlperf-training"
@@ -296,3 +298,12 @@ def mlperf_score(folder: Path, olympic_s: float | None) -> dict:
     return {"value_min": value, "olympic_mean_s": olympic_s, "scaling_factor": factor, "scaling_source": source,
             "stated_by": "reader", "note": "MLPerf Training score = olympic mean of the times to train x the "
                                            "submission's scaling factor, in minutes (mlperf_logging result_summarizer)"}
+
+
+def _recognize(head: Head) -> int:
+    return CERTAIN - 1 if ":::MLLOG" in head.text else 0  # LoadGen's detail log (MLLOG too) scores higher
+
+
+READER = Format(name=FORMAT, title="MLPerf Training logs (:::MLLOG)",
+                reads="MLPerf Training rounds 1.0 to 5.x result_*.txt, with scaling.json where published",
+                recognize=_recognize, group=Group(FORMAT, lambda files: read(sorted(files[FORMAT]))))

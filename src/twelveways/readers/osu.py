@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 
 from . import hpc_input
+from .head import Head
+from .registry import CERTAIN, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "osu"
@@ -160,3 +162,14 @@ def read(path: Path) -> list:
     return [build(path, FORMAT, FORMAT, records, environment=environment,
                   config={"tests": attrs["osu_tests"], **notes},
                   attrs=attrs)]
+
+
+_HEADER = re.compile(r"^#\s*OSU\b.*\bTest\b", re.MULTILINE | re.IGNORECASE)
+
+
+def _recognize(head: Head) -> int:
+    return CERTAIN if _HEADER.search(head.text) else 0
+
+
+READER = Format(name=FORMAT, title="OSU Micro-Benchmarks text", reads="OSU 5.x to 7.x point-to-point and collective "
+                "tests", recognize=_recognize, read=read)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .head import Head
+from .registry import LIKELY, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, read_bytes, row
 
 FORMAT = "pyperf"
@@ -96,3 +98,18 @@ def machine_fields(suite) -> dict:
             if key in wanted:
                 found.setdefault(key, str(value))
     return found
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict):
+        benchmarks = value.get("benchmarks")
+        return LIKELY if isinstance(benchmarks, list) and (
+            "version" in value or any(isinstance(b, dict) and "runs" in b for b in benchmarks)) else 0
+    if value is None and head.json_keys("benchmarks") and ('"runs"' in head.json_text or head.json_keys("version")):
+        return LIKELY - 1
+    return 0
+
+
+READER = Format(name=FORMAT, title="pyperf/pyperformance JSON", reads="pyperf 1.x and 2.x files (.json or .json.gz)",
+                recognize=_recognize, read=read)

@@ -19,6 +19,9 @@ from ..errors import AuditInputError
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .sw_fields import common_items, mapping, number, numbers, scalars, summary, text
 
+from .head import Head
+from .registry import CERTAIN, LIKELY, Format
+
 FORMAT = "pytest-benchmark"
 CENTRES = {"mean": "arithmetic_mean", "median": "median", "min": "min", "max": "max"}
 SPREADS = {"stddev": "stddev", "q1": "p25", "q3": "p75", "iqr": "iqr"}
@@ -92,3 +95,20 @@ def read(path: Path) -> list:
              "commit_info": data.get("commit_info") or {}, "run_date": str(data.get("datetime", "")),
              "tool_version": str(data.get("version", "")), "metric_kinds": {"iterations": "count"}}
     return [build(path, FORMAT, FORMAT, records, environment=environment, config=common_items(options), attrs=attrs)]
+
+
+def _recognize(head: Head) -> int:
+    value = head.document
+    if isinstance(value, dict):
+        benchmarks = value.get("benchmarks")
+        return CERTAIN if isinstance(benchmarks, list) and (
+            "machine_info" in value or "commit_info" in value
+            or any(isinstance(b, dict) and "stats" in b for b in benchmarks)) else 0
+    if value is None and head.json_keys("benchmarks") and (head.json_keys("machine_info")
+                                                          or head.json_keys("commit_info")):
+        return LIKELY
+    return 0
+
+
+READER = Format(name=FORMAT, title="pytest-benchmark JSON", reads="pytest-benchmark 3 and 4 (--benchmark-json)",
+                recognize=_recognize, read=read)

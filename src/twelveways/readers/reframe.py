@@ -23,6 +23,8 @@ from pathlib import Path
 
 from .. import inputs
 from ..errors import AuditInputError
+from .head import Head
+from .registry import CERTAIN, Format
 from .common import ReaderError, build, row
 
 FORMAT = "reframe-perflog"
@@ -106,3 +108,24 @@ def read(path: Path) -> list:
              "references": sorted({f"{r['workload']} {r['metric']}: {r['reference']:g} {r['unit']}"
                                    for r in records if r["reference"] == r["reference"]})}
     return [build(path, FORMAT, "reframe", records, environment=None, config=None, attrs=attrs)]
+
+
+V3_LINE = re.compile(r"^[^|\n]*\|reframe \d[^|\n]*\|[^|\n]+\|[^|\n]*\|[^|=\n]+=[^|\n]*\|", re.MULTILINE)
+V4_COLUMNS = {"job_completion_time", "result", "display_name", "name", "system"}
+
+
+def _recognize(head: Head) -> int:
+    """ReFrame 3 perflog lines (``date|reframe X.Y|check …|jobid=…|var=value|ref=…|unit``) or a ReFrame 4
+    perflog (a ``|``-separated header naming ``<var>_value`` / ``<var>_unit`` columns)."""
+    if V3_LINE.search(head.text):
+        return CERTAIN
+    header = head.text.lstrip().split("\n", 1)[0].split("|")
+    names = set(header)
+    if len(header) > 3 and any(n.endswith("_value") and n[:-6] + "_unit" in names for n in names) \
+            and names & V4_COLUMNS:
+        return CERTAIN
+    return 0
+
+
+READER = Format(name=FORMAT, title="ReFrame performance logs", reads="ReFrame 3 (default format) and ReFrame 4",
+                recognize=_recognize, read=read)

@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 
 from . import hpc_input
+from .head import Head
+from .registry import CERTAIN, Format
 from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "stream"
@@ -98,3 +100,14 @@ def read(path: Path) -> list:
     version = hpc_input.first(r"STREAM version \$?Revision:\s*([\d.]+)", text)
     return [build(path, FORMAT, FORMAT, records, environment={"stream_version": version} if version else None,
                   config={k: v for k, v in facts.items() if v}, attrs=attrs)]
+
+
+_TABLE = re.compile(r"^Function\s+(Best )?Rate", re.MULTILINE)
+
+
+def _recognize(head: Head) -> int:
+    return CERTAIN if "STREAM version" in head.text and _TABLE.search(head.text) else 0
+
+
+READER = Format(name=FORMAT, title="STREAM output", reads="STREAM 5.x (C and Fortran)", recognize=_recognize,
+                read=read)

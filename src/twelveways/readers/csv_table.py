@@ -30,6 +30,9 @@ import xarray as xr
 from .. import inputs, results
 from ..cliargs import OneLineParser, refuse_output_over_input, run_command
 from ..errors import AuditInputError, ResultsError
+from .common import Loaded
+from .head import Head
+from .registry import FALLBACK, Format
 
 META_KEYS = {"family", "columns", "attrs", "environment", "config", "description"}
 TRUE = {"1", "true", "yes", "y", "t"}
@@ -233,3 +236,27 @@ def import_csv_main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(import_csv_main())
+
+
+def _is_table(head: Head) -> bool:
+    """A header of two or more named fields and a first row as wide (later ragged rows are the reader's error)."""
+    text = head.text.lstrip()
+    if head.binary or text.startswith("<"):  # markup (HTML, XML) with commas is no CSV table
+        return False
+    lines = [line for line in text.splitlines()[:20] if line.strip()]
+    if len(lines) > 1 and not head.whole:
+        lines = lines[:-1]  # the last line of a cut head may be partial
+    rows = list(_csv.reader(lines))
+    if len(rows) < 2 or len(rows[0]) < 2 or not all(cell.strip() for cell in rows[0]):
+        return False
+    return len(rows[1]) == len(rows[0])
+
+
+def _read(path: Path, options) -> list:
+    return [Loaded(str(path), FORMAT, read_csv(path, options.csv_metadata, options.mapping, options.constants))]
+
+
+FORMAT = "csv"
+READER = Format(name=FORMAT, title="CSV (schema columns, or --map/--set)", reads="comma-separated, a header row",
+                recognize=lambda head: FALLBACK if _is_table(head) else 0, read=_read, takes_options=True)
+

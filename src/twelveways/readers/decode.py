@@ -1,0 +1,232 @@
+"""The input layer below every reader: bounded JSON, typed models (pydantic 2), linear-time text.
+
+Why one layer: each reader used to walk dicts and lines with its own guards and each missed some
+(a 400-digit integer, nesting 100,000 deep, a string where a number belongs).  Here:
+
+* JSON is found after any launcher, scheduler or banner lines a tool's output begins with (and
+  before any it ends with), decoded with integers bounded to 64 bits and nesting bounded, then
+  validated into a pydantic model: strict types (no "2" for 2, no true for 1), finite numbers where
+  the format requires them, counts that are whole, and one error line naming the file, the field
+  path and the value.
+* pydantic 2 over msgspec: it is already in the lock (a dependency of the notebook stack), its
+  errors carry the field path (``loc``) that the one-line message needs, and its strict mode and
+  per-field constraints say the domain of each field where the model declares it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from .. import inputs
+from .common import ReaderError, read_bytes
+
+#: Deepest nesting of a published JSON result (pyperf, the deepest, nests 7 levels).
+MAX_DEPTH = 64
+#: Largest magnitude of a JSON integer (64 bits, signed or not: counters, nanoseconds, ids).
+MAX_INTEGER = 2 ** 64
+#: Lines of leading text (launcher, scheduler, banner) looked past before a JSON document.
+MAX_PREAMBLE_LINES = 200
+#: A line that opens a JSON document: ``{`` or ``[`` alone, or opening an object, list or string.
+_JSON_OPENING = re.compile(r"[ \t]*[\[{][ \t]*(?:[\"{\[\]}]|\r?$)", re.MULTILINE)
+
+
+class _HugeInteger(ValueError):
+    """A JSON integer beyond 64 bits (json's parse_int hook raises it; json passes it through)."""
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > 20:
+        raise _HugeInteger(f"an integer of {len(digits.lstrip('-'))} digits")
+    value = int(digits)
+    if abs(value) > MAX_INTEGER:
+        raise _HugeInteger(f"the integer {digits}, beyond 64 bits")
+    return value
+
+
+def json_start(text: str) -> int | None:
+    """Offset of the first line that opens a JSON document (0 for plain JSON), None when no line does."""
+    if text.lstrip()[:1] in ("{", "[") and _JSON_OPENING.match(text.lstrip(" \t\r\n\ufeff")):
+        return len(text) - len(text.lstrip(" \t\r\n\ufeff"))
+    offset = 0
+    for count, line in enumerate(text.splitlines(keepends=True)):
+        if count >= MAX_PREAMBLE_LINES:
+            return None
+        if _JSON_OPENING.match(line):
+            return offset
+        offset += len(line)
+    return None
+
+
+def decode_json_text(text: str, where: str) -> Any:
+    """The JSON document in ``text`` (after leading lines that are not JSON; trailing lines ignored).
+
+    Raises ValueError with a message fit for one line (position, huge integer, nesting)."""
+    start = json_start(text)
+    if start is None:
+        raise ValueError("no JSON document (no line opens an object or a list)")
+    decoder = json.JSONDecoder(parse_int=_bounded_int)
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except _HugeInteger as exc:
+        raise ValueError(f"{exc} (integers are read up to 64 bits)") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+    except RecursionError as exc:
+        raise ValueError("nested too deeply to parse") from exc
+    _check_depth(value, where)
+    return value
+
+
+def _check_depth(value, where: str) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` (iteratively: no recursion on hostile input)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+def load_json(path: Path, fmt: str) -> Any:
+    """A published JSON result (gzip or not, after any launcher lines), bounded; one error line naming the file."""
+    data = read_bytes(path, fmt)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReaderError(path, f"{fmt}: not UTF-8 text (byte {exc.start} cannot be decoded)") from exc
+    try:
+        return decode_json_text(text, str(path))
+    except ValueError as exc:
+        raise ReaderError(path, f"{fmt}: {exc}") from exc
+
+
+# --- typed models ---------------------------------------------------------------------------------
+
+def _finite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{shown(value)} is not a number")
+    if not math.isfinite(value):
+        raise ValueError(f"{shown(value)} is not a finite number")
+    return float(value)
+
+
+def _whole(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{shown(value)} is not a whole number")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        raise ValueError(f"{shown(value)} is not a whole number")
+    if abs(value) > MAX_INTEGER:
+        raise ValueError(f"{shown(value)} is beyond 64 bits")
+    return int(value)
+
+
+def _name(value):
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{shown(value)} is not a name")
+    return value
+
+
+def _number_or_missing(value):
+    """JMH and asv write null, ``"NaN"`` or NaN where no number could be computed: None, never an error."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("nan", "")) or (
+            isinstance(value, float) and math.isnan(value)):
+        return None
+    return _finite(value)
+
+
+#: A finite number (an int or float in the file; no string, no bool).
+Finite = Annotated[float, BeforeValidator(_finite)]
+#: A finite number that is zero or more (times, sizes, rates).
+NonNegative = Annotated[float, BeforeValidator(_finite), Field(ge=0)]
+#: A finite number above zero.
+Positive = Annotated[float, BeforeValidator(_finite), Field(gt=0)]
+#: A whole number within 64 bits (2.0 is 2; 2.5 and "2" are errors).
+Whole = Annotated[int, BeforeValidator(_whole)]
+#: A count: whole and zero or more.
+Count = Annotated[int, BeforeValidator(_whole), Field(ge=0)]
+#: A non-empty string.
+Name = Annotated[str, BeforeValidator(_name)]
+#: A number the publisher's tool may leave out (null, NaN, "NaN"): None then.
+MaybeNumber = Annotated[float | None, BeforeValidator(_number_or_missing)]
+
+
+class Model(BaseModel):
+    """Base of the format models: unknown keys kept (tools add keys between versions), values immutable."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def shown(value) -> str:
+    """A value as an error line shows it: short, one line, never a repr of a whole structure."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return inputs.brief(value) if not isinstance(value, str) else repr(_short(value))
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def field_path(loc: tuple, prefix: str = "") -> str:
+    """pydantic's error location as a JSON path: ``benchmarks[3].stats.mean``."""
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "the document"
+
+
+def validate(path: Path, fmt: str, model: type[M], value: Any, where: str = "") -> M:
+    """``value`` as ``model``, else one error line: file, format, field path, the value found and why."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        found = first.get("input")
+        reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+        if first.get("type") == "missing":
+            raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)} is missing") from None
+        if reason.startswith(shown(found)):
+            raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)}: {reason}") from None
+        raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)} is {shown(found)}: {reason}") from None
+
+
+# --- text -----------------------------------------------------------------------------------------
+
+def fields(line: str) -> list[str]:
+    """A line's whitespace-separated fields (str.split: linear, no pattern to backtrack)."""
+    return line.split()
+
+
+def number_field(path: Path, fmt: str, where: str, text: str, *, low: float | None = 0.0,
+                 integer: bool = False) -> float:
+    """A number printed by a tool, checked: finite, within its domain, whole where a count is meant."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ReaderError(path, f"{fmt}: {where} is {shown(text)}, not a number") from None
+    if not math.isfinite(value):
+        raise ReaderError(path, f"{fmt}: {where} is {text}, not a finite number")
+    if integer and not value.is_integer():
+        raise ReaderError(path, f"{fmt}: {where} is {text}, not a whole number")
+    if low is not None and value < low:
+        raise ReaderError(path, f"{fmt}: {where} is {text}, below its minimum {low:g}")
+    return int(value) if integer else value
+
+
+def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(1-based number, line) of a text already read within the line cap."""
+    return enumerate(text.splitlines(), start=1)

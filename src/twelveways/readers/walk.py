@@ -1,0 +1,50 @@
+"""Directory trees walked for results, and a few words on a file no reader knows.
+
+Why apart from recognition: walking decides which files are opened at all (FIFOs, sockets,
+devices and broken links never are), whatever formats the registry holds.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .. import inputs
+from .head import Head
+
+
+def looks_like(path: Path) -> str:
+    """A few words on what an unrecognized file seems to be."""
+    head = Head.of(path)
+    text = head.text.lstrip()
+    if not head.raw:
+        return "an empty file"
+    if head.binary:
+        return "a binary file"
+    if head.json_text:
+        value = head.json
+        if isinstance(value, dict):
+            return f"JSON with top-level keys {list(value)[:5]}"
+        return "a JSON list" if isinstance(value, list) else "JSON that does not parse, or of no known shape"
+    first = text.splitlines()[0][:60] if text else ""
+    return f"text starting {first!r}" if text else "blank text"
+
+
+def walk(path: Path, skipped: list | None = None) -> list[Path]:
+    """The regular files under a directory (sorted; hidden files and folders skipped), or the file itself.
+    FIFOs, sockets and devices in a tree are never opened: each is added to ``skipped`` with why."""
+    from . import Skipped
+
+    if not path.is_dir():
+        return [path]
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(f for f in files if not f.startswith(".")):
+            file = Path(root) / name
+            kind = inputs.special_kind(file) or (None if file.exists() else "a broken symbolic link")
+            if kind is None:
+                found.append(file)
+            elif skipped is not None:
+                skipped.append(Skipped(file, f"{kind}: not opened"))
+    return found
