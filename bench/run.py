@@ -24,6 +24,7 @@ TOPICS = ["prk_c", "dgemm", "prk_python", "train", "infer", "report", "workflow"
 TOPICS.append("scale_series")  # bench/scale_series.py: audit and compare of 1,000,000 values (issue 32)
 TOPICS.append("scale_tree")  # bench/scale_tree.py: audit of 500/1,000/2,000 real-size results (issue 32)
 TOPICS.append("testsuite")  # make test and make test-fast on a fresh clone, against their budgets
+TOPICS.append("fuzz_readers")  # bench/fuzz_readers.py: the readers' property-based tests, many more examples (issue 38)
 
 
 def _load(topic: str):

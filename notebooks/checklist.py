@@ -74,6 +74,6 @@ if not other.empty:
 # %%
 claim_rows = checklistview.claims_frame(data)
 if not claim_rows.empty:
-    tables.show(claim_rows, "claims: each side's n, median, interval and achieved coverage; test and Holm", collapse_after=40)
+    tables.show(claim_rows, "claims: each side's n, value, interval and coverage; test and Holm", collapse_after=40)
 else:
     tables.note("This checklist holds no claims.")

@@ -29,10 +29,12 @@ NEUTRAL = {"benchmark": "csv", "workload": "copy", "implementation": "c", "ranks
 
 
 def published_fixtures(tree: Path) -> dict[Path, str]:
-    """Every file of tests/data/formats/<format>/ (READMEs aside) copied under ``tree``: {copy: format}."""
+    """Every file of tests/data/formats/<format>/ (READMEs and truth manifests aside) copied under ``tree``:
+    {copy: format}."""
     expected = {}
     for folder in sorted(p for p in DATA.iterdir() if p.is_dir()):
-        for source in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.lower().startswith("readme")):
+        for source in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.lower().startswith("readme")
+                             and p.name != "truth.yaml"):
             copy = tree / folder.name / source.relative_to(folder)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, copy)

@@ -553,6 +553,6 @@ def test_ior_damaged_json_is_one_error(tmp_path, capsys):
     doc = json.loads((DATA / "ior" / "ior_posix_laptop.json").read_text())
     del doc["tests"][0]["Results"][1]["bwMiB"]
     path.write_text(json.dumps(doc))
-    one_error(capsys, path, "ior", "tests[0].Results holds an entry without a numeric bwMiB")
+    one_error(capsys, path, "ior", "tests[0].Results[1].bwMiB is missing")
     path.write_text('{"Version": "3.3.0", "Command line": "ior", "tests": [ {"TestID": 0,')
-    one_error(capsys, path, "ior", "JSON that does not parse")
+    one_error(capsys, path, "ior", "not valid JSON")

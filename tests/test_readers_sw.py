@@ -343,7 +343,7 @@ def test_every_software_fixture_in_one_tree(tmp_path, capsys):
     assert code == 0, err
     formats = [results.open(f).attrs["source_format"] for f in out.glob("*.nc")]
     assert {"reframe-perflog", "asv", "pytest-benchmark", "criterion", "jmh"} <= set(formats)
-    assert formats.count("criterion") == 2 and formats.count("asv") == 2 and formats.count("jmh") == 2
+    assert formats.count("criterion") == 6 and formats.count("asv") == 5 and formats.count("jmh") == 5
 
 
 def test_files_longer_than_the_sniffed_head(tmp_path, capsys):
@@ -375,7 +375,7 @@ def _damaged_asv(doc):
 def _damaged_asv_sample(doc):
     name = next(iter(doc["results"]))
     doc["results"][name][11][0][0] = "slow"
-    return doc, ["samples[0]", "'slow'", "not a finite number"]
+    return doc, ["samples[0]", "'slow'", "not a number"]
 
 
 @pytest.mark.parametrize("source, damage", [

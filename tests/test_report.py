@@ -25,6 +25,7 @@ from browser import reportdata  # noqa: E402
 from twelveways import derived as derived_module  # noqa: E402
 from twelveways import plots, results, stats  # noqa: E402
 from twelveways.prk import analysis as prkanalysis  # noqa: E402
+from twelveways.cliargs import UsageError  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
 from twelveways.report import checklistview, commands, notebooks, render, tables  # noqa: E402
 
@@ -434,5 +435,5 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
 def test_bare_report_command_means_rebuild():
     args = commands.parser().parse_args(["rebuild"])
     assert args.source == "data/reference" and args.output == "reports/"
-    with pytest.raises(SystemExit):
-        commands.main(["--from"])  # `twelveways report --from` without a folder: argparse's usage error
+    with pytest.raises(UsageError, match="twelveways report rebuild: argument --from: expected one argument"):
+        commands.main(["--from"])  # `twelveways report --from` without a folder: one line, not a usage block

@@ -1,16 +1,15 @@
 """`twelveways` command line: each subcommand delegates to its stage's module.
 
 Expected problems print one line ``error: …`` on stderr and exit non-zero (1, or 2 for
-unusable audit input); only bugs show a traceback.
+unusable audit input and for a bad command line); only bugs show a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
-from .errors import TwelveWaysError
+from .errors import AuditInputError, TwelveWaysError
 
 #: subcommand -> (module, function taking argv and returning an exit code, one-line help)
 DELEGATED = {
@@ -35,8 +34,9 @@ DELEGATED = {
 
 def _check_config(argv: list[str]) -> int:
     from . import config
+    from .cliargs import OneLineParser
 
-    parser = argparse.ArgumentParser(prog="twelveways check-config", description="Validate a workflow config file.")
+    parser = OneLineParser(prog="twelveways check-config", description="Validate a workflow config file.")
     parser.add_argument("file", nargs="?", default=str(config.DEFAULT_CONFIG), help="YAML config (default: config/config.yaml)")
     args = parser.parse_args(argv)
     config.load(args.file)
@@ -46,8 +46,10 @@ def _check_config(argv: list[str]) -> int:
 
 def _results_info(argv: list[str]) -> int:
     from . import results
+    from .cliargs import OneLineParser
 
-    parser = argparse.ArgumentParser(prog="twelveways results", description="Validate results files and describe their contents.")
+    parser = OneLineParser(prog="twelveways results", description="Validate results files and describe their contents.",
+                           error_class=AuditInputError)
     parser.add_argument("files", nargs="+", help="results/*.nc files")
     args = parser.parse_args(argv)
     for path in args.files:
@@ -63,26 +65,16 @@ def _results_info(argv: list[str]) -> int:
     return 0
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse whose usage errors are one ``error:`` line (exit 2), like every other input problem."""
-
-    def error(self, message):
-        from .errors import AuditInputError
-
-        raise AuditInputError(f"{self.prog}: {message}")
-
-
 def _import(argv: list[str]) -> int:
     """``twelveways import PATH... --output OUT``: published results into the documented schema."""
     from pathlib import Path
 
     from . import readers, results
     from .readers.csv_table import parse_pairs
-    from .cliargs import refuse_output_over_input
-    from .errors import AuditInputError
+    from .cliargs import OneLineParser, refuse_output_over_input
 
-    parser = _OneLineParser(prog="twelveways import", description="Read results in any format twelveways "
-                                     "reads (docs/formats.md) and write them in the results schema (NetCDF4).")
+    parser = OneLineParser(prog="twelveways import", error_class=AuditInputError, description="Read results in any "
+                           "format twelveways reads (docs/formats.md) and write them in the results schema (NetCDF4).")
     parser.add_argument("paths", nargs="+", help="files or directory trees (an MLPerf submission's results/)")
     parser.add_argument("--output", required=True, help="OUT.nc for one result; a folder when there are several")
     parser.add_argument("--metadata", help="metadata YAML for CSV inputs (see import-csv)")
@@ -108,7 +100,7 @@ def _import(argv: list[str]) -> int:
             raise AuditInputError(f"cannot write {target}: {exc.strerror or exc}") from exc
         print(f"wrote {target} ({item.format}: {item.ds.sizes[results.SAMPLE_DIM]} rows, family "
               f"{item.ds.attrs['family']})", file=sys.stderr)
-    return 0
+    return 3 if any(item.unreadable for item in skipped) else 0  # as audit: result files of a tree were skipped
 
 
 def _import_name(path: str, number: int) -> str:
@@ -143,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
             module = importlib.import_module(module_name)
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:
+        from .cliargs import UsageError  # here, not at the top: the YAML reader it imports slows every start
+
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2 if command in ("audit", "import-csv", "import", "results") else 1
+        return 2 if command in ("audit", "import-csv", "import", "results") or isinstance(exc, UsageError) else 1
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -87,11 +87,11 @@ def write(path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``twelveways config-docs [--output PATH] [--readme README.md]``; problems raise one-line errors."""
-    import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="twelveways config-docs",
-                                     description="Print every config key as Markdown, from the schema.")
+    from .cliargs import OneLineParser
+
+    parser = OneLineParser(prog="twelveways config-docs", description="Print every config key as Markdown, from the schema.")
     parser.add_argument("--output", help="write to this file instead of stdout")
     parser.add_argument("--readme", help="also refresh the generated key table inside this README")
     args = parser.parse_args(argv)

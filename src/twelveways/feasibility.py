@@ -36,7 +36,8 @@ def check(config: Mapping, memory_bytes: int | None = None) -> None:
 
 
 def check_finite(node, key: str = "") -> None:
-    """Refuse NaN and infinity anywhere (YAML's ``.nan`` / ``.inf``): no budget or size can be either."""
+    """Refuse NaN and infinity anywhere (YAML's ``.nan`` / ``.inf``): no budget or size can be either; and
+    integers beyond 64 bits (``--config seed=<400 digits>``), which every results file and kernel would refuse later."""
     if isinstance(node, Mapping):
         for name, value in node.items():
             check_finite(value, f"{key}.{name}" if key else str(name))
@@ -45,6 +46,9 @@ def check_finite(node, key: str = "") -> None:
             check_finite(value, f"{key}[{index}]")
     elif isinstance(node, float) and not math.isfinite(node):
         raise ConfigError(f"config key '{key or '(top level)'}': must be a finite number, got {node}")
+    elif isinstance(node, int) and not -2 ** 63 <= node < 2 ** 63:
+        raise ConfigError(f"config key '{key or '(top level)'}': an integer of {node.bit_length()} bits is beyond "
+                          "the 64-bit integer range")
 
 
 def machine_memory() -> int:

@@ -105,6 +105,8 @@ def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysE
         raise error(f"{where}: malformed YAML{at}: {getattr(exc, 'problem', None) or 'syntax error'}") from exc
     except RecursionError as exc:
         raise error(f"{where}: nested too deeply to parse") from exc
+    except ValueError as exc:  # a value its type cannot hold: an integer of over 4300 digits, a 13th month
+        raise error(f"{where}: a value cannot be read: {str(exc).split(';')[0]}") from exc
     check_shape(value, where, error)
     return value
 
@@ -123,6 +125,8 @@ def read_json(path: str | Path, what: str, error: type[TwelveWaysError] = Twelve
         raise error(f"{path}: not valid JSON ({what}): {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
     except RecursionError as exc:
         raise error(f"{path}: nested too deeply to parse ({what})") from exc
+    except ValueError as exc:  # an integer of more than 4300 digits (Python's limit on reading one)
+        raise error(f"{path}: a value cannot be read ({what}): {str(exc).split(';')[0]}") from exc
     check_shape(value, str(path), error)
     return value
 

@@ -33,40 +33,68 @@ import numpy as np
 
 from . import config as config_module
 from . import results, stats
-from .cliargs import OneLineParser, run_command
+from .cliargs import OneLineParser, proportion, refuse_output_over_input, run_command
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
 from .evidence.settings import default_confidence
+from .inputs import brief
+from .stats.core import check_fraction
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILES = {"quick": ROOT / "config" / "config.yaml", "full": ROOT / "config" / "full.yaml"}
 #: How the work of one iteration grows with the size column (PRK's definitions; sparse: 2^lsize per side).
 WORK_EXPONENT = {"nstream": 1, "transpose": 2, "stencil": 2, "p2p": 2, "dgemm": 3}
 MATCH = ("workload", "implementation", "ranks", "threads", "scaling")
+#: The columns a PRK configuration is planned from (a results file of another family lacks some).
+NEEDED_COLUMNS = (*MATCH, "size", "run_id", "iteration", "metric", "value", "valid")
 
 
-def work(kernel: str, size: float) -> float:
-    """Work of one iteration relative to size 1 (only ratios of it are used)."""
-    return 4.0 ** float(size) if kernel == "sparse" else float(size) ** WORK_EXPONENT.get(kernel, 1)
+def log_work(kernel: str, size: float) -> float | None:
+    """Log of one iteration's work relative to size 1 (only differences are used, so 4^lsize never overflows);
+    None for a size with no work to scale by (0 or negative, outside sparse)."""
+    size = float(size)
+    if kernel == "sparse":
+        return size * math.log(4.0)
+    return WORK_EXPONENT.get(kernel, 1) * math.log(size) if size > 0 else None
 
 
-def _run_costs(ds, frame) -> tuple[dict[str, float], str]:
-    """{run_id: seconds} of every program run and how they were obtained."""
-    recorded = results.attr_json(ds, "prk_run_seconds", None)
-    if isinstance(recorded, dict) and recorded:
-        return {str(k): float(v) for k, v in recorded.items()}, "measured per program run"
+def _seconds(value, name: str, source) -> float:
+    """A recorded wall time: a finite, non-negative number, or one line naming the attribute and the value."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError, OverflowError):
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise AuditInputError(f"{source}: attr {name}: {brief(value)} is not a finite, non-negative number of seconds")
+    return seconds
+
+
+def _run_costs(ds, frame, source) -> tuple[dict[str, float], str]:
+    """{run_id: seconds} of every program run and how they were obtained: measured where recorded, else the
+    timed iterations plus an equal share of the sweep's other time."""
     timed = frame[frame["metric"] == "time"].groupby(["run_id", "iteration"])["value"].max().groupby("run_id").sum()
-    total = float(ds.attrs.get("prk_sweep_seconds", timed.sum()))
+    total = _seconds(ds.attrs.get("prk_sweep_seconds", timed.sum()), "prk_sweep_seconds", source)
     startup = max(0.0, (total - float(timed.sum())) / max(1, len(timed)))
-    return {str(k): float(v) + startup for k, v in timed.items()}, (
-        "timed iterations plus an equal share of the sweep's other time (this run did not record each run's wall time)")
+    estimated = {str(k): float(v) + startup for k, v in timed.items()}
+    recorded = results.attr_json(ds, "prk_run_seconds", None)
+    if not (isinstance(recorded, dict) and recorded):
+        return estimated, ("timed iterations plus an equal share of the sweep's other time (this run did not "
+                           "record each run's wall time)")
+    measured = {str(k): _seconds(v, f"prk_run_seconds[{str(k)[:40]!r}]", source) for k, v in recorded.items()}
+    unrecorded = len(set(estimated) - set(measured))
+    return {**estimated, **measured}, "measured per program run" + (
+        f" ({unrecorded} run(s) without a recorded time estimated from their timed iterations)" if unrecorded else "")
 
 
 def configurations(path: str | Path, noise: Mapping | None = None) -> tuple[list[dict], str]:
     """Per PRK configuration of a finished run: variance, invocations, cost per invocation."""
     ds = results.open(path)
     frame = results.to_frame(ds)
+    missing = [column for column in NEEDED_COLUMNS if column not in frame.columns]
+    if missing:
+        raise AuditInputError(f"{path}: no PRK configuration to plan from (family {ds.attrs.get('family', '?')!s}: "
+                              f"no column {', '.join(missing)}; twelveways plan reads a PRK sweep's prk.nc)")
     frame = frame[frame["valid"].astype(bool)]
-    costs, how = _run_costs(ds, frame)
+    costs, how = _run_costs(ds, frame, path)
     times = frame[(frame["metric"] == "time") & (frame["iteration"] > 0)]
     per_iteration = times.groupby(["run_id", "iteration"])["value"].max().reset_index()
     keys = times.groupby("run_id")[[*MATCH, "size"]].first()
@@ -96,18 +124,21 @@ def needed(rows: list[dict], effect: float, power: float, alpha: float, run_vari
 
 def _source(rows_by_match: dict, point) -> dict | None:
     """The run's configuration of the same kernel, implementation and resources nearest in work."""
-    found = rows_by_match.get((point.kernel, point.implementation, point.ranks, point.threads, point.scaling))
-    if not found:
+    found = rows_by_match.get((point.kernel, point.implementation, point.ranks, point.threads, point.scaling), [])
+    usable = [r for r in found if log_work(point.kernel, r["size"]) is not None]
+    target = log_work(point.kernel, point.primary(point.size))
+    if not usable or target is None:
         return None
-    target = math.log(work(point.kernel, point.primary(point.size)))
-    return min(found, key=lambda r: abs(math.log(work(point.kernel, r["size"])) - target))
+    return min(usable, key=lambda r: abs(log_work(point.kernel, r["size"]) - target))
 
 
 def _invocation_cost(row: dict, point, iterations: int) -> float:
-    """One invocation of ``point``: the source's start-up plus its iterations scaled by work."""
+    """One invocation of ``point``: the source's start-up plus its iterations scaled by work (inf when the
+    scale is beyond a float: not predicted)."""
     timed = (row["iterations"] + 1) * row["iteration_s"]
     startup = max(0.0, row["cost_s"] - timed)
-    scale = work(point.kernel, point.primary(point.size)) / work(point.kernel, row["size"])
+    log_scale = log_work(point.kernel, point.primary(point.size)) - log_work(point.kernel, row["size"])
+    scale = math.exp(log_scale) if log_scale < 700 else math.inf
     return startup + (iterations + 1) * row["iteration_s"] * scale
 
 
@@ -132,6 +163,9 @@ def predict(rows: list[dict], profile: Mapping, *, same_as_run: bool) -> dict:
         least = max(prk.stop_rule["min_invocations"], math.ceil(prk.stop_rule["min_samples"] / iterations))
         n = max(row["invocations"], least) if own else least
         cost = row["cost_s"] if own else _invocation_cost(row, point, iterations)
+        if not math.isfinite(n * cost):
+            missing.append(point.key())
+            continue
         total += n * cost
         variance += n * (row["cost_sd_s"] * cost / row["cost_s"]) ** 2 if row["cost_s"] else 0.0
         variance += cost ** 2 if n > least or not own else 0.0  # an adaptive stop: about one invocation either way
@@ -140,14 +174,23 @@ def predict(rows: list[dict], profile: Mapping, *, same_as_run: bool) -> dict:
             "not_predicted": missing}
 
 
+def prk_file(results: str | Path) -> Path:
+    """The PRK results a plan reads: ``results`` itself when it is a file, else ``prk.nc`` in that folder or in
+    its ``results/`` (a stored set such as data/reference)."""
+    given = Path(results)
+    candidates = (given,) if given.is_file() else (given / "prk.nc", given / "results" / "prk.nc")
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        raise AuditInputError(f"{given}: no prk.nc (a finished run's results folder is needed)")
+    return path
+
+
 def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, confidence: float | None = None,
          profiles: Mapping[str, str | Path] | None = None) -> dict:
     """The whole plan of a finished run (module docstring); ``confidence`` None: the schema's."""
     confidence = stats.check_confidence(confidence)
-    folder = Path(results_dir)
-    path = next((p for p in (folder / "prk.nc", folder / "results" / "prk.nc") if p.is_file()), None)
-    if path is None:
-        raise AuditInputError(f"{folder}: no prk.nc (a finished run's results folder is needed)")
+    effect, power = check_fraction(effect, "effect"), check_fraction(power, "power")
+    path = prk_file(results_dir)
     rows, how = configurations(path)
     if not rows:
         raise AuditInputError(f"{path}: no valid PRK time samples to plan from")
@@ -168,7 +211,7 @@ def text(record: dict) -> str:
     """The plan in words: invocations needed, then each profile's predicted PRK sweep time."""
     rows = record["configurations"]
     decided = [r["needed"] for r in rows if r["needed"]]
-    lines = [f"Invocations per side to detect a {record['effect']:.0%} difference at {record['power']:.0%} power "
+    lines = [f"Invocations per side to detect a {record['effect'] * 100:.3g}% difference at {record['power'] * 100:.3g}% power "
              f"({len(rows)} PRK time configurations): median {int(np.median(decided)) if decided else '—'}, "
              f"largest {max(decided) if decided else '—'}; "
              f"{sum(r['needed'] is None for r in rows)} configuration(s) would need more than "
@@ -212,6 +255,9 @@ def appendix_lines(derived_dir: str | Path | None) -> list[str]:
 
 
 def _main(args: argparse.Namespace) -> None:
+    if args.output:  # checked before the minutes of reading: the plan must not replace what it reads
+        refuse_output_over_input([args.output], [args.results, prk_file(args.results), *PROFILES.values()],
+                                 AuditInputError, "twelveways plan")
     record = plan(args.results, effect=args.effect, power=args.power, confidence=args.confidence)
     if args.output:
         from . import atomic
@@ -225,10 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="twelveways plan", error_class=AuditInputError,
                            description="From a finished run: invocations per configuration to detect an effect, and "
                                        "each profile's predicted PRK runtime.")
-    parser.add_argument("--results", default="results", help="a finished run's results folder (default results)")
-    parser.add_argument("--effect", type=float, default=0.05, help="relative difference to detect (default 0.05)")
-    parser.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
-    parser.add_argument("--confidence", type=float, default=default_confidence(),
+    parser.add_argument("--results", default="results",
+                        help="a finished run's results folder, or its prk.nc (default results)")
+    parser.add_argument("--effect", type=proportion, default=0.05,
+                        help="relative difference to detect, a fraction (0.05) or a percentage (5%%); default 0.05")
+    parser.add_argument("--power", type=proportion, default=0.8, help="power, 0 < power < 1 (default 0.8)")
+    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence (default: the schema's measurement.confidence, %(default)s)")
     parser.add_argument("--output", help="also write the plan as JSON here")
     return run_command(parser, argv, _main, 2)

@@ -538,6 +538,29 @@ class AuditData:
             return pd.Series([], dtype=object)
         return pd.Series(_union_texts(parts), index=self.frame.index)
 
+    @cached_property
+    def exclusions(self) -> list["Exclusion"]:
+        """Runs and configurations every check leaves out, with their reasons (:func:`exclusions`): the report
+        lists them, so no check may read them."""
+        return exclusions(self)
+
+    @cached_property
+    def kept(self) -> pd.Series:
+        """Row mask of :attr:`frame`: False on the rows of a run the report lists as excluded (every row of the
+        run invalid).  A check that reads facts rather than valid samples (models, machines, latencies a file
+        has) reads only these rows, so an excluded run changes no check's result."""
+        return pd.Series(kept_runs(self.frame, ("source_file", "run_id")), index=self.frame.index)
+
+    def kept_rows(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """``rows`` (of :attr:`frame`) without those of excluded runs (:attr:`kept`)."""
+        return rows[self.kept.loc[rows.index].to_numpy()] if len(rows) else rows
+
+    @cached_property
+    def kept_sources(self) -> list[ResultSource]:
+        """Sources with at least one row outside the excluded runs (a file whose every run is excluded says
+        nothing a check may read: not its machine, not its models)."""
+        return [s for s in self.sources if not len(s.frame) or bool(s.frame["valid"].to_numpy(dtype=bool).any())]
+
     def busy_machine(self) -> dict[str, str]:
         """{file: why the machine was busy while it was measured} for each raw file whose ``contention`` record
         shows a busy machine ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine")."""
@@ -697,9 +720,34 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
     return data
 
 
+@dataclass(frozen=True)
+class Exclusion:
+    """One run (every row invalid) or configuration (marked failed/null/NaN by its publisher's tool) that every
+    check leaves out, with the reason its source gave; ``role`` names a run that is invalid by design (a
+    server-QPS search probe, a pilot): it was meant to find a limit, never to be reported."""
+
+    path: str
+    what: str  # "run <run_id>" or the configuration's factors
+    reason: str
+    role: str = ""
+    family: str = ""
+    configuration: bool = False
+
+    @property
+    def line(self) -> str:
+        if self.configuration:
+            return f"{self.path}: {self.what}: not measured ({self.reason})"
+        return f"{self.path}: {self.what}{f' ({self.role} run)' if self.role else ''}: {self.reason}"
+
+
 def excluded_runs(data: "AuditData") -> list[str]:
     """Runs every check leaves out (all their rows invalid), each with the reason its source gave."""
-    lines = []
+    return [entry.line for entry in data.exclusions]
+
+
+def exclusions(data: "AuditData") -> list[Exclusion]:
+    """Every run and configuration the checks leave out (:class:`Exclusion`), file by file."""
+    found = []
     for src in data.sources:
         frame = src.frame
         invalid = frame[~frame["valid"].astype(bool)]
@@ -710,8 +758,88 @@ def excluded_runs(data: "AuditData") -> list[str]:
                 else None
             reason = stated or (str(rows["status"].iloc[0]) if "status" in rows and str(rows["status"].iloc[0])
                                 else _failed_criteria(rows) or "every row marked invalid")
-            lines.append(f"{src.path}: run {run_id or '(unnamed)'}{_role(rows)}: {reason}")
-    return lines
+            found.append(Exclusion(src.path, f"run {run_id or '(unnamed)'}", reason, _role(rows), src.family))
+        found += not_measured(src)
+    return found
+
+
+def not_measured_lines(src) -> list[str]:
+    """Configurations the publisher's tool marked failed, skipped, null or NaN (attr ``not_measured``), one line each:
+    excluded with the tool's reason, while the rest of the file is audited."""
+    return [entry.line for entry in not_measured(src)]
+
+
+def not_measured(src) -> list[Exclusion]:
+    """:func:`not_measured_lines` as records."""
+    entries = src.attr("not_measured") if src.has("not_measured") else []
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict):
+            factors = ", ".join(f"{k}={v}" for k, v in entry.items() if k != "not_measured")
+            reason = entry.get("not_measured") or "no reason given"
+            found.append(Exclusion(src.path, factors or "a configuration", str(reason), family=src.family,
+                                   configuration=True))
+    return found
+
+
+#: Run roles (column ``role``) that are invalid by design, as the summary counts them (singular, plural).
+ROLE_WORDS = {"search": ("server-QPS search run", "server-QPS search runs"), "pilot": ("pilot", "pilots"),
+              "load_sweep": ("load-sweep run", "load-sweep runs")}
+#: Roles of runs that are invalid by design: probes for a limit and pilots, never meant to be reported.
+DESIGN_ROLES = ("search", "pilot")
+#: What a family's runs are called in the summary ("29 LoadGen runs invalid by design").
+FAMILY_RUNS = {"infer": "LoadGen", "train": "training", "prk": "PRK"}
+#: Reasons the summary names one by one; the rest are counted together (the list names each).
+SUMMARY_REASONS = 4
+
+
+def exclusion_summary(entries: Sequence[Exclusion]) -> list[dict]:
+    """One record per reason, most runs first: {line, count, what (runs/configurations), reason, by_design,
+    parts ({role words: count})}: "29 LoadGen runs invalid by design: 20 server-QPS search runs, 9 pilots"."""
+    groups: dict[tuple, list[Exclusion]] = {}
+    for entry in entries:
+        by_design = bool(set(entry.role.split(", ")) & set(DESIGN_ROLES))
+        key = ("design", entry.family) if by_design else ("reason", entry.configuration, entry.reason)
+        groups.setdefault(key, []).append(entry)
+    records = [_summary_record(key, found) for key, found in groups.items()]
+    records.sort(key=lambda r: (not r["by_design"], -r["count"], r["reason"]))
+    if len(records) > SUMMARY_REASONS:
+        rest = records[SUMMARY_REASONS - 1:]
+        count = sum(r["count"] for r in rest)
+        records = records[:SUMMARY_REASONS - 1] + [{
+            "line": f"{count} more runs or configurations for {len(rest)} other reasons (each listed with its reason)",
+            "count": count, "what": "runs or configurations", "reason": "other reasons", "by_design": False,
+            "parts": {r["reason"]: r["count"] for r in rest}}]
+    return records
+
+
+def _summary_record(key: tuple, found: list[Exclusion]) -> dict:
+    """One reason's summary record (see :func:`exclusion_summary`)."""
+    count = len(found)
+    if key[0] == "design":
+        roles: dict[str, int] = {}
+        for entry in found:
+            for role in entry.role.split(", "):
+                roles[role] = roles.get(role, 0) + 1
+        parts = {ROLE_WORDS.get(r, (f"{r} run", f"{r} runs"))[n != 1]: n
+                 for r, n in sorted(roles.items(), key=lambda item: (-item[1], item[0]))}
+        runs = " ".join(filter(None, (FAMILY_RUNS.get(key[1], ""), "run" if count == 1 else "runs")))
+        text = ", ".join(f"{n} {words}" for words, n in parts.items())
+        return {"line": f"{count} {runs} invalid by design: {text}", "count": count, "what": "runs",
+                "reason": "invalid by design (probes and pilots, never reported)", "by_design": True, "parts": parts}
+    what = ("configuration" if count == 1 else "configurations") if key[1] else ("run" if count == 1 else "runs")
+    verb = "not measured" if key[1] else "excluded"
+    return {"line": f"{count} {what} {verb}: {key[2]}", "count": count, "what": what, "reason": key[2],
+            "by_design": False, "parts": {}}
+
+
+def kept_runs(frame: pd.DataFrame, keys: Sequence[str] = ("run_id",)) -> np.ndarray:
+    """Row mask: False on the rows of runs (groups of ``keys``) every row of which is invalid: the runs
+    :func:`exclusions` lists, which no check may read."""
+    if not len(frame):
+        return np.zeros(0, dtype=bool)
+    codes = group_codes(frame, list(keys))
+    return (np.bincount(codes, weights=frame["valid"].to_numpy(dtype=bool)) > 0)[codes]
 
 
 def _failed_criteria(rows: pd.DataFrame) -> str:
@@ -725,7 +853,7 @@ def _failed_criteria(rows: pd.DataFrame) -> str:
 
 
 def _role(rows: pd.DataFrame) -> str:
-    """" (search run)" for a run the file marks as a search probe or pilot, so a reader knows it was meant to
-    find a limit, not to be reported."""
+    """"search" for a run the file marks as a search probe or pilot (column ``role``), so a reader knows it was
+    meant to find a limit, not to be reported; several roles comma-separated, "" when none."""
     roles = sorted({str(r) for r in rows["role"].unique()} - {"", "nan"}) if "role" in rows else []
-    return f" ({', '.join(roles)} run)" if roles else ""
+    return ", ".join(roles)

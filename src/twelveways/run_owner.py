@@ -14,6 +14,7 @@ A lock with no record (taken by a plain ``snakemake``) is left alone with a one-
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -23,11 +24,14 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from . import inputs
 from .errors import WorkflowLockError
 
 #: Snakemake's lock folder (file persistence backend, the default) and the owner record beside it.
 LOCKS = Path(".snakemake") / "locks"
 OWNER = Path(".snakemake") / "twelveways" / "owner.json"
+#: Largest owner record read (bytes): a record is a few hundred bytes; a larger file is not one twelveways wrote.
+MAX_RECORD_BYTES = 64 * 1024
 #: Two readings of one process's start time differ by clock-tick rounding only (well under this).
 _SAME_START_S = 0.5
 #: Snakemake options under which it takes no lock (dry runs, listings, --unlock itself).
@@ -84,13 +88,22 @@ def this_process(argv: list[str]) -> Owner:
 
 
 def read_owner(path: Path = OWNER) -> Owner | None:
-    """The recorded owner, or None when there is no record or it cannot be read (a damaged record names nobody)."""
+    """The recorded owner, or None when there is no record or its content is damaged (a damaged record names
+    nobody).  Only a small regular file is read: a FIFO would block the run, a huge file would be read whole, and
+    neither is a record twelveways wrote, so either is one line (:class:`WorkflowLockError`) asking for it to go."""
+    if not os.path.lexists(path):
+        return None
     try:
-        data = json.loads(path.read_text())
+        text = inputs.read_text(path, "owner record", WorkflowLockError, max_bytes=MAX_RECORD_BYTES)
+    except WorkflowLockError as exc:
+        raise WorkflowLockError(f"{exc.one_line()}: not an owner record `twelveways run` wrote; if no run is in "
+                                f"progress here, delete {path} and run again") from exc
+    try:
+        data = json.loads(text)
         return Owner(pid=int(data["pid"]), process_start=float(data["process_start"]),
                      boot_time=float(data["boot_time"]), host=str(data["host"]), command=str(data["command"]),
                      started_utc=str(data["started_utc"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError):
         return None
 
 
@@ -107,14 +120,23 @@ def is_alive(owner: Owner) -> bool:
 
 
 def _write(owner: Owner, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the record atomically; a folder that cannot hold it (``-d`` naming a file, no permission) is one line."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    tmp.write_text(json.dumps(asdict(owner), indent=1) + "\n")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(asdict(owner), indent=1) + "\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise WorkflowLockError(f"cannot write the owner record {path}: {exc.strerror or exc}") from exc
 
 
 def _held(locks: Path) -> bool:
-    return locks.is_dir() and any(locks.iterdir())
+    try:
+        return locks.is_dir() and any(locks.iterdir())
+    except OSError as exc:
+        raise WorkflowLockError(f"cannot read Snakemake's lock folder {locks}: {exc.strerror or exc}") from exc
 
 
 def claim(argv: list[str], workdir: Path = Path(".")) -> str | None:

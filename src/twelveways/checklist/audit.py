@@ -37,7 +37,8 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
     order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last
     done = {check_id: REGISTRY[check_id][1](data) for check_id in order}
     return AuditReport([s.path for s in data.sources], [done[check_id] for check_id in ordered_ids()],
-                       data.claim_results, data.skipped, resultset.excluded_runs(data))
+                       data.claim_results, data.skipped, resultset.excluded_runs(data),
+                       resultset.exclusion_summary(data.exclusions))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:

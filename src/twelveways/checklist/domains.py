@@ -1,7 +1,8 @@
 """Check domains: the kind of results a check is about (training, inference, parallel, rates, ...).
 
 A check registered with a domain (``model.check(..., domain=...)``) is not applicable to results
-outside it, whatever the data lack.
+outside it, whatever the data lack.  Only rows outside the excluded runs (``AuditData.kept``) put results
+inside a domain: a LoadGen pilot alone makes no inference results.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ..resultset import INFER_BENCHMARKS, TRAIN_BENCHMARKS, TRAIN_METRICS, Audit
 
 def _distinct(data: AuditData, column: str) -> pd.Series:
     """The distinct values of a column: "is there any row that ..." asks each value once, not each row."""
-    return pd.Series(data.frame[column].unique(), dtype=object).astype(str)
+    return pd.Series(data.frame[column][data.kept.to_numpy()].unique(), dtype=object).astype(str)
 
 
 def _has_training(data: AuditData) -> bool:
@@ -29,11 +30,11 @@ def _has_inference(data: AuditData) -> bool:
 
 def _has_parallel(data: AuditData) -> bool:
     fr = data.frame
-    return bool(((fr["ranks"] > 1) | (fr["threads"] > 1)).any())
+    return bool((((fr["ranks"] > 1) | (fr["threads"] > 1)) & data.kept).any())
 
 
 def _has_rates(data: AuditData) -> bool:
-    return bool((data.kinds == "rate").any())
+    return bool(((data.kinds == "rate") & data.kept).any())
 
 
 def _has_op_rates(data: AuditData) -> bool:

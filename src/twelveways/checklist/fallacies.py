@@ -495,20 +495,36 @@ def dataset_names(value) -> set[str]:
     return {text} if text else set()
 
 
+def model_names(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(models, names left out): the ``workload`` of each row, except where it repeats the row's
+    ``implementation``: a reader that knows only the system's name (LoadGen's SUT name, "PySUT") puts it in
+    both, and a system is no model.  What names a model: a folder, MLPerf's ``submission_benchmark``, a
+    model field, our own producers' workload."""
+    pairs = rows[["workload", "implementation"]].astype(str).drop_duplicates()
+    system = pairs["workload"] == pairs["implementation"]
+    models = set(pairs.loc[~system, "workload"]) - {"", "nan"}
+    return sorted(models), sorted(set(pairs.loc[system, "workload"]) - models - {"", "nan"})
+
+
 @check("F7", "one network only", domain="ml")
 def f7_models(data: AuditData):
-    """ML results cover more than one model and more than one dataset."""
-    ml = _ml(data)
+    """ML results cover more than one model and more than one dataset (excluded runs say nothing here)."""
+    ml = data.kept_rows(_ml(data))
     if ml.empty:
-        return NA, [ev("training or inference rows", 0, "", "column benchmark")], ""
-    models = sorted(set(ml["workload"]))
+        return NA, [ev("training or inference rows outside the excluded runs", 0, "", "column benchmark")], ""
+    models, systems = model_names(ml)
     datasets = set(ml["dataset"].astype(str)) - {"", "nan"} if "dataset" in ml else set()
-    for _, value in data.attrs("datasets") + data.attrs("dataset"):
-        datasets |= dataset_names(value)
+    kept = data.kept_sources
+    for src, value in data.attrs("datasets") + data.attrs("dataset"):
+        datasets |= dataset_names(value) if any(src is k for k in kept) else set()
     status = Status.PASS if len(models) > 1 and len(datasets) > 1 else Status.WARN
-    return status, [ev("models", models, _files(ml), "column workload"),
-                    ev("datasets", sorted(datasets), _files(ml), "column dataset", "attr datasets (names)")], \
-        "Benchmark more than one model and more than one dataset before generalizing (F7)."
+    evidence = [ev("models", models or "none named (no folder, benchmark name or model field names one)", _files(ml),
+                   "column workload"),
+                ev("datasets", sorted(datasets), _files(ml), "column dataset", "attr datasets (names)")]
+    if systems:
+        evidence.append(ev("names of systems, not models (workload equal to implementation: a SUT name)", systems,
+                           _files(ml), "column workload", "column implementation"))
+    return status, evidence, "Benchmark more than one model and more than one dataset before generalizing (F7)."
 
 
 # ------------------------------------------------------------------ F8
@@ -526,7 +542,7 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, st
     ``--environment`` (matched by its ``hash``); a hash with neither has ``(None, file)``.
     """
     found: dict[str, tuple[dict | None, str]] = {}
-    for src in data.sources:
+    for src in data.kept_sources:  # a file whose every run is excluded names no machine a check may compare
         hashes = {str(src.attr("environment_hash", ""))}
         if "environment_hash" in src.frame:
             hashes |= set(src.frame["environment_hash"].astype(str))
@@ -573,12 +589,62 @@ def _hardware_facts(data: AuditData, names: set[str], evidence: list):
 def _machines(data: AuditData) -> list[MachineIdentity]:
     """The machine identity of every audited file that describes its environment."""
     found = []
-    for src in data.sources:
+    for src in data.kept_sources:
         described, machine = src.attr("environment"), src.attr("machine")
         merged = {**(described if isinstance(described, dict) else {}), **(machine if isinstance(machine, dict) else {})}
         if merged:
             found.append(MachineIdentity.of(merged))
     return found
+
+
+#: F8's advice where hardware is unknown: the fact that is missing, and where to state it.
+DESCRIBE_HARDWARE = ("Add each system's description with its hardware (CPU and accelerator models and counts: attr "
+                     "environment, or --environment) (F8).")
+
+
+def hardware_unknown(data: AuditData, known: Mapping[str, dict], envs: Mapping[str, tuple]):
+    """Evidence that some compared environments state no hardware fact (e.g. LoadGen logs: only LoadGen's
+    build), or None: "unknown" is never "same hardware"."""
+    blind = [h for h, description in known.items() if not _states_hardware(description)]
+    if not blind:
+        return None
+    where = {envs[h][1].split(" attr ")[0] for h in blind}
+    formats = sorted({str(s.attr("source_format", "") or s.family or "results") for s in data.sources
+                      if s.path in where}) or ["their"]
+    return ev("hardware facts of the compared systems",
+              f"hardware unknown for {len(blind)} of {len(known)} systems: {', '.join(formats)} files carry none; "
+              "add the submission's system description", "", *ENV_FIELDS, "attr source_format")
+
+
+def _states_hardware(description) -> bool:
+    return isinstance(description, Mapping) and any(envdiff.classify(field) == "hardware"
+                                                    for field in envdiff.flatten(description))
+
+
+def files_without_hardware(data: AuditData, envs: Mapping[str, tuple]):
+    """Evidence naming the measured files whose machine is unknown, or None: no environment hash, or an imported
+    file (attr ``source_format``) whose description holds no hardware fact, as LoadGen logs are (their hash is
+    of LoadGen's build, which says nothing about the machine; a twelveways capture's hash covers its hardware).
+    With one such file beside another, nobody can tell one system from two (one file alone compares nothing)."""
+    blind = []
+    for src in (s for s in data.kept_sources if not s.derived):
+        value = str(src.attr("environment_hash", "") or "")
+        described = envs.get(value, (None, ""))[0] if value not in UNKNOWN_HASHES else None
+        imported = src.has("source_format")
+        if value in UNKNOWN_HASHES or (imported and described is not None and not _states_hardware(described)):
+            blind.append(src)
+    total = len([s for s in data.kept_sources if not s.derived])
+    if not blind or total < 2:
+        return None
+    formats = sorted({str(s.attr("source_format", "") or s.family or "results") for s in blind})
+    return ev("hardware facts of the measured files",
+              f"hardware unknown for {len(blind)} of {total} files: {', '.join(formats)} files carry none, so one "
+              "system cannot be told from several; add the submission's system description", _files_of(blind),
+              *ENV_FIELDS, "attr source_format")
+
+
+def _files_of(sources) -> str:
+    return ", ".join(sorted(s.path for s in sources))
 
 
 @check("F8", "unfair hardware comparison")
@@ -594,6 +660,9 @@ def f8_hardware(data: AuditData):
         return _hardware_facts(data, devices, [])
     envs = environment_descriptions(data)
     if len(envs) < 2:
+        blind = files_without_hardware(data, envs)
+        if blind:
+            return Status.NEEDS_HUMAN, [blind], DESCRIBE_HARDWARE
         return NA, [ev("devices or environments compared", len(envs), "", "column device", *ENV_FIELDS)], ""
     machines = _machines(data)
     if len(machines) >= 2 and all(machines[0].same_machine(m) for m in machines[1:]):
@@ -605,6 +674,9 @@ def f8_hardware(data: AuditData):
         return Status.NEEDS_HUMAN, [ev("environments in the results and their descriptions", sources, "",
                                        *ENV_FIELDS)], \
             "Give each environment's capture (attr environment, or --environment) so its hardware can be compared (F8)."
+    unknown = hardware_unknown(data, known, envs)
+    if unknown:
+        return Status.NEEDS_HUMAN, [unknown], DESCRIBE_HARDWARE
     first, *others = list(known)  # in the order the files were given
     diffs = {f"{first[:12]} vs {h[:12]}": envdiff.diff(known[first], known[h]) for h in others}
     evidence = [ev("environments compared field by field (differing fields by class)",
@@ -640,8 +712,9 @@ def _latency(infer: pd.DataFrame) -> dict | None:
 
 @check("F9", "inference cost ignored", domain="training")
 def f9_inference(data: AuditData):
-    """Trained models are also measured at inference (latency), beside their training cost."""
-    train, infer = _training(data), _inference(data)
+    """Trained models are also measured at inference (latency), beside their training cost; an excluded
+    inference run (a search probe, an INVALID run) measures nothing here."""
+    train, infer = _training(data), data.kept_rows(_inference(data))
     measured = sorted(set(train["workload"]) & set(infer["workload"]))
     evidence = [ev("trained models (workloads) with an inference measurement",
                    f"{len(measured)} of {train['workload'].nunique()}", _files(pd.concat([train, infer])),

@@ -96,6 +96,7 @@ class AuditReport:
     claims: list[ClaimResult] = field(default_factory=list)
     skipped: list[tuple[str, str, bool]] = field(default_factory=list)  # files of the trees not read: why, unreadable?
     excluded: list[str] = field(default_factory=list)  # runs their source judged invalid, with its criterion
+    excluded_summary: list[dict] = field(default_factory=list)  # one record per reason (resultset.exclusion_summary)
 
     @property
     def failed(self) -> bool:
@@ -117,7 +118,8 @@ class AuditReport:
     def to_dict(self) -> dict:
         counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
         return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
-                "inputs": list(self.inputs), "excluded": list(self.excluded), "counts": counts,
+                "inputs": list(self.inputs), "excluded_summary": plain(self.excluded_summary),
+                "excluded": list(self.excluded), "counts": counts,
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims],
                 "skipped": [{"path": path, "why": why, "unreadable": bool(unreadable)} for path, why, unreadable in self.skipped],
                 "unreadable": self.unreadable}

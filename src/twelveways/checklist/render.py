@@ -3,8 +3,11 @@
 The renderers take the dict so the report stage can render ``reports/checklist.json`` without
 re-running the audit.  Every string that comes from data or configuration is escaped: HTML
 with ``html.escape``, Markdown table cells with backslash-escaped pipes and no newlines.  Each
-claim shows, per side, its configuration, n, median, interval and achieved coverage, then the
-estimate, the test, the Holm-adjusted p and both verdicts (per claim and after Holm).
+claim shows, per side, what its record states (one renderer per record, :data:`SIDE_FIELDS`): its
+configuration, n (runs and the values inside them, test items, or samples), value (summary over runs or
+median), interval and coverage (achieved, or nominal with its method), then the estimate, the test, the
+Holm-adjusted p and both verdicts (per claim and after Holm).  The summary opens every format: the verdict,
+excluded runs counted per reason, one line per check and claim; the excluded runs are listed last.
 """
 
 from __future__ import annotations
@@ -120,13 +123,37 @@ def todo(check: dict) -> str:
 
 
 def summary_lines(report: dict) -> list[str]:
-    """LoadGen-style: the verdict, then one line per check and per claim."""
-    lines = [f"Result is: {report['verdict']}"]
+    """LoadGen-style: the verdict, one line per reason runs were excluded, then one line per check and per claim."""
+    lines = [f"Result is: {report['verdict']}"] + excluded_lines(report)
     for c in report["checks"]:
         lines.append(f"{c['id']} {c['title']}: {STATUS_WORDS.get(c['status'], c['status'])}")
     for c in report["claims"]:
         lines.append(f"Claim {c['id']}: {c['verdict'].replace('_', ' ')}")
     return lines + skipped_lines(report)
+
+
+def excluded_lines(report: dict) -> list[str]:
+    """One line per reason runs or configurations were left out of every check, with counts (the runs
+    themselves are listed further down, :func:`excluded_list`)."""
+    summary = report.get("excluded_summary") or []
+    if not summary and report.get("excluded"):  # a checklist written before the summary: count the lines
+        summary = [{"line": f"{len(report['excluded'])} runs or configurations"}]
+    return [f"Excluded from every check: {item['line']} (each listed under \"Excluded runs\")" for item in summary]
+
+
+def excluded_list(report: dict) -> list[str]:
+    """Every excluded run or configuration, one line each with its file and reason."""
+    return [str(line) for line in report.get("excluded") or []]
+
+
+def status_counts(report: dict) -> str:
+    """"17 pass, 3 warn, 1 needs a human, 4 not applicable of 25 checks": the verdict's one-line context."""
+    counts = {}
+    for c in report["checks"]:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    order = ("fail", "warn", "needs_human", "pass", "not_applicable")
+    parts = [f"{counts[s]} {STATUS_WORDS[s]}" for s in order if counts.get(s)]
+    return f"{', '.join(parts) or 'no checks'} of {len(report['checks'])} checks"
 
 
 def skipped_lines(report: dict) -> list[str]:
@@ -142,11 +169,11 @@ EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")
 
 
 def to_markdown(report: dict) -> str:
-    out = ["# Benchmarking checklist", "", f"**Result is: {report['verdict']}**", ""]
-    out += ["Inputs: " + ", ".join(f"`{_md(p)}`" for p in report["inputs"]), ""]
-    out += [f"Excluded from every check: {_md(line)}" for line in report.get("excluded", [])]
-    out += [""] if report.get("excluded") else []
+    """Summary first (verdict, excluded runs per reason, one line per check and claim), then the claims, the
+    checks with their evidence, and the excluded runs one by one."""
+    out = ["# Benchmarking checklist", "", f"**Result is: {report['verdict']}** ({status_counts(report)})", ""]
     out += ["```"] + [line.replace("`", "'") for line in summary_lines(report)[1:]] + ["```", ""]
+    out += ["Inputs: " + ", ".join(f"`{_md(p)}`" for p in report["inputs"]), ""]
     if report["claims"]:
         out += _claims_markdown(report["claims"])
     out += ["## Checks", "", "| check | status | why | what to do |", "|---|---|---|---|"]
@@ -160,6 +187,9 @@ def to_markdown(report: dict) -> str:
                     "|" + "---|" * len(EVIDENCE_COLUMNS)]
             out += ["| " + " | ".join(_md(row[col]) for col in EVIDENCE_COLUMNS) + " |" for row in rows]
             out.append("")
+    if excluded_list(report):
+        out += ["## Excluded runs", "", "Left out of every check, each with the reason its source gave:", ""]
+        out += [f"- {_md(line)}" for line in excluded_list(report)] + [""]
     return "\n".join(out)
 
 
@@ -182,11 +212,13 @@ def check_line_html(c: dict) -> str:
 
 
 def to_html(report: dict) -> str:
-    """An HTML fragment (a <section>): the verdict, claims, then one line per check with folded evidence."""
+    """An HTML fragment (a <section>): the verdict, excluded runs per reason, claims, one line per check with
+    folded evidence, skipped files, then the excluded runs one by one (folded)."""
     e = html.escape
     verdict = report["verdict"]
     parts = [f'<section class="checklist checklist-{e(verdict.lower())}">',
-             f'<p class="verdict"><strong>Result is: {e(verdict)}</strong></p>']
+             f'<p class="verdict"><strong>Result is: {e(verdict)}</strong> ({e(status_counts(report))})</p>']
+    parts += [f'<p class="tw-excluded">{e(line)}</p>' for line in excluded_lines(report)]
     if report["claims"]:
         parts += _claims_html(report["claims"])
     parts.append('<h3>Checks</h3><ul class="tw-checklist">')
@@ -195,6 +227,10 @@ def to_html(report: dict) -> str:
     skipped = skipped_lines(report)
     if skipped:
         parts += [f"<p>{e(skipped[0])}</p>", "<ul>"] + [f"<li>{e(line.strip())}</li>" for line in skipped[1:]] + ["</ul>"]
+    listed = excluded_list(report)
+    if listed:
+        parts.append(f'<details class="tw-excluded-runs"><summary>Excluded runs ({len(listed)})</summary><ul>'
+                     + "".join(f"<li>{e(line)}</li>" for line in listed) + "</ul></details>")
     parts.append("</section>")
     return "\n".join(parts) + "\n"
 
@@ -213,9 +249,41 @@ def _verdict_word(value) -> str:
     return str(value or "—").replace("_", " ")
 
 
+#: Side-table column -> the fields of a claim side record it shows: a cell reads "—" only where the record has
+#: none of them (the side records of every design in ``twelveways.claims``: centre, replicates, test set).
+SIDE_FIELDS = {"n": ("n", "runs", "values", "test_set_items", "correct"), "value": ("summary", "median"),
+               "interval": ("ci", "range"), "coverage": ("coverage", "level", "ci_method", "deterministic")}
+
+
+def _has(side: dict, key: str) -> bool:
+    return side.get(key) is not None
+
+
+def side_n(side: dict) -> str:
+    """The replicates a side counts, in words: runs (and the values inside them), test items, or samples."""
+    if _has(side, "runs"):
+        inside = f" holding {side['values']} values" if _has(side, "values") else ""
+        return f"{side['runs']} run{'s' if side['runs'] != 1 else ''}{inside}"
+    if _has(side, "test_set_items"):
+        correct = f"{side['correct']} of " if _has(side, "correct") else ""
+        return f"{side.get('n', 1)} evaluation ({correct}{side['test_set_items']} test items)"
+    return str(side["n"]) if _has(side, "n") else "—"
+
+
+def side_value(side: dict, unit: str = "") -> str:
+    """The side's centre: the summary over its runs (the replicate design) or its median (or accuracy)."""
+    for key, word in (("summary", "summary over runs"), ("median", "median")):
+        if _has(side, key):
+            shown = f" {unit}" if unit and not unit.startswith("1") else ""  # "1": a fraction (accuracy)
+            return f"{_num(side[key])}{shown} ({word})"
+    return "—"
+
+
 def _side_interval(side: dict) -> str:
     if side.get("ci"):
         return f"[{_num(side['ci'][0])}, {_num(side['ci'][1])}]"
+    if side.get("runs") == 1:
+        return "none (one run)"
     if side.get("n") == 1:
         return "none (one sample)"
     if side.get("range"):
@@ -224,16 +292,23 @@ def _side_interval(side: dict) -> str:
 
 
 def _side_coverage(side: dict, needed) -> str:
+    """Achieved coverage where the record states it, else the interval's nominal level and method; "none" only
+    where the record has no interval."""
+    method = f" ({side['ci_method']})" if side.get("ci_method") else ""
     if side.get("deterministic"):
         return f"{_pct(side.get('coverage'))} (deterministic: all {side.get('n')} equal)"
-    if side.get("coverage") is not None:
+    if _has(side, "coverage"):
         return f"{_pct(side['coverage'])} (target {_pct(side.get('level'))})"
+    if side.get("ci"):
+        return f"nominal {_pct(side.get('level'))}{method}"
     wanted = f"; needs n ≥ {needed}" if needed else ""
+    if method:
+        return f"none at {_pct(side.get('level'))}{method}{wanted}"
     return f"none: n too small for {_pct(side.get('level'))}{wanted}"
 
 
 def claim_sides(claim: dict) -> list[dict]:
-    """One row per side (and per-seed estimate): label, configuration, n, median, interval, coverage."""
+    """One row per side (and per-seed estimate): label, configuration, n, value, interval, coverage."""
     numbers = claim.get("numbers") or {}
     needed = numbers.get("n_needed") or {}
     rows = []
@@ -247,19 +322,29 @@ def claim_sides(claim: dict) -> list[dict]:
         coverage = _side_coverage(side, needed.get(key))
         if numbers.get("design") == "paired" and key != "pairs" and side.get("coverage") is None:
             coverage = f"none at {_pct(side.get('level'))} (not used: the paired claim rests on the per-seed estimate)"
-        rows.append({"side": label, "configuration": configuration, "n": str(side.get("n", "—")),
-                     "median": _num(side.get("median")), "interval": _side_interval(side), "coverage": coverage})
+        unit = "" if key == "pairs" else str(numbers.get("unit") or "")
+        rows.append({"side": label, "configuration": configuration, "n": side_n(side),
+                     "value": side_value(side, unit), "interval": _side_interval(side), "coverage": coverage})
     return rows
+
+
+#: Designs whose interval has an exact, achieved coverage (order statistics); the others' is nominal.
+EXACT_DESIGNS = ("independent", "paired", "one sample")
 
 
 def claim_facts(claim: dict) -> list[tuple[str, str]]:
     """(label, text) lines: estimate and interval, the test, Holm, both verdicts, and why."""
     numbers = claim.get("numbers") or {}
-    design = {"paired": "paired by seed", "independent": "independent samples", "one sample": "one sample"}
+    design = {"paired": "paired by seed", "independent": "independent samples", "one sample": "one sample",
+              "replicates": "runs as replicates (iterations describe one run)",
+              "test set": "one evaluation per side on a counted test set"}
     estimate = f"{_num(numbers.get('estimate'))} = {numbers.get('estimate_definition', '—')}"
-    if numbers.get("interval"):
+    if numbers.get("estimate") is None:
+        estimate = "none (no samples to estimate from: see why)"
+    elif numbers.get("interval"):
         low, high = numbers["interval"]
-        estimate += f"; interval [{_num(low)}, {_num(high)}], achieved coverage {_pct(numbers.get('coverage'))}"
+        exact = "achieved coverage" if numbers.get("design") in EXACT_DESIGNS else "coverage"
+        estimate += f"; interval [{_num(low)}, {_num(high)}], {exact} {_pct(numbers.get('coverage'))}"
     else:
         estimate += f"; no interval at {_pct(numbers.get('confidence'))}"
     threshold = " and ".join(f"{word} {_num(numbers[key])}" for key, word in (("at_least", "at least"), ("at_most", "at most"))
@@ -277,21 +362,32 @@ def claim_facts(claim: dict) -> list[tuple[str, str]]:
         holm_text = f"not in the family (not tested; {holm.get('family_size', 0)} claims tested)"
     verdicts = (f"per claim: {_verdict_word(numbers.get('per_claim_verdict', claim.get('verdict')))}; "
                 f"after Holm: {_verdict_word(claim.get('verdict'))}")
-    return [("design", f"{design.get(numbers.get('design'), '—')}; {numbers.get('metric', '')} in {numbers.get('unit', '')}"),
-            ("threshold", threshold or "—"), ("estimate", estimate), ("test", test_text),
+    named = design.get(numbers.get("design"), str(numbers.get("design") or "—"))
+    method = [("method", str(numbers["method"]))] if numbers.get("method") else []
+    return [("design", f"{named}; {numbers.get('metric', '')} in {numbers.get('unit', '')}"),
+            ("threshold", threshold or "—"), ("estimate", estimate), *method, ("test", test_text),
             ("Holm", holm_text), ("verdict", verdicts), ("why", claim.get("message", ""))]
 
 
-SIDE_COLUMNS = ("side", "configuration", "n", "median", "interval", "coverage")
+SIDE_COLUMNS = ("side", "configuration", "n", "value", "interval", "coverage")
 
 
 CLAIM_COLUMNS = ("claim", "verdict", "per claim", "test p", "Holm-adjusted p", "n (a / b)")
 
 
+def side_count(side: dict) -> str:
+    """A side's n for the claims table: "7 runs", "360 items", or the sample count."""
+    if _has(side, "runs"):
+        return f"{side['runs']} run{'s' if side['runs'] != 1 else ''}"
+    if _has(side, "test_set_items"):
+        return f"{side['test_set_items']} items"
+    return str(side["n"]) if _has(side, "n") else "—"
+
+
 def claim_cells(claim: dict) -> list[str]:
     """One claim's summary row (CLAIM_COLUMNS) as plain text, for the Markdown and the HTML table alike."""
     numbers = claim.get("numbers") or {}
-    ns = " / ".join(str((numbers.get(k) or {}).get("n", "—")) for k in ("a", "b") if k in numbers) or "—"
+    ns = " / ".join(side_count(numbers[k]) for k in ("a", "b") if isinstance(numbers.get(k), dict)) or "—"
     return [str(claim["id"]), _verdict_word(claim["verdict"]),
             _verdict_word(numbers.get("per_claim_verdict", claim["verdict"])),
             _num((numbers.get("test") or {}).get("p_value")), _num((numbers.get("holm") or {}).get("p_adjusted")), ns]

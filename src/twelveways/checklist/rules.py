@@ -24,7 +24,7 @@ from ..evidence import registry
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
 from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
-                         normalize_statistic, per_text, select, truthy)
+                         kept_runs, normalize_statistic, per_text, select, truthy)
 from . import restate
 from .model import Status, check, ev, judged, source_parts, worst
 
@@ -357,8 +357,9 @@ def _stability(src, rows, target: float) -> tuple[Status, list]:
     return (Status.WARN if unsteady else Status.PASS), evidence
 
 
-def _r5_source(data: AuditData, src) -> tuple[list[Status], list]:
-    """R5 on one raw file: its statuses and evidence (a round's files are judged side by side, forkmap)."""
+def _r5_source(data: AuditData, src) -> tuple[list[Status], list, bool]:
+    """R5 on one raw file: its statuses, evidence, and whether it holds a measured configuration (a round's files
+    are judged side by side, forkmap)."""
     confidence = data.measurement(src, "confidence")
     target = data.measurement(src, "ci_target")
     rows, not_finite = stability.measured_rows(src)
@@ -368,8 +369,8 @@ def _r5_source(data: AuditData, src) -> tuple[list[Status], list]:
               "too_few_noted": 0, "too_few_unnoted": 0, "one_replicate": 0}
     cases = _r5_measured(src, rows, confidence, target, counts) + _r5_stated(src, target, counts)
     statuses, evidence = _source_validity(src)
-    if not counts["configurations"]:  # e.g. every run failed its own check: say so, not "no data"
-        return ((statuses or [Status.WARN]) if evidence else []), evidence
+    if not counts["configurations"]:  # e.g. every run failed its own check: the excluded runs, judged by none
+        return statuses, evidence, False
     stable_status, stable_evidence = _stability(src, rows, target)
     target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
     status = _r5_status(counts)
@@ -390,16 +391,19 @@ def _r5_source(data: AuditData, src) -> tuple[list[Status], list]:
     evidence += _r5_worst_cases(src, cases) + stable_evidence
     if src.busy_reason() and status is not Status.PASS:
         evidence.append(ev("a busy machine can explain wide CIs", src.busy_reason(), src.path, "attr contention"))
-    return statuses + [stable_status], evidence
+    return statuses + [stable_status], evidence, True
 
 
 @check("R5", "deterministic or CIs", per_source=_r5_source)
 def r5_confidence_intervals(data: AuditData):
     """Every measured configuration is deterministic or has a CI of its median within the target, or says why not."""
-    statuses, evidence = [], []
-    for source_statuses, source_evidence in source_parts(data, "R5"):  # derived summaries restate these CIs
-        statuses += source_statuses
+    statuses, evidence, measured = [], [], False
+    for source_statuses, source_evidence, source_measured in source_parts(data, "R5"):  # raw files only: derived
+        statuses += source_statuses  # summaries restate these CIs
         evidence += source_evidence
+        measured |= source_measured
+    if evidence and not measured and not data.kept.any():  # every run failed its own check: say so, not "no data"
+        statuses.append(Status.WARN)  # (beside any run that was kept, the excluded runs change nothing)
     return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
                   ("Repeat until the CI of the median is within the target, or record why not "
                    "(stop_reason column, attr ci_notes, or a summary note); keep warm-up "
@@ -407,9 +411,10 @@ def r5_confidence_intervals(data: AuditData):
 
 
 def _source_validity(src) -> tuple[list[Status], list]:
-    """Runs the tool itself judged invalid (HPL's FAILED residual, STREAM's failed validation, an INVALID
-    HPCG or LoadGen run: left out of every CI) and what the tool warns about the runs it kept
-    (attr ``source_warnings``, e.g. HPCG's "valid but not valid for submission")."""
+    """How many runs the tool itself judged invalid were left out of every CI (HPL's FAILED residual, STREAM's
+    failed validation, an INVALID HPCG or LoadGen run: what R5 did not read, never a status of its own) and
+    what the tool warns about the runs it kept (attr ``source_warnings``, e.g. HPCG's "valid but not valid for
+    submission")."""
     statuses, evidence = [], []
     frame = src.frame
     invalid = frame.loc[(src.kinds.isin(["cost", "rate"]) & (frame["iteration"] != 0)).to_numpy()
@@ -753,7 +758,8 @@ def _tail_metrics(src) -> list[str]:
     """Measured time metrics whose tail matters: name ~latency or attr tail_metrics, in a time unit."""
     declared = src.attr("tail_metrics", [])
     declared = declared if isinstance(declared, list) else []
-    pairs = set(src.frame[["metric", "unit"]].drop_duplicates().itertuples(index=False, name=None))
+    kept = src.frame[kept_runs(src.frame)]  # a metric only excluded runs hold is no tail the results report
+    pairs = set(kept[["metric", "unit"]].drop_duplicates().itertuples(index=False, name=None))
     pairs |= {(str(s.get("metric", "")), str(s.get("unit") or "")) for s in src.summaries()}  # stated, maybe no rows
     return sorted({m for m, u in pairs if ("latency" in m.lower() or m in declared) and src.kind(m, u) == "cost"})
 
@@ -787,7 +793,7 @@ def _r8_metric(data: AuditData, src, metric: str) -> tuple[Status, list]:
     """Percentile rows or tail summaries of ``metric``; a summary giving only the centre is flagged."""
     base = metric.lower()
     stored_rows = sorted(m for m in _tail_metrics(src) if is_percentile(m) and base in m.lower() and m != metric)
-    summaries = [s for source in data.sources for s in source.summaries() if s.get("metric") == metric]
+    summaries = [s for source in data.kept_sources for s in source.summaries() if s.get("metric") == metric]
     tails = [s for s in summaries if _is_tail_percentile(s.get("statistic"))]
     centres = [s for s in summaries if normalize_statistic(s.get("statistic")) in CENTRE_STATISTICS]
     count, examples = _recomputed_tails(src, metric)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .. import atomic
-from ..cliargs import OneLineParser, fraction, refuse_output_over_input, run_command
+from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from ..evidence.settings import default_confidence
 from . import build, noise, render, reproduce, sides, verdicts
@@ -24,7 +24,7 @@ def _parser(prog: str, description: str) -> OneLineParser:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--confidence", type=float, default=default_confidence(),
+    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence of the CIs; 1 - confidence is the false discovery rate (default: the "
                              "schema's measurement.confidence, %(default)s)")
     parser.add_argument("--noise-floor", type=fraction, default=None,
@@ -48,9 +48,9 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
 
 
 def _compare(args: argparse.Namespace) -> None:
-    refuse_output_over_input(args.output, [args.base, args.new, *args.base_also, *args.new_also, args.claims,
-                                           args.base_environment, args.new_environment], AuditInputError,
-                             "twelveways compare")
+    results = [args.base, args.new, *args.base_also, *args.new_also]
+    refuse_output_over_input(args.output, [*results, *sides.read_beside(results), args.claims, args.base_environment,
+                                           args.new_environment], AuditInputError, "twelveways compare")
     base = sides.load([args.base, *args.base_also], "base", environment=args.base_environment)
     new = sides.load([args.new, *args.new_also], "new", environment=args.new_environment)
     for side in (base, new):  # files of the trees that are no results: named, not silently passed over
@@ -82,7 +82,9 @@ def compare_main(argv: list[str] | None = None) -> int:
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
-    refuse_output_over_input([args.output], [args.first, args.second], AuditInputError, "twelveways noise-floor")
+    given = [args.first, args.second]  # its own earlier record beside them is what it replaces: not an input
+    refuse_output_over_input([args.output], [*given, *sides.read_beside(given, sides.ENVIRONMENT_NAMES)],
+                             AuditInputError, "twelveways noise-floor")
     record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
                            confidence=args.confidence)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
@@ -95,16 +97,19 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", help="results of the first run (file or folder)")
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
-    parser.add_argument("--confidence", type=float, default=default_confidence(),
+    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence of the CIs (default: the schema's measurement.confidence, %(default)s)")
     return run_command(parser, argv, _noise_floor, 2)
 
 
 def _reproduce(args: argparse.Namespace) -> None:
+    outputs = [f"{args.output}.{fmt}" for fmt in ("md", "html", "json")]
+    results = [args.reference, args.results]
+    refuse_output_over_input(outputs, [*results, *sides.read_beside(results), args.claims], AuditInputError,
+                             "twelveways reproduce")
     record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
                                     confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
-    out = args.output
-    _write([f"{out}.md", f"{out}.html", f"{out}.json"], None,
+    _write(outputs, None,
            {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
             "json": lambda: sides.dumps(record)})
     print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),

@@ -65,6 +65,13 @@ def _first_file(folders: Sequence[Path], name: str) -> Path | None:
     return next((folder / name for folder in folders if (folder / name).is_file()), None)
 
 
+def read_beside(spec: Sequence[str], names: Sequence[str] = (*ENVIRONMENT_NAMES, NOISE_FLOOR_NAME)) -> list[Path]:
+    """The environment captures and noise floors (``names``) a side reads beside its results files (:func:`load`):
+    inputs too, so an output must not replace them (a folder given as a side is an input folder as a whole)."""
+    folders = {Path(raw).parent for raw in spec if raw and not Path(raw).is_dir()}
+    return [folder / name for folder in sorted(folders) for name in names if (folder / name).is_file()]
+
+
 def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> Side:
     """Read one side: its samples, its environment capture (given, or ``environment.json`` in its
     folder) and its measured noise floor (``noise_floor.json`` in its folder), when present."""

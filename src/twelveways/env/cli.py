@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..cliargs import add_config
+from ..cliargs import OneLineParser, UsageError, add_config
 from ..errors import TwelveWaysError
 from .hashing import differences
 from .record import capture
@@ -15,7 +15,7 @@ from .store import load_config, read, to_json, write
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="twelveways env",
         description="Capture the machine's hardware and software environment (SC15 rule 9).")
     parser.add_argument("--json", action="store_true", help="print the full capture as JSON (default: a summary)")
@@ -37,9 +37,10 @@ def _compare(result: dict, earlier: dict, against: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``twelveways env`` / ``python -m twelveways.env``; expected problems print one line, exit 1."""
-    args = _parser().parse_args(argv)
+    """``twelveways env`` / ``python -m twelveways.env``; expected problems print one line, exit 1 (2 for a bad
+    command line)."""
     try:
+        args = _parser().parse_args(argv)
         config = load_config(args.config) if args.config else None
         earlier = read(args.compare) if args.compare else None
         result = capture(config, label=args.label)
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             print_summary(result)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, UsageError) else 1
     except BrokenPipeError:  # e.g. `twelveways env --json | head`: the reader left, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

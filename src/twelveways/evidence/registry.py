@@ -179,7 +179,9 @@ FOREIGN = (
     A("hpcg_result", "object", "HPCG's rating and whether the run is valid for submission, with its reason"),
     A("hpcg_notes", "object", "HPCG's report notes (reference version, optimizations, QuickPath)"),
     A("references", "array", "ReFrame's performance references per variable (value and bounds)"),
-    A("not_measured", "array", "asv parameter combinations that failed or were skipped"),
+    A("not_measured", "array", "configurations the publisher's own tool marked failed, skipped, null or NaN: "
+      "excluded, each with its factors and the reason in key not_measured (asv's null result, gbench's error)",
+      ("audit",)),
     A("benchmarked_commit", "string", "the commit asv benchmarked"),
     A("commit_info", "object", "pytest-benchmark's commit of the benchmarked code (id, dirty)"),
     A("tool_version", "string", "version of the tool that wrote the file"),

@@ -41,7 +41,6 @@ CRITERIA = {
     "Early stopping satisfied": "early_stopping_satisfied",
 }
 
-_KV = re.compile(r"^\s*([^:*=][^:]*?)\s*:\s*(.*?)\s*$")
 _PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile latency \(ns\)$")
 _ES = re.compile(r"Early stopping (\d+(?:\.\d+)?)th percentile estimate: (\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)")
 _SAMPLE = re.compile(rb'"name":"Sample","cat":"default","ph":"b",[^\n]*?"args":\{"sample_seq":(\d+),"query_seq":(\d+),'
@@ -95,10 +94,10 @@ def summary(run_dir: str | Path) -> dict:
             if name in CRITERIA:
                 out["criteria"][CRITERIA[name]] = flag.strip().lower() == "yes"
             continue
-        match = _KV.match(line)
-        if not match:
+        key, colon, value = stripped.partition(":")  # str.partition: a long line of spaces cannot backtrack
+        key, value = key.strip(), value.strip()
+        if not colon or not key or key[0] in "*=":
             continue
-        key, value = match.group(1).strip(), match.group(2).strip()
         pct = _PCT.match(key)
         if pct and section == "stats":
             out["percentiles"][round(float(pct.group(1)) / 100, 6)] = _nanoseconds(value, path, key)
@@ -128,7 +127,7 @@ def detail(run_dir: str | Path) -> dict:
             continue
         try:
             entry = json.loads(line[len(":::MLLOG "):])
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested beyond what json can parse
             continue
         meta = entry.get("metadata") if isinstance(entry, dict) else None
         if not isinstance(entry, dict) or not isinstance(entry.get("key"), str) or not isinstance(meta or {}, dict):

@@ -13,11 +13,15 @@ folder's files to its group's reader.  The error policy is applied here, once, f
 
 from __future__ import annotations
 
+import csv
+import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+import yaml
 
 from .. import inputs
 from ..errors import AuditInputError, TwelveWaysError
@@ -29,8 +33,16 @@ from .walk import looks_like, walk
 __all__ = ["Loaded", "ReaderError", "ReadOptions", "Skipped", "read_paths", "formats_read"]
 
 #: What a reader may raise on input it did not foresee: still one line about that file, never a traceback.
+#: MemoryError too: a read that asks for more memory than the process may have is refused with its file named
+#: (the allocation that failed is given back), not a traceback.
+#: OSError, EOFError, zlib's, csv's and YAML's errors: a reader that opens, decompresses or parses a file
+#: (or a companion) by itself and meets a damaged one.
 READER_FAULTS = (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, ZeroDivisionError,
-                 RecursionError, UnicodeError, LookupError, ArithmeticError)
+                 RecursionError, UnicodeError, LookupError, ArithmeticError, MemoryError, OSError, EOFError,
+                 zlib.error, csv.Error, yaml.YAMLError)
+
+#: Longest error line about one file (characters): what a terminal and a report's table can show.
+MAX_PROBLEM = 1000
 
 
 class Skipped(NamedTuple):
@@ -87,9 +99,9 @@ def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constan
         raise AuditInputError(f"{', '.join(map(str, paths))[:300]}: no results in a format twelveways reads "
                               f"(formats read: {formats_read()})")
     if not loaded:
-        first = next(s for s in skipped if s.unreadable)
-        raise AuditInputError(f"no results could be read: {first.path}: {first.why}"
-                              + (f" (and {sum(s.unreadable for s in skipped) - 1} more)" if len(skipped) > 1 else ""))
+        unreadable = [s for s in skipped if s.unreadable]
+        raise AuditInputError(f"no results could be read: {unreadable[0].path}: {unreadable[0].why}"
+                              + (f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""))
     return loaded
 
 
@@ -137,8 +149,14 @@ def _read_job(target: str, name: str, explicit: bool, extra, convert) -> list | 
         return [convert(item) for item in items] if convert else items
     except TwelveWaysError as exc:
         problem = exc.one_line()
+    except MemoryError:
+        problem = f"{target}: {name} needs more memory than this process may use to read it (damaged, or too large?)"
     except READER_FAULTS as exc:
         problem = f"{target}: {name} could not be read ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+    if target not in problem:  # every line names its file, whatever the reader's message said
+        problem = f"{target}: {problem}"
+    if len(problem) > MAX_PROBLEM:  # a value quoted whole (a 1 MB line) must not become a 1 MB error line
+        problem = problem[:MAX_PROBLEM - 1] + "…"
     if explicit:
         raise AuditInputError(problem)
     return Skipped(Path(target), problem.removeprefix(f"{target}: "), True)

@@ -11,6 +11,7 @@ settings it states, ``git_commit`` is ``unknown`` and ``git_dirty`` 0 (not our c
 from __future__ import annotations
 
 import gzip
+import io
 import math
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -58,7 +59,7 @@ def text_lines(path: Path, fmt: str, max_line: int | None = None) -> Iterator[tu
     or one that is not UTF-8 is one error naming its number, found before the rest is read."""
     limit = max_line or MAX_LINE_BYTES
     try:
-        with regular_file(path, fmt).open("rb") as handle:
+        with _opened(regular_file(path, fmt)) as handle:
             for number, raw in enumerate(iter(lambda: handle.readline(limit + 1), b""), start=1):
                 if len(raw) > limit and not raw.endswith(b"\n"):
                     raise ReaderError(path, f"{fmt}: line {number} is longer than {limit:,} bytes (damaged log?)")
@@ -67,8 +68,36 @@ def text_lines(path: Path, fmt: str, max_line: int | None = None) -> Iterator[tu
                 except UnicodeDecodeError as exc:
                     raise ReaderError(path, f"{fmt}: line {number} is not UTF-8 text (byte {exc.start + 1} of the "
                                             "line cannot be decoded)") from exc
-    except OSError as exc:
-        raise ReaderError(path, f"{fmt}: cannot read ({exc.strerror or type(exc).__name__})") from exc
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        why = getattr(exc, "strerror", None) or f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+        raise ReaderError(path, f"{fmt}: cannot read ({why})") from exc
+
+
+class _Capped(io.RawIOBase):
+    """A decompressed stream that stops with an error once more than :data:`MAX_DECOMPRESSED_BYTES` came out."""
+
+    def __init__(self, stream):
+        self.stream, self.count = stream, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        size = self.stream.readinto(buffer)
+        self.count += size
+        if self.count > MAX_DECOMPRESSED_BYTES:
+            raise OSError(f"more than {MAX_DECOMPRESSED_BYTES:,} bytes once decompressed")
+        return size
+
+
+def _opened(path: Path):
+    """The file for reading bytes, gunzipped (and capped) when it is gzip: recognition looks through gzip
+    (:mod:`.head`), so every reader of lines must too."""
+    with path.open("rb") as probe:
+        gzipped = probe.read(2) == GZIP_MAGIC
+    if not gzipped:
+        return path.open("rb")
+    return io.BufferedReader(_Capped(gzip.open(path, "rb")))
 
 
 def read_bytes(path: Path, fmt: str, limit: int | None = None) -> bytes:

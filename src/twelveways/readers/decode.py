@@ -31,10 +31,12 @@ from .common import ReaderError, read_bytes
 MAX_DEPTH = 64
 #: Largest magnitude of a JSON integer (64 bits, signed or not: counters, nanoseconds, ids).
 MAX_INTEGER = 2 ** 64
-#: Lines of leading text (launcher, scheduler, banner) looked past before a JSON document.
-MAX_PREAMBLE_LINES = 200
-#: A line that opens a JSON document: ``{`` or ``[`` alone, or opening an object, list or string.
-_JSON_OPENING = re.compile(r"[ \t]*[\[{][ \t]*(?:[\"{\[\]}]|\r?$)", re.MULTILINE)
+#: Lines of leading text (launcher, scheduler, banner) looked past before a JSON document: Intel MPI's
+#: ``I_MPI_DEBUG`` pin table alone prints a line per rank (an IOR JSON summary of 1,024 ranks follows 1,000 lines).
+MAX_PREAMBLE_LINES = 5000
+#: A line that opens a JSON document: ``{`` or ``[`` alone, or opening an object, list or string (blanks, a CR
+#: too, may come between: ``{\r"a": 1}`` is JSON).
+_JSON_OPENING = re.compile(r"[ \t]*[\[{][ \t\r]*(?:[\"{\[\]}]|$)", re.MULTILINE)
 
 
 class _HugeInteger(ValueError):
@@ -50,17 +52,27 @@ def _bounded_int(digits: str) -> int:
     return value
 
 
+#: Blank space before a document (a BOM too): matched in place, never copied.
+_BLANK = re.compile(r"[ \t\r\n\ufeff]*")
+
+
 def json_start(text: str) -> int | None:
-    """Offset of the first line that opens a JSON document (0 for plain JSON), None when no line does."""
-    if text.lstrip()[:1] in ("{", "[") and _JSON_OPENING.match(text.lstrip(" \t\r\n\ufeff")):
-        return len(text) - len(text.lstrip(" \t\r\n\ufeff"))
+    """Offset of the first line that opens a JSON document (0 for plain JSON), None when no line does.
+
+    Looks at most :data:`MAX_PREAMBLE_LINES` lines (found one by one with ``str.find``), so a document of
+    millions of lines, or of megabytes of blank lines, costs no more than its first lines."""
+    start = _BLANK.match(text).end()
+    if text[start:start + 1] in ("{", "[") and _JSON_OPENING.match(text, start):
+        return start
     offset = 0
-    for count, line in enumerate(text.splitlines(keepends=True)):
-        if count >= MAX_PREAMBLE_LINES:
+    for _ in range(MAX_PREAMBLE_LINES):
+        if offset >= len(text):
             return None
-        if _JSON_OPENING.match(line):
+        end = text.find("\n", offset)
+        end = len(text) if end < 0 else end + 1
+        if _JSON_OPENING.match(text[offset:min(end, offset + 4096)]):
             return offset
-        offset += len(line)
+        offset = end
     return None
 
 

@@ -57,6 +57,16 @@ class Head:
     def binary(self) -> bool:
         return b"\x00" in self.raw[:1024]
 
+    @property
+    def utf16(self) -> bool:
+        """True for UTF-16 text (a Windows shell's redirect writes it): a BOM, or every other byte zero."""
+        start = self.raw[:512]
+        if start[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            return True
+        halves = (start[0::2], start[1::2])
+        return len(start) >= 8 and any(half.count(0) == len(half) and other.count(0) == 0
+                                       for half, other in (halves, halves[::-1]))
+
     @cached_property
     def json_text(self) -> str:
         """The head from the line that opens a JSON document on ("" when none does): launcher lines looked past."""

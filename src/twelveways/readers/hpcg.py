@@ -12,16 +12,17 @@ recorded (column ``valid_for_submission``, attr ``hpcg_result``) and flagged as 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from . import hpc_input
+from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .head import Head
 from .registry import CERTAIN, Format
-from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "hpcg"
 RATING = "Final Summary::HPCG result is VALID with a GFLOP/s rating of"
+#: Deepest nesting of sections read in the YAML report (HPCG's nests 3: Multigrid Information::Coarse Grids::...).
+MAX_DEPTH = 16
 #: key of the report -> (metric, unit) of a row.
 METRICS = {"GFLOP/s Summary::Raw DDOT": ("gflops_raw_ddot", "GFLOP/s"),
            "GFLOP/s Summary::Raw WAXPBY": ("gflops_raw_waxpby", "GFLOP/s"),
@@ -43,19 +44,26 @@ def _key(parts) -> str:
     return "::".join(" ".join(p.split()) for p in parts if p.strip())
 
 
-def _report_pairs(text: str) -> dict:
-    """``Section::Key=value`` lines (the .txt report); the first of a repeated key wins."""
+def _report_pairs(lines: list[str]) -> dict:
+    """``Section::Key=value`` lines (the .txt report); the first of a repeated key wins; other lines (a
+    launcher's, a scheduler's) are not the report's and pass."""
     pairs: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in lines:
         key, sep, value = line.partition("=")
         if sep and "::" in key:
             pairs.setdefault(_key(key.split("::")), value.strip())
-        elif sep and re.match(r"^\s*(HPCG-Benchmark )?version\s*$", key):
+        elif sep and " ".join(key.split()) in ("version", "HPCG-Benchmark version"):
             pairs.setdefault("version", value.strip())
     return pairs
 
 
-def _yaml_pairs(text: str) -> dict:
+def _top_version(path: list[str]) -> bool:
+    """The first line's ``<name> version`` key (``HPCG-Benchmark version``, Intel's ``n104-4p-1t version``)."""
+    name = path[-1] if len(path) == 1 else ""
+    return name.endswith(" version") and len(name.split()) == 2
+
+
+def _yaml_pairs(lines: list[str], path_of: Path) -> dict:
     """The indented YAML report (``Key: value`` under ``Section:``), as the same ``Section::Key`` pairs.
 
     HPCG 3.0 decorates its last section (``__________ Final Summary __________:``, earlier
@@ -66,18 +74,24 @@ def _yaml_pairs(text: str) -> dict:
     """
     pairs: dict[str, str] = {}
     stack: list[tuple[int, str]] = []
-    for line in text.splitlines():
-        match = re.match(r"^(\s*)([^:]+?):\s?(.*)$", line)
-        if not match or not match.group(2).strip("*_ "):
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        raw, sep, value = text.partition(":")
+        name = raw.strip("*_ ").strip()
+        if not sep or not name:
             continue
-        indent, name, value = len(match.group(1)), match.group(2).strip("*_ ").strip(), match.group(3).strip()
-        stack = [(i, n) for i, n in stack if i < indent]
+        indent = len(line) - len(line.lstrip())
+        value = value.strip()
+        while stack and stack[-1][0] >= indent:  # the indents on the stack only grow: amortized linear
+            stack.pop()
         path = [n for _, n in stack if n != "HPCG-Benchmark"] + [name]
         if value:
-            top_version = len(path) == 1 and re.fullmatch(r"\S+ version", name)
-            pairs.setdefault("version" if top_version else _key(path), value)
-        else:
+            pairs.setdefault("version" if _top_version(path) else _key(path), value)
+        elif len(stack) < MAX_DEPTH:
             stack.append((indent, name))
+        else:
+            raise ReaderError(path_of, f"{FORMAT}: line {number} nests sections deeper than {MAX_DEPTH} levels "
+                                       "(HPCG's report nests 3)")
     return pairs
 
 
@@ -106,14 +120,21 @@ def _verdict(pairs: dict) -> dict:
             "reason": reason, "tests": tests, "execution_time_s": short_time, "official_minimum_s": minimum}
 
 
+def _counts(pairs: dict, path: Path) -> tuple[int, int, int]:
+    """(ranks, threads, equations): whole numbers (2.5 processes is an error, not 2)."""
+    def whole(key: str, default: int, low: int) -> int:
+        return hpc_input.count(pairs[key], path, FORMAT, key, low=low) if key in pairs else default
+
+    return (whole("Machine Summary::Distributed Processes", 1, 1), whole("Machine Summary::Threads per processes", 1, 1),
+            whole("Linear System Information::Number of Equations", 0, 0))
+
+
 def _rows(pairs: dict, verdict: dict, path: Path) -> list[dict]:
+    """The official rating (or, for an INVALID run, the total with overheads), the raw rates and the time."""
     def value(key: str) -> float:
         return hpc_input.number(pairs[key], path, FORMAT, key)
 
-    ranks = int(value("Machine Summary::Distributed Processes")) if "Machine Summary::Distributed Processes" in pairs else 1
-    threads = int(value("Machine Summary::Threads per processes")) if "Machine Summary::Threads per processes" in pairs else 1
-    size = int(value("Linear System Information::Number of Equations")) \
-        if "Linear System Information::Number of Equations" in pairs else 0
+    ranks, threads, size = _counts(pairs, path)
     common = dict(benchmark=FORMAT, workload="HPCG", ranks=ranks, threads=threads, size=size, precision="fp64",
                   run_id=path.stem, invocation=0, valid=verdict["result"] == "VALID", status=verdict["reason"],
                   valid_for_submission=verdict["valid_for_submission"])
@@ -125,10 +146,19 @@ def _rows(pairs: dict, verdict: dict, path: Path) -> list[dict]:
     return out
 
 
+def _environment(pairs: dict, lines: list[str]) -> dict:
+    """HPCG's version and, for NVIDIA's build, its own version line (``HPCG-CUDA-Benchmark version=...``)."""
+    environment = {k: pairs[k] for k in ("version", "HPCG-CUDA-Benchmark version") if k in pairs}
+    cuda = next((line for line in lines if line.startswith("HPCG-CUDA-Benchmark version=")), "")
+    if cuda and "HPCG-CUDA-Benchmark version" not in environment:
+        environment["HPCG-CUDA-Benchmark version"] = hpc_input.first_token(cuda.partition("=")[2])
+    return environment
+
+
 def read(path: Path) -> list:
     """The rating, the raw kernel rates and the time of one HPCG run, with HPCG's verdicts."""
-    text = hpc_input.read_text(path, FORMAT)
-    pairs = _report_pairs(text) or _yaml_pairs(text)
+    lines = hpc_input.read_lines(path, FORMAT)
+    pairs = _report_pairs(lines) or _yaml_pairs(lines, path)
     if not any(k.startswith("Final Summary") for k in pairs):
         raise ReaderError(path, f"{FORMAT}: no 'Final Summary' section (the run did not finish, or this is the "
                                 f"console output rather than the HPCG-Benchmark_*.txt report)")
@@ -144,24 +174,33 @@ def read(path: Path) -> list:
              "op_count": "formula: HPCG's count of the reference algorithm's operations (optimized iterations "
                          "beyond the reference count are not credited)",
              "levels": {"invocation": INVOCATION_LEVEL + " (HPCG: one run; its rating covers every CG set it timed)"}}
-    environment = {k: pairs[k] for k in ("version", "HPCG-CUDA-Benchmark version") if k in pairs}
-    if "HPCG-CUDA-Benchmark version" not in pairs and re.search(r"^HPCG-CUDA-Benchmark version=(\S+)", text, re.M):
-        environment["HPCG-CUDA-Benchmark version"] = hpc_input.first(r"^HPCG-CUDA-Benchmark version=(\S+)", text)
-    return [build(path, FORMAT, FORMAT, records, environment=environment or None,
+    return [build(path, FORMAT, FORMAT, records, environment=_environment(pairs, lines) or None,
                   config={k: pairs[k] for k in SETTINGS if k in pairs}, attrs=attrs)]
 
 
-_REPORT = re.compile(r"^\s*(Final Summary|Machine Summary)\s*::", re.MULTILINE)
-_YAML = re.compile(r"^HPCG-Benchmark:\s*$", re.MULTILINE)
-_YAML_SUMMARY = re.compile(r"^[ \t_*]*Final Summary[ \t_*]*:[ \t]*\n[ \t]+HPCG result is\b", re.MULTILINE)
+def _report_line(line: str) -> bool:
+    """A ``Final Summary::...`` or ``Machine Summary::...`` line (Intel's build writes ``Final Summary ::``)."""
+    text = line.lstrip()
+    for section in ("Final Summary", "Machine Summary"):
+        if text.startswith(section) and text[len(section):].lstrip().startswith("::"):
+            return True
+    return False
 
 
 def _recognize(head: Head) -> int:
-    """HPCG's report (``Section::Key=value`` lines) or its YAML (a ``Final Summary`` holding HPCG's verdict)."""
-    text = head.text
-    found = _REPORT.search(text) or _YAML_SUMMARY.search(text) or (_YAML.search(text) and "Final Summary" in text)
-    return CERTAIN if found else 0
+    """HPCG's report (``Section::Key=value`` lines) or its YAML (a ``Final Summary`` section holding HPCG's
+    verdict, or an ``HPCG-Benchmark:`` document with a Final Summary), on any lines of the head."""
+    lines = head.text.splitlines()
+    if any(_report_line(line) for line in lines):
+        return CERTAIN
+    for line, following in zip(lines, lines[1:]):
+        text = line.rstrip()
+        if text.endswith(":") and text[:-1].strip(" \t_*") == "Final Summary" and following[:1] in (" ", "\t") \
+                and following.strip().startswith("HPCG result is"):
+            return CERTAIN
+    yaml = any(line.rstrip() == "HPCG-Benchmark:" for line in lines)
+    return CERTAIN if yaml and "Final Summary" in head.text else 0
 
 
-READER = Format(name=FORMAT, title="HPCG reports", reads="HPCG 3.0 and 3.1 (.txt report and .yaml)",
-                recognize=_recognize, read=read)
+READER = Format(name=FORMAT, title="HPCG reports", reads="HPCG 3.0 and 3.1 (.txt report and .yaml; NVIDIA's and "
+                "Intel's builds; launcher and scheduler lines around them)", recognize=_recognize, read=read)

@@ -14,121 +14,203 @@ runs read.
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import hpc_input
+from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .head import Head
 from .registry import CERTAIN, Format
-from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "hpl"
-N = hpc_input.NUMBER
-RUN = re.compile(rf"^(W[RC]\S*)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({N})\s+({N})", re.MULTILINE)
-CHECK = re.compile(rf"^(\|\|.*?)=\s*({N})\s*\.+\s*(PASSED|FAILED)\s*$", re.MULTILINE)
 SETTINGS = ("N", "NB", "PMAP", "P", "Q", "PFACT", "NBMIN", "NDIV", "RFACT", "BCAST", "DEPTH", "SWAP", "L1", "U",
             "EQUIL", "ALIGN")
-TALLY = {"passed": r"(\d+)\s+tests completed and passed residual checks",
-         "failed": r"(\d+)\s+tests completed and failed residual checks",
-         "skipped": r"(\d+)\s+tests skipped because of illegal input values"}
+TALLY = {"passed": "tests completed and passed residual checks",
+         "failed": "tests completed and failed residual checks",
+         "skipped": "tests skipped because of illegal input values"}
+PARAMETERS = "The following parameter values will be used:"
+EPS = "relative machine precision (eps) is taken to be"
+THRESHOLD = "pass if scaled residuals are less than"
+VERDICTS = ("PASSED", "FAILED")
 
 
-def _settings(text: str) -> dict:
+def is_run(fields: list[str]) -> bool:
+    """A T/V result line: its first field is HPL's encoded variant ``W<R|C><depth>...`` (``WR11C2R4``,
+    HPL-NVIDIA's ``WC02R2R4``); fixed characters, so any line HPL did not print is not taken for one."""
+    code = fields[0] if fields else ""
+    return len(code) >= 3 and code[0] == "W" and code[1] in "RC" and code[2].isdigit()
+
+
+@dataclass
+class _Run:
+    """One T/V line with the residual checks printed after it."""
+
+    line: int
+    process: int
+    variant: str
+    n: int
+    nb: int
+    p: int
+    q: int
+    time: float
+    gflops: float
+    checks: list[tuple[float, bool]] = field(default_factory=list)
+
+
+def _run(fields: list[str], number: int, process: int, path: Path) -> _Run:
+    """A T/V line checked field by field (HPL-NVIDIA adds a per-GPU rate after the seven HPL prints)."""
+    where = f"run on line {number} ({fields[0]})"
+    if len(fields) < 7:
+        raise ReaderError(path, f"{FORMAT}: {where}: {len(fields)} fields, HPL prints 7 (T/V N NB P Q Time Gflops)")
+    n, nb, p, q = (hpc_input.count(fields[i], path, FORMAT, f"{where} {name}", low=1)
+                   for i, name in ((1, "N"), (2, "NB"), (3, "P"), (4, "Q")))
+    time = hpc_input.number(fields[5], path, FORMAT, f"{where} Time")
+    gflops = hpc_input.number(fields[6], path, FORMAT, f"{where} Gflops")
+    return _Run(number, process, fields[0], n, nb, p, q, time, gflops)
+
+
+def _check(line: str, number: int, path: Path) -> tuple[float, bool] | None:
+    """(scaled residual, passed) of ``||Ax-b||... = 4.45e-03 ...... PASSED``; None for any other line.
+
+    A residual HPL printed as nan with FAILED is kept as FAILED (the run is invalid, not the file)."""
+    if not line.startswith("||"):
+        return None
+    tokens = line.rpartition("=")[2].split()
+    if len(tokens) < 2 or tokens[-1] not in VERDICTS:
+        return None
+    passed = tokens[-1] == "PASSED"
+    if not passed and tokens[0].lower() in ("nan", "-nan", "inf", "-inf"):
+        return float("nan"), False
+    return hpc_input.number(tokens[0], path, FORMAT, f"residual on line {number}"), passed
+
+
+def _settings(lines: list[str]) -> dict:
     """The parameter block HPL prints before its runs (``NAME : values``, long lists wrapped onto
-    indented lines) and the residual threshold; the legend above it (``N : The order ...``) is not read."""
-    start = text.find("The following parameter values will be used:")
-    end = text.find("-" * 20, start)
+    indented lines), the eps and the residual threshold; the legend above it is not read."""
     found: dict[str, str] = {}
-    last = ""
-    for line in text[start:end].splitlines()[1:] if start >= 0 else []:
+    inside, last = False, ""
+    for line in lines:
+        if not inside:
+            inside = line.strip() == PARAMETERS and "N" not in found
+            for key, label in (("eps", EPS), ("residual_threshold", THRESHOLD)):
+                if label in line:
+                    found.setdefault(key, hpc_input.first_token(hpc_input.after(line, label)))
+            continue
+        if line.startswith("-----"):
+            inside = False
+            continue
         name, sep, value = line.partition(":")
         if sep and name.strip() in SETTINGS:
             last = name.strip()
             found[last] = " ".join(value.split())
         elif last and line[:1].isspace() and line.strip():
             found[last] += " " + " ".join(line.split())
-    found["eps"] = hpc_input.first(rf"relative machine precision \(eps\) is taken to be\s+({N})", text)
-    found["residual_threshold"] = hpc_input.first(rf"pass if scaled residuals are less than\s+({N})", text)
     return {k: v for k, v in found.items() if v}
 
 
-def _checks(text: str, start: int, end: int) -> list[tuple[str, float, bool]]:
-    """(check, scaled residual, passed) printed after one run (HPL 2.0 prints three, 2.1+ one)."""
-    return [(m.group(1).strip(), float(m.group(2)), m.group(3) == "PASSED")
-            for m in CHECK.finditer(text, start, end)]
+def _banner(fields: list[str], banners: dict) -> None:
+    """An ``HPLinpack 2.3`` banner starts an xhpl process; ``HPL-NVIDIA 1.0.0`` names a vendor build."""
+    if fields[0] == "HPLinpack" and len(fields) > 1:
+        banners["process"] += 1
+        banners["hpl_version"] = banners["hpl_version"] or " ".join(fields[:2])
+    elif fields[0].startswith("HPL-") and len(fields) > 1 and not banners["hpl_build"]:
+        banners["hpl_build"] = " ".join(fields[:2])
 
 
-def _run_rows(text: str, path: Path) -> list[dict]:
-    matches = list(RUN.finditer(text))
-    banners = [m.start() for m in re.finditer(r"^HPLinpack ", text, re.MULTILINE)]  # one per xhpl process
+def _tally(fields: list[str], number: int, tally: dict, path: Path) -> None:
+    """``     2 tests completed and passed residual checks,`` (and failed, skipped) added to HPL's tally."""
+    if len(fields) > 1 and fields[0].isdigit():
+        kind = next((k for k, words in TALLY.items() if " ".join(fields[1:]).startswith(words)), "")
+        if kind:
+            tally[kind] = tally.get(kind, 0) + hpc_input.count(fields[0], path, FORMAT, f"line {number} tally")
+
+
+def _scan(lines: list[str], path: Path) -> tuple[list[_Run], dict, dict]:
+    """One pass over the lines: the runs (residual checks attached to the run before them), HPL's
+    closing tallies summed over its processes, and the banners (each ``HPLinpack`` banner a process)."""
+    runs: list[_Run] = []
+    tally: dict[str, int] = {}
+    banners = {"process": -1, "hpl_version": "", "hpl_build": ""}
+    for number, line in enumerate(lines, start=1):
+        first = line[:1]
+        if first == "W" and is_run(fields := line.split()):  # a fixed first character: most lines are not split
+            runs.append(_run(fields, number, max(banners["process"], 0), path))
+        elif first == "|":
+            check = _check(line, number, path)
+            if check is not None and runs:
+                runs[-1].checks.append(check)
+        elif first == "H" and line.startswith(("HPLinpack ", "HPL-")):
+            _banner(line.split(), banners)
+        elif "tests" in line:
+            _tally(line.split(), number, tally, path)
+    return runs, tally, banners
+
+
+def _rows(runs: list[_Run]) -> list[dict]:
+    """Two rows per run (gflops, time), validity from its residual checks."""
     seen: dict[tuple, int] = {}
     out = []
-    for index, m in enumerate(matches):
-        process = max(0, sum(b < m.start() for b in banners) - 1)
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        variant, n, nb, p, q = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))
-        time = hpc_input.number(m.group(6), path, FORMAT, f"run {index + 1} ({variant}) Time")
-        gflops = hpc_input.number(m.group(7), path, FORMAT, f"run {index + 1} ({variant}) Gflops")
-        checks = _checks(text, m.end(), end)
-        key = (process, variant, n, nb, p, q)
+    for index, run in enumerate(runs):
+        key = (run.process, run.variant, run.n, run.nb, run.p, run.q)
         repetition = seen.get(key, 0)
         seen[key] = repetition + 1
-        valid = all(ok for _, _, ok in checks)
-        residual = max((r for _, r, _ in checks), default=-1.0)  # -1: not printed
-        status = (f"residual {residual:.4g} {'PASSED' if valid else 'FAILED'}" if checks
+        valid = all(ok for _, ok in run.checks)
+        residuals = [r for r, _ in run.checks]
+        residual = -1.0 if not residuals else float("nan") if any(r != r for r in residuals) else max(residuals)
+        status = (f"residual {residual:.4g} {'PASSED' if valid else 'FAILED'}" if run.checks
                   else "no residual check printed")
-        common = dict(benchmark=FORMAT, workload="HPL", implementation="", ranks=p * q, size=n, precision="fp64",
-                      run_id=f"run{index + 1}", invocation=process, repetition=repetition, nb=nb, p=p, q=q,
-                      variant=variant, residual=residual, valid=valid, status=status)
-        out.append(row(**common, metric="gflops", value=gflops, unit="GFLOP/s"))
-        out.append(row(**common, metric="time", value=time, unit="s"))
+        common = dict(benchmark=FORMAT, workload="HPL", implementation="", ranks=run.p * run.q, size=run.n,
+                      precision="fp64", run_id=f"run{index + 1}", invocation=run.process, repetition=repetition,
+                      nb=run.nb, p=run.p, q=run.q, variant=run.variant, residual=residual, valid=valid,
+                      status=status)
+        out.append(row(**common, metric="gflops", value=run.gflops, unit="GFLOP/s"))
+        out.append(row(**common, metric="time", value=run.time, unit="s"))
     return out
 
 
-def _tally(text: str, runs: int, failed: int) -> tuple[dict, list[str]]:
-    """HPL's own count of passed / failed / skipped tests (summed over the xhpl processes of a log), and how
-    it compares with the runs read."""
-    tally = {k: sum(int(v) for v in found) for k, pattern in TALLY.items() if (found := re.findall(pattern, text))}
+def _warnings(tally: dict, runs: list[_Run]) -> list[str]:
+    """How HPL's own count of passed / failed tests compares with the runs read."""
+    failed = sum(1 for run in runs if not all(ok for _, ok in run.checks))
+    completed = tally.get("passed", 0) + tally.get("failed", 0)
     warnings = []
-    if tally and tally.get("passed", 0) + tally.get("failed", 0) != runs:
-        warnings.append(f"HPL reports {tally.get('passed', 0) + tally.get('failed', 0)} completed tests but the file "
-                        f"holds {runs} T/V lines (a trimmed or interleaved log)")
-    if tally and tally.get("failed", 0) != failed and tally.get("passed", 0) + tally.get("failed", 0) == runs:
+    if tally and completed != len(runs):
+        warnings.append(f"HPL reports {completed} completed tests but the file holds {len(runs)} T/V lines "
+                        "(a trimmed or interleaved log)")
+    if tally and tally.get("failed", 0) != failed and completed == len(runs):
         warnings.append(f"HPL reports {tally['failed']} failed residual checks, the runs read show {failed}")
     if not tally:
         warnings.append("no closing 'Finished ... tests' tally (the run may not have ended)")
-    return tally, warnings
+    if any(not run.checks for run in runs):
+        warnings.append("a run without a residual check: its correctness is not stated")
+    return warnings
 
 
 def read(path: Path) -> list:
-    """Every T/V line as a run (gflops, time), its residual check as validity."""
-    text = hpc_input.read_text(path, FORMAT)
-    records = _run_rows(text, path)
-    if not records:
+    """Every T/V line as a run (gflops, time), its residual check as validity; one pass, linear in the file."""
+    lines = hpc_input.read_lines(path, FORMAT)
+    runs, tally, banners = _scan(lines, path)
+    if not runs:
         raise ReaderError(path, f"{FORMAT}: no 'T/V N NB P Q Time Gflops' result line")
-    runs = len(records) // 2
-    failed = sum(1 for r in records[::2] if not r["valid"])
-    tally, warnings = _tally(text, runs, failed)
-    if any(r["status"] == "no residual check printed" for r in records):
-        warnings.append("a run without a residual check: its correctness is not stated")
-    version = hpc_input.first(r"^(HPLinpack \S+)", text)
-    vendor = hpc_input.first(r"^(HPL-\S+ \S+)", text)
-    environment = {k: v for k, v in (("hpl_version", version), ("hpl_build", vendor)) if v}
-    attrs = {"factors": ["nb", "p", "q", "variant"], "source_warnings": warnings, "hpl_tally": tally,
+    records = _rows(runs)
+    environment = {k: banners[k] for k in ("hpl_version", "hpl_build") if banners[k]}
+    attrs = {"factors": ["nb", "p", "q", "variant"], "source_warnings": _warnings(tally, runs), "hpl_tally": tally,
              "levels": {"invocation": INVOCATION_LEVEL + " (HPL: the runs after one HPLinpack banner share an xhpl "
                                                           "process; a log of several xhpl runs has several banners)",
                         "repetition": "the how-many-th run of the same N, NB, P, Q and variant in its process"},
              "metric_kinds": {"gflops": "rate", "time": "cost"},
              "op_count": "formula: HPL credits 2/3 N^3 + 3/2 N^2 operations per solve, whatever it executed",
              "derived_from_time": {"gflops": "HPL computes Gflops as (2/3 N^3 + 3/2 N^2) / time / 1e9"}}
-    return [build(path, FORMAT, FORMAT, records, environment=environment or None, config=_settings(text),
+    return [build(path, FORMAT, FORMAT, records, environment=environment or None, config=_settings(lines),
                   attrs=attrs)]
 
 
 def _recognize(head: Head) -> int:
-    text = head.text
-    return CERTAIN if "HPL_pdgesv() start time" in text or ("HPLinpack" in text and "T/V" in text) else 0
+    """HPL's timing line, or its banner with the T/V legend, each at the start of a line of the head (launcher
+    lines may come first; a note that merely names HPLinpack is not HPL's output)."""
+    starts = {line[:9] for line in head.text.splitlines()}
+    banner, legend = "HPLinpack" in starts, any(start.startswith("T/V") for start in starts)
+    return CERTAIN if "HPL_pdges" in starts or (banner and legend) else 0
 
 
-READER = Format(name=FORMAT, title="HPL.out", reads="HPL 2.x output (HPL.out or stdout)", recognize=_recognize,
-                read=read)
+READER = Format(name=FORMAT, title="HPL.out", reads="HPL 2.x output (HPL.out or stdout; HPL-NVIDIA and other vendor "
+                "builds; launcher and scheduler lines around it)", recognize=_recognize, read=read)

@@ -12,14 +12,15 @@ summaries the checklist recomputes from the rows, within the precision IOR print
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
+from typing import Any
 
-from . import hpc_input
+from pydantic import Field
+
+from . import decode, hpc_input
+from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .head import Head
 from .registry import CERTAIN, LIKELY, Format
-from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "ior"
 #: summary key (JSON) / column (text) -> (metric, statistic, unit)
@@ -40,21 +41,83 @@ TEXT_RESULTS = {"bw(MiB/s)": "bwMiB", "IOPS": "iops", "Latency(s)": "latency", "
 JSON_RESOLUTION = 1e-4  # IOR's JSON writer prints 4 decimals
 
 
-def _result_rows(test: dict, results: list[dict]) -> list[dict]:
+
+
+class TestParameters(decode.Model):
+    """The ``Parameters`` of one JSON test: the fields the rows name (the others are kept as settings)."""
+
+    api: str = ""
+    nodes: decode.Count = 1
+    tasksPerNode: decode.Count = 1
+    segmentCount: decode.Count = 1
+    filePerProc: decode.Count = 0
+
+
+class Result(decode.Model):
+    """One repetition of one operation (``tests[].Results[]``)."""
+
+    access: decode.Name
+    bwMiB: decode.NonNegative
+    iops: decode.NonNegative | None = None
+    latency: decode.NonNegative | None = None
+    totalTime: decode.NonNegative | None = None
+    blockKiB: decode.NonNegative = 0.0
+    xferKiB: decode.NonNegative = 0.0
+    iter: decode.Count | None = None
+
+
+class Summary(decode.Model):
+    """One ``summary[]`` entry: IOR's statistics over the repetitions of one operation of one test."""
+
+    operation: str = ""
+    TestID: decode.Count = 0
+    repetitions: decode.Count | None = None
+    bwMaxMIB: decode.NonNegative | None = None
+    bwMinMIB: decode.NonNegative | None = None
+    bwMeanMIB: decode.NonNegative | None = None
+    bwStdMIB: decode.NonNegative | None = None
+    OPsMax: decode.NonNegative | None = None
+    OPsMin: decode.NonNegative | None = None
+    OPsMean: decode.NonNegative | None = None
+    OPsSD: decode.NonNegative | None = None
+    MeanTime: decode.NonNegative | None = None
+
+
+class Test(decode.Model):
+    TestID: decode.Count | None = None
+    Parameters: dict = Field(default_factory=dict)
+    Results: list[Any] = Field(default_factory=list)
+
+
+class Document(decode.Model):
+    """IOR's ``-O summaryFormat=JSON`` document (keys IOR adds between versions are kept)."""
+
+    tests: list[Any]
+    summary: list[Any] = Field(default_factory=list)
+    Version: str = ""
+    Machine: str = ""
+    command_line: str = Field("", alias="Command line")
+
+
+def _result_rows(test: dict, results: list[dict], path: Path) -> list[dict]:
     """Rows of one test's result entries; ``test`` holds its id, api, tasks, segments, file-per-process."""
     seen: dict[str, int] = {}
     out = []
     for entry in results:
         operation = str(entry.get("access", ""))
-        repetition = int(entry["iter"]) if "iter" in entry else seen.get(operation, 0)
+        repetition = int(entry["iter"]) if entry.get("iter") is not None else seen.get(operation, 0)
         seen[operation] = repetition + 1
+        where = f"test {test['id']} {operation} repetition {repetition}"
         common = dict(benchmark=FORMAT, workload="IOR", implementation=test["api"], ranks=test["tasks"],
-                      size=int(round(float(entry.get("blockKiB", 0)) * 1024)), precision="byte",
-                      run_id=f"test{test['id']}#{repetition}", invocation=0, repetition=repetition, operation=operation,
-                      api=test["api"], transfer_size=int(round(float(entry.get("xferKiB", 0)) * 1024)),
+                      size=hpc_input.in_bytes(float(entry.get("blockKiB") or 0), 1024, path, FORMAT,
+                                              f"{where} block size (KiB)"),
+                      precision="byte", run_id=f"test{test['id']}#{repetition}", invocation=0, repetition=repetition,
+                      operation=operation, api=test["api"],
+                      transfer_size=hpc_input.in_bytes(float(entry.get("xferKiB") or 0), 1024, path, FORMAT,
+                                                       f"{where} transfer size (KiB)"),
                       segments=test["segments"], file_per_proc=test["file_per_proc"], test_id=test["id"])
         for key, (metric, unit) in MEASURED.items():
-            if isinstance(entry.get(key), (int, float)):
+            if entry.get(key) is not None:
                 out.append(row(**common, metric=metric, value=float(entry[key]), unit=unit))
     return out
 
@@ -79,49 +142,67 @@ def _summaries(entries: list[dict], resolution: dict) -> list[dict]:
     return out
 
 
-def _json_tests(data: dict, path: Path) -> list[dict]:
+def _flat_results(results: list, index: int, path: Path) -> list[dict]:
+    """Each entry of ``tests[i].Results`` (one list per repetition, IOR 3.3+, or flat, 3.2) validated where it is."""
+    out = []
+    for j, item in enumerate(results):
+        entries = [(f"[{j}][{k}]", e) for k, e in enumerate(item)] if isinstance(item, list) else [(f"[{j}]", item)]
+        out += [decode.validate(path, FORMAT, Result, entry, where=f"tests[{index}].Results{at}").model_dump()
+                for at, entry in entries]
+    return out
+
+
+def _json_tests(document: Document, path: Path) -> list[dict]:
+    """Rows of every JSON test, each entry validated where it stands (``tests[1].Results[2][0].bwMiB``)."""
     records = []
-    for index, test in enumerate(data["tests"]):
-        if not isinstance(test, dict):
-            raise ReaderError(path, f"{FORMAT}: tests[{index}] is not an object")
-        params = test.get("Parameters") if isinstance(test.get("Parameters"), dict) else {}
-        results = test.get("Results", [])
-        flat = [e for item in results for e in (item if isinstance(item, list) else [item])] \
-            if isinstance(results, list) else []
-        if any(not isinstance(e, dict) or not isinstance(e.get("bwMiB"), (int, float)) for e in flat):
-            raise ReaderError(path, f"{FORMAT}: tests[{index}].Results holds an entry without a numeric bwMiB")
-        facts = {"id": int(test.get("TestID", index)), "api": str(params.get("api", "")),
-                 "tasks": int(params.get("nodes", 1)) * int(params.get("tasksPerNode", 1)),
-                 "segments": int(params.get("segmentCount", 1)), "file_per_proc": int(params.get("filePerProc", 0))}
-        records += _result_rows(facts, flat)
+    for index, raw in enumerate(document.tests):
+        test = decode.validate(path, FORMAT, Test, raw, where=f"tests[{index}]")
+        params = decode.validate(path, FORMAT, TestParameters, test.Parameters, where=f"tests[{index}].Parameters")
+        tasks = params.nodes * params.tasksPerNode
+        if tasks > hpc_input.MAX_COUNT:
+            raise ReaderError(path, f"{FORMAT}: tests[{index}].Parameters: nodes x tasksPerNode is beyond 64 bits")
+        facts = {"id": index if test.TestID is None else test.TestID, "api": params.api, "tasks": tasks,
+                 "segments": params.segmentCount, "file_per_proc": params.filePerProc}
+        records += _result_rows(facts, _flat_results(test.Results, index, path), path)
     return records
 
 
-def _read_json(path: Path, text: str) -> tuple[list, list, dict, dict]:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ReaderError(path, f"{FORMAT}: JSON that does not parse ({exc})") from exc
+def _read_json(path: Path) -> tuple[list, list, dict, dict]:
+    """IOR's JSON summary through the input layer: bounded, after any launcher lines, 64-bit integers."""
+    data = decode.load_json(path, FORMAT)
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
         raise ReaderError(path, f"{FORMAT}: no 'tests' list")
-    summary = [e for e in data.get("summary", []) if isinstance(e, dict)]
-    params = next((t.get("Parameters") for t in data["tests"] if isinstance(t, dict)), {}) or {}
-    settings = {"command_line": data.get("Command line", ""), **{k: v for k, v in params.items()
-                                                                 if k not in ("platform", "testFileName")}}
-    environment = {"ior_version": data.get("Version", ""), "machine": data.get("Machine", "")}
-    return (_json_tests(data, path), _summaries(summary, {k: JSON_RESOLUTION for k in STATED}), settings,
+    document = decode.validate(path, FORMAT, Document, data)
+    summary = [decode.validate(path, FORMAT, Summary, entry, where=f"summary[{k}]").model_dump()
+               for k, entry in enumerate(document.summary)]
+    params = next((t.get("Parameters") for t in document.tests if isinstance(t, dict)), {}) or {}
+    settings = {"command_line": document.command_line,
+                **{k: v for k, v in (params.items() if isinstance(params, dict) else ())
+                   if k not in ("platform", "testFileName")}}
+    environment = {"ior_version": document.Version, "machine": document.Machine}
+    return (_json_tests(document, path), _summaries(summary, {k: JSON_RESOLUTION for k in STATED}), settings,
             environment)
+
+
+def _is_text(lines: list[str]) -> bool:
+    """True for IOR's text output (its banner, its Results table or its summary), False for JSON."""
+    for line in lines:
+        if (line.startswith("IOR-") and ": MPI Coordinated Test of Parallel I/O" in line) \
+                or line.strip() == "Summary of all tests:" or line.split()[:2] == ["access", "bw(MiB/s)"]:
+            return True
+    return False
 
 
 def read(path: Path) -> list:
     """Every repetition of every IOR operation as rows; IOR's summary as stated summaries."""
     text = hpc_input.read_text(path, FORMAT)
-    if text.lstrip().startswith("{"):
-        records, summaries, settings, environment = _read_json(path, text)
+    lines = text.splitlines()
+    if not _is_text(lines) and decode.json_start(text) is not None:
+        records, summaries, settings, environment = _read_json(path)
     else:
         from . import ior_text
 
-        records, summaries, settings, environment = ior_text.parse(path, text)
+        records, summaries, settings, environment = ior_text.parse(path, hpc_input.capped(lines, path, FORMAT))
     if not records:
         raise ReaderError(path, f"{FORMAT}: no write or read results (neither a 'Results' table nor JSON 'Results')")
     attrs = {"summaries": summaries, "factors": ["operation", "api", "transfer_size", "segments", "file_per_proc",
@@ -134,19 +215,21 @@ def read(path: Path) -> list:
                   config={k: v for k, v in settings.items() if v not in ("", None)}, attrs=attrs)]
 
 
-_BANNER = re.compile(r"^IOR-\d+\.\d+\S*: MPI Coordinated Test of Parallel I/O", re.MULTILINE)
-
-
 def _recognize(head: Head) -> int:
+    """IOR's JSON (``tests`` beside ``summary``, ``Command line`` or ``Began``; a ``tests`` that is no list is
+    still IOR's, so that its reader names the problem) or its text (banner, summary table), past launcher lines."""
     value = head.document
-    if isinstance(value, dict) and isinstance(value.get("tests"), list) and (
-            "summary" in value or "Command line" in value or "Began" in value):
-        return CERTAIN
+    if isinstance(value, dict) and "tests" in value and ("summary" in value or "Command line" in value
+                                                         or "Began" in value):
+        return CERTAIN if isinstance(value["tests"], list) else LIKELY
     if value is None and head.json_keys("tests") and (head.json_keys("Command line") or head.json_keys("Began")):
         return LIKELY
     text = head.text
-    return CERTAIN if _BANNER.search(text) or ("Summary of all tests:" in text and "Max(MiB)" in text) else 0
+    banner = any(line.startswith("IOR-") and ": MPI Coordinated Test of Parallel I/O" in line
+                 for line in text.splitlines())
+    return CERTAIN if banner or ("Summary of all tests:" in text and "Max(MiB)" in text) else 0
 
 
-READER = Format(name=FORMAT, title="IOR (text or JSON summary)", reads="IOR 3.x and 4.x text output; -O summaryFormat=JSON",
+READER = Format(name=FORMAT, title="IOR (text or JSON summary)", reads="IOR 3.x and 4.x text output; -O summaryFormat=JSON "
+                "(launcher and scheduler lines around either)",
                 recognize=_recognize, read=read)

@@ -10,8 +10,8 @@ checklist treats the percentiles as stated, not recomputable.  A run LoadGen jud
 
 from __future__ import annotations
 
+import math
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,7 +19,8 @@ from ..errors import MeasurementError
 from ..infer import parse
 from .head import Head
 from .registry import CERTAIN, Format, Group
-from .common import ReaderError, build, number, parse_json_bytes, read_bytes, row, text_lines
+from . import decode
+from .common import GZIP_MAGIC, ReaderError, build, number, read_bytes, row, text_lines
 
 FORMAT = "mlperf-loadgen"
 FILES = (parse.SUMMARY, parse.DETAIL, parse.ACCURACY)
@@ -32,13 +33,19 @@ def _slug(text: str) -> str:
 
 
 def _staged(files: dict[str, Path], tmp: Path) -> Path:
-    """A folder holding the logs under LoadGen's names (files are recognized by content, not name)."""
+    """A folder holding the logs under LoadGen's names, as plain text (files are recognized by content, not
+    name, and may be gzipped): the run's own folder when it already is one, else copies in ``tmp``."""
     folders = {p.parent for p in files.values()}
-    if len(folders) == 1 and all(p.name == name for name, p in files.items()):
+    if len(folders) == 1 and all(p.name == name and not _gzipped(p) for name, p in files.items()):
         return folders.pop()
     for name, path in files.items():
-        shutil.copyfile(path, tmp / name)
+        (tmp / name).write_bytes(read_bytes(path, FORMAT))  # bounded, gunzipped
     return tmp
+
+
+def _gzipped(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
 
 
 def _checked(path: Path, metrics: list[tuple[str, float, str]]) -> list[tuple[str, float, str]]:
@@ -73,16 +80,23 @@ def _reason(summary: dict, detail: dict) -> str:
     return f"INVALID: {text or 'LoadGen says INVALID'}"
 
 
-def _where(folder: Path, summary: dict) -> tuple[str, str]:
-    """(workload, implementation): a submission tree names them (<system>/<model>/<scenario>/performance/run_1)."""
+#: Keys a harness may log beside LoadGen's own naming the model (LoadGen itself names only the SUT and QSL).
+MODEL_KEYS = ("model", "model_name", "mlperf_model", "benchmark", "benchmark_name")
+
+
+def _where(folder: Path, summary: dict, detail: dict) -> tuple[str, str]:
+    """(workload, implementation): a submission tree names them (<system>/<model>/<scenario>/performance/run_1);
+    a bare run folder takes the model its logs state, else the SUT name LoadGen logged (never refused)."""
     place = submission_place(folder)
     if place:
         return place["workload"], place["implementation"]
-    return str(summary["values"].get("SUT name", folder.name)), str(summary["values"].get("SUT name", ""))
+    sut = str(summary["values"].get("SUT name") or detail["values"].get("sut_name") or "")
+    model = next((str(detail["values"][k]) for k in MODEL_KEYS if str(detail["values"].get(k) or "").strip()), "")
+    return model or sut or "unnamed", sut
 
 
 def _accuracy(path: Path) -> dict:
-    entries = parse_json_bytes(path, f"{FORMAT} accuracy log", read_bytes(path, FORMAT))
+    entries = decode.load_json(path, f"{FORMAT} accuracy log")
     if not isinstance(entries, list) or any(not isinstance(e, dict) or "qsl_idx" not in e for e in entries):
         raise ReaderError(path, f"{FORMAT}: accuracy log must be a list of {{qsl_idx, data}} entries")
     return {"responses": len(entries), "distinct_samples": len({e["qsl_idx"] for e in entries})}
@@ -111,7 +125,7 @@ def read(files: dict[str, Path]) -> list:
     result = str(summary.get("result") or values.get("result_validity") or "")
     valid = result.upper() == "VALID"
     scenario = str(summary.get("scenario") or values.get("effective_scenario", ""))
-    workload, implementation = _where(folder, summary)
+    workload, implementation = _where(folder, summary, detail)
     status = "VALID" if valid else _reason(summary, detail)
     run_id = "/".join(filter(None, ((submission_place(folder) or {}).get("compliance_test"), folder.name)))
     records = [row(benchmark="infer", workload=workload, implementation=implementation, run_id=run_id, metric=m,
@@ -150,10 +164,16 @@ def read(files: dict[str, Path]) -> list:
 COMPLIANCE_TEST = re.compile(r"TEST\d+")
 
 
+#: LoadGen's scenarios, as submission trees name their folders (case aside).
+SCENARIOS = {"offline", "server", "singlestream", "multistream", "interactive"}
+
+
 def submission_place(folder: Path) -> dict | None:
     """Where a run sits in an MLPerf submission tree: <system>/<model>/<scenario>/performance/run_1,
     .../<scenario>/accuracy, or a compliance test .../<scenario>/TEST01/performance/run_1 (the
-    test is evidence about the benchmark it sits under, not a model of its own)."""
+    test is evidence about the benchmark it sits under, not a model of its own).  Only a folder named
+    for a LoadGen scenario makes the two above it system and model: a run kept in any other folder
+    (``~/runs/performance/run_1``) names no model by where it is."""
     parts = folder.resolve().parts
     for marker in ("performance", "accuracy"):
         if marker not in parts:
@@ -161,7 +181,7 @@ def submission_place(folder: Path) -> dict | None:
         at = len(parts) - 1 - parts[::-1].index(marker)
         test = parts[at - 1] if at >= 1 and COMPLIANCE_TEST.fullmatch(parts[at - 1]) else ""
         scenario_at = at - 2 if test else at - 1
-        if scenario_at >= 2:
+        if scenario_at >= 2 and parts[scenario_at].lower() in SCENARIOS:
             return {"workload": parts[scenario_at - 1], "implementation": parts[scenario_at - 2],
                     "scenario": parts[scenario_at], "compliance_test": test}
     return None
@@ -177,7 +197,7 @@ def compliance_attrs(folder: Path) -> dict:
     for name in ("verify_performance.txt", "verify_accuracy.txt"):
         found = [p / name for p in (folder, *folder.parents[:3]) if (p / name).is_file()]
         if found:
-            text = found[0].read_text(errors="replace")
+            text = read_bytes(found[0], FORMAT).decode("utf-8", "replace")
             verdicts[name] = "PASS" if re.search(r"TEST\s*PASS", text) else "FAIL" if "FAIL" in text else "not stated"
     return {"compliance_test": {"test": test, "benchmark": place["workload"], "scenario": place["scenario"],
                                 "system": place["implementation"], "verdicts": verdicts,
@@ -190,7 +210,28 @@ def accuracy_mode(folder: Path, detail: dict) -> bool:
         folder.name == "accuracy"
 
 
-ACCURACY_PAIR = re.compile(r"[\"']?([A-Za-z_][\w .-]*?)[\"']?\s*[=:]\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(%?)")
+#: Characters around the pairs an accuracy script prints (``{'mAP': 37.5}``, ``accuracy=76.078%, good=38039``).
+_PUNCTUATION = str.maketrans({c: " " for c in "{}()[],;'\""})
+
+
+def _accuracy_pairs(text: str):
+    """(name, value, unit) of every ``name=number`` / ``name: number`` the accuracy script printed; tokens split
+    with str.split (linear in the text, no pattern to backtrack over a long line)."""
+    for line in text.splitlines():
+        tokens = line.translate(_PUNCTUATION).split()
+        for at, token in enumerate(tokens):
+            name, sep, value = token.partition("=") if "=" in token else token.partition(":")
+            if not sep:
+                continue
+            name = name or (tokens[at - 1] if at else "")
+            value = value or (tokens[at + 1] if at + 1 < len(tokens) else "")
+            figure = value.removesuffix("%")
+            try:
+                number_ = float(figure)
+            except ValueError:
+                continue
+            if name[:1].isalpha() or name[:1] == "_":
+                yield name, number_, "%" if value.endswith("%") else "1"
 
 
 def accuracy_values(folder: Path) -> dict:
@@ -199,9 +240,9 @@ def accuracy_values(folder: Path) -> dict:
     if not path.is_file():
         return {}
     found = {}
-    for name, figure, percent in ACCURACY_PAIR.findall(path.read_text(errors="replace")):
-        if name.strip().lower() != "hash":
-            found.setdefault(name.strip(), (float(figure), "%" if percent else "1"))
+    for name, value, unit in _accuracy_pairs(read_bytes(path, FORMAT).decode("utf-8", "replace")):
+        if name.lower() != "hash" and math.isfinite(value):
+            found.setdefault(name, (value, unit))
     return found
 
 
@@ -210,7 +251,8 @@ def read_accuracy_run(folder: Path, detail: dict):
     values = accuracy_values(folder)
     if not values:
         raise ReaderError(folder, f"{FORMAT}: accuracy-mode run without an accuracy.txt stating its result")
-    place = submission_place(folder) or {"workload": folder.name, "implementation": "", "scenario": ""}
+    place = submission_place(folder) or {"workload": _where(folder, {"values": {}}, detail)[0], "implementation": "",
+                                         "scenario": ""}
     scenario = str(detail["values"].get("effective_scenario", place["scenario"]))
     records = [row(benchmark="infer", workload=place["workload"], implementation=place["implementation"],
                    run_id="accuracy", metric="accuracy" if name.lower() == "accuracy" else f"accuracy_{name}",

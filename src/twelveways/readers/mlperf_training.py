@@ -22,6 +22,7 @@ import logging
 import re
 from pathlib import Path
 
+from . import decode
 from .head import Head
 from .registry import CERTAIN, Format, Group
 from .common import ReaderError, build, mapping, number, row, text_lines
@@ -58,10 +59,15 @@ def _lines(path: Path) -> list:
 def _entry(path: Path, line: int, text: str) -> dict:
     """One MLLOG line's JSON, checked for the fields every line must have."""
     where = f"{FORMAT}: line {line}"
-    try:
-        entry = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise ReaderError(path, f"{where} is not valid JSON after {TOKEN.strip()}") from exc
+    if not text.lstrip().startswith("{"):  # not an object: its type is all the error line needs
+        try:
+            mapping(path, where, json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            raise ReaderError(path, f"{where} is not valid JSON after {TOKEN.strip()}") from exc
+    try:  # the input layer's decoder: integers within 64 bits, nesting bounded
+        entry = decode.decode_json_text(text, str(path))
+    except ValueError as exc:
+        raise ReaderError(path, f"{where} after {TOKEN.strip()}: {exc}") from exc
     mapping(path, where, entry)
     if not isinstance(entry.get("key"), str) or not entry["key"]:
         raise ReaderError(path, f"{where} has no 'key' (every MLLOG line names its key)")
@@ -289,10 +295,11 @@ def mlperf_score(folder: Path, olympic_s: float | None) -> dict:
     factor, source = 1.0, "no scaling.json in the folder (factor 1)"
     scaling = Path(folder) / "scaling.json"
     if scaling.is_file():
-        try:
-            factor = float(json.loads(scaling.read_text())["scaling_factor"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ReaderError(scaling, f"{FORMAT}: scaling.json has no numeric scaling_factor") from exc
+        document = decode.load_json(scaling, f"{FORMAT} scaling.json")
+        value = document.get("scaling_factor") if isinstance(document, dict) else None
+        factor = number(scaling, f"{FORMAT}: scaling.json scaling_factor", value)
+        if factor <= 0:
+            raise ReaderError(scaling, f"{FORMAT}: scaling.json scaling_factor is {factor:g}, not above 0")
         source = f"scaling.json scaling_factor {factor:.6g}"
     value = None if olympic_s is None else olympic_s * factor / 60.0
     return {"value_min": value, "olympic_mean_s": olympic_s, "scaling_factor": factor, "scaling_source": source,

@@ -13,16 +13,14 @@ that cannot be recomputed.  Several tests in one log are several runs (``invocat
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from . import hpc_input
+from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .head import Head
 from .registry import CERTAIN, Format
-from .common import INVOCATION_LEVEL, ReaderError, build, row
 
 FORMAT = "osu"
-HEADER = re.compile(r"^#\s*OSU\s+(?P<name>.+?)\s+Test\b(?:\s+v(?P<version>\S+))?", re.IGNORECASE)
 #: OMB tests that run on exactly two processes (their source refuses any other count).
 TWO_PROCESS_TESTS = {"mpi latency", "mpi bandwidth", "mpi bi-directional bandwidth", "mpi-cuda latency",
                      "mpi-cuda bandwidth", "mpi-cuda bi-directional bandwidth"}
@@ -37,10 +35,40 @@ CENTRES = {"latency": ("arithmetic_mean", "the mean time per iteration over the 
            "message_rate": ("harmonic_mean", "messages / total time of the timed iterations")}
 
 
+def header(line: str) -> dict | None:
+    """{name, version} of an OSU test header (``# OSU MPI Latency Test v5.3.2``), None for any other line.
+
+    Tokens, not a pattern: the name is what stands between ``OSU`` and ``Test``."""
+    text = line.strip()
+    if not text.startswith("#"):
+        return None
+    words = text[1:].split()
+    if len(words) < 3 or words[0].upper() != "OSU":
+        return None
+    lowered = [w.lower() for w in words]
+    if "test" not in lowered[2:]:
+        return None
+    at = lowered.index("test", 2)
+    version = words[at + 1][1:] if at + 1 < len(words) and words[at + 1][:1] in "vV" else ""
+    return {"name": " ".join(words[1:at]), "version": version}
+
+
+def _squeeze(text: str) -> str:
+    """Lower case, parenthesized parts dropped, spaces collapsed: ``Avg Latency(us)`` -> ``avg latency``."""
+    out, depth = [], 0
+    for char in text:
+        depth += char == "("
+        if not depth:
+            out.append(char)
+        depth -= char == ")" and depth > 0
+    return " ".join("".join(out).lower().split())
+
+
 def _column(name: str) -> tuple[str, str]:
     """(metric, unit) of a column header such as ``Avg Latency(us)``, ``Bandwidth (MB/s)``, ``Messages/s``."""
-    unit = hpc_input.first(r"\(([^)]*)\)", name, 0)
-    base = re.sub(r"\([^)]*\)", "", name).strip().lower()
+    _, paren, rest = name.partition("(")
+    unit = rest.partition(")")[0].strip() if paren else ""
+    base = _squeeze(name)
     if base in ("mb/s", "gb/s"):
         return "bandwidth", name.strip()
     if base == "messages/s":
@@ -49,36 +77,49 @@ def _column(name: str) -> tuple[str, str]:
         if base.startswith(stat + " "):
             base = base[len(stat) + 1:] + suffix
             break
-    metric = re.sub(r"[^a-z0-9]+", "_", base).strip("_") or "value"
+    metric = "_".join("".join(c if c.isalnum() else " " for c in base).split()) or "value"
     return metric, unit or "1"
 
 
-def _blocks(text: str) -> list[tuple[dict, list[str]]]:
-    """(header facts, lines) of each test printed in the file."""
+def _blocks(lines: list[str]) -> list[tuple[dict, list[str]]]:
+    """(header facts, lines) of each test printed in the file; lines before the first header (a launcher's,
+    a scheduler's) belong to no test."""
     blocks: list[tuple[dict, list[str]]] = []
-    for line in text.splitlines():
-        match = HEADER.match(line.strip())
-        if match:
-            blocks.append(({"name": match.group("name").strip(), "version": match.group("version") or ""}, []))
+    for line in lines:
+        facts = header(line)
+        if facts is not None:
+            blocks.append((facts, []))
         elif blocks:
             blocks[-1][1].append(line)
     return blocks
 
 
+def _note(text: str, notes: dict) -> None:
+    """One ``#`` line that is not the column header: ``Datatype: MPI_FLOAT.``, ``[ pairs: 8 ] [ window size: 64 ]``."""
+    if text.startswith("["):
+        for part in text.split("["):
+            key, sep, value = part.rstrip("] ").partition(":")
+            if sep and key.strip():
+                notes[key.strip().lower()] = value.strip()
+    elif ":" in text:
+        key, _, value = text.partition(":")
+        notes[key.strip().lower()] = value.strip().rstrip(".")
+    else:
+        notes.setdefault("header_lines", []).append(text)  # e.g. "Send Buffer on DEVICE (D) and ..."
+
+
 def _layout(lines: list[str]) -> tuple[list[str], dict]:
-    """The column names (``# Size ...`` line) and the other ``#`` lines (``Datatype``, notes)."""
+    """The column names (``# Size ...`` line: columns are set apart by two spaces or a tab) and the other
+    ``#`` lines."""
     columns, notes = [], {}
     for line in lines:
         text = line.strip().lstrip("#").strip()
         if not line.strip().startswith("#") or not text:
             continue
         if text.lower().startswith("size"):
-            columns = re.split(r"\s{2,}|\t", text)
-        elif ":" in text:
-            key, _, value = text.partition(":")
-            notes[key.strip().lower()] = value.strip().rstrip(".")
+            columns = [c.strip() for c in text.replace("\t", "  ").split("  ") if c.strip()]
         else:
-            notes.setdefault("header_lines", []).append(text)  # e.g. "Send Buffer on DEVICE (D) and ..."
+            _note(text, notes)
     return columns, notes
 
 
@@ -92,9 +133,10 @@ def _precision(name: str, datatype: str) -> str:
 
 
 def _values(line: str, columns: list[str], path: Path, where: str) -> dict | None:
-    """{column: text} of a data line, None for a line that is not one (other programs' output)."""
+    """{column: text} of a data line (its first field a number, as OSU prints a message size), None for a line
+    that is not one (``2024-05-01T12:00:00 ...`` of a scheduler is not a size)."""
     fields = line.split()
-    if not fields or not fields[0].isdigit():
+    if not fields or not hpc_input.looks_numeric(fields[0]) or not hpc_input.parses(fields[0]):
         return None
     if len(fields) != len(columns):
         raise ReaderError(path, f"{FORMAT}: {where}: {len(fields)} fields under a header of {len(columns)} "
@@ -103,6 +145,7 @@ def _values(line: str, columns: list[str], path: Path, where: str) -> dict | Non
 
 
 def _block_rows(index: int, facts: dict, lines: list[str], path: Path) -> list[dict]:
+    """Rows of one test: one per number printed (message size in ``size``), its datatype a factor."""
     columns, notes = _layout(lines)
     if not columns:
         return []
@@ -116,15 +159,15 @@ def _block_rows(index: int, facts: dict, lines: list[str], path: Path) -> list[d
         values = _values(line, columns, path, f"test {index + 1} ({name}) data line {number}")
         if values is None:
             continue
-        size = hpc_input.integer(values.pop(columns[0]), path, FORMAT, f"{name} message size")
+        size = hpc_input.count(values.pop(columns[0]), path, FORMAT, f"{name} message size")
         iterations = values.pop("Iterations", None)
+        iterations = -1 if iterations is None else hpc_input.count(iterations, path, FORMAT,
+                                                                  f"{name} size {size} Iterations")
         check = values.pop("Validation", "")
         for column, text in values.items():
             metric, unit = _column(column)
             value = hpc_input.number(text, path, FORMAT, f"{name} size {size} {column}")
-            out.append(row(**common, size=size, metric=metric, value=value, unit=unit,
-                           iterations=-1 if iterations is None else hpc_input.integer(iterations, path, FORMAT,
-                                                                                       "Iterations"),
+            out.append(row(**common, size=size, metric=metric, value=value, unit=unit, iterations=iterations,
                            valid=check.lower() != "fail", status=f"validation {check}" if check else ""))
     return out
 
@@ -146,8 +189,7 @@ def _summaries(records: list[dict]) -> list[dict]:
 
 def read(path: Path) -> list:
     """Every size of every test in the file as rows; OSU's centres as stated summaries."""
-    text = hpc_input.read_text(path, FORMAT)
-    blocks = _blocks(text)
+    blocks = _blocks(hpc_input.read_lines(path, FORMAT))
     records = [r for index, (facts, lines) in enumerate(blocks) for r in _block_rows(index, facts, lines, path)]
     if not records:
         raise ReaderError(path, f"{FORMAT}: no '# Size ...' column header with data lines under an OSU test header")
@@ -164,12 +206,16 @@ def read(path: Path) -> list:
                   attrs=attrs)]
 
 
-_HEADER = re.compile(r"^#\s*OSU\b.*\bTest\b", re.MULTILINE | re.IGNORECASE)
-
-
 def _recognize(head: Head) -> int:
-    return CERTAIN if _HEADER.search(head.text) else 0
+    """An OSU test header and its ``# Size`` column header on lines of the head (launcher or scheduler lines
+    may come first; a note whose title merely names OSU has no column header)."""
+    if "OSU" not in head.text:
+        return 0
+    lines = head.text.splitlines()
+    found = any(header(line) for line in lines)
+    return CERTAIN if found and any(line.lstrip("# \t")[:4].lower() == "size" for line in lines) else 0
 
 
-READER = Format(name=FORMAT, title="OSU Micro-Benchmarks text", reads="OSU 5.x to 7.x point-to-point and collective "
-                "tests", recognize=_recognize, read=read)
+READER = Format(name=FORMAT, title="OSU Micro-Benchmarks text",
+                reads="OSU 5.x to 7.x point-to-point, collective and non-blocking tests (several tests in one log; "
+                "launcher and scheduler lines around them)", recognize=_recognize, read=read)

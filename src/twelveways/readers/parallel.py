@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import AuditInputError, TwelveWaysError
 from ..forkmap import usable_cpus
@@ -65,14 +66,26 @@ def read_each(reader: Callable, jobs: Sequence[tuple], what: str = "reading resu
                 futures = [pool.submit(_guarded_chunk, reader, jobs[start:start + step])
                            for start in range(0, len(jobs), step)]
                 outcomes = []
-                for future in futures:
-                    for outcome in future.result():
+                for start, future in zip(range(0, len(jobs), step), futures):
+                    for outcome in _result(future, jobs[start:start + step]):
                         outcomes.append(outcome)
                         advance()
     for ok, value in outcomes:
         if not ok:
             raise AuditInputError(value)
     return [value for _, value in outcomes]
+
+
+def _result(future, jobs: Sequence[tuple]) -> list:
+    """A task's outcomes; a worker that died (killed, out of memory, a crash in C code) is one line naming
+    the files it was reading, never BrokenProcessPool's traceback."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        first = jobs[0][0] if jobs and jobs[0] else "?"
+        more = f" (or one of the {len(jobs) - 1} read after it)" if len(jobs) > 1 else ""
+        return [(False, f"{first}{more}: the process reading it ended abruptly (killed, out of memory, "
+                        "or a crash in a compiled library)")]
 
 
 class _progress:

@@ -11,11 +11,14 @@ metadata that change every process (date, load, duration) are left out of the ha
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
+from . import decode
+from .common import INVOCATION_LEVEL, ReaderError, build, row
 from .head import Head
 from .registry import LIKELY, Format
-from .common import INVOCATION_LEVEL, ReaderError, build, read_bytes, row
 
 FORMAT = "pyperf"
 UNITS = {"second": "s", "byte": "B", "integer": "1"}
@@ -26,20 +29,50 @@ VOLATILE = {"date", "duration", "load_avg_1min", "mem_max_rss", "mem_peak_pagefi
             "description", "boot_time", "warmups", "values"}
 
 
+class _Run(decode.Model):
+    """What pyperf's loader iterates over without checking its type (it checks the numbers itself)."""
+
+    metadata: dict = {}
+    values: list = []
+    warmups: list[list] | None = None
+
+
+class _Bench(decode.Model):
+    metadata: dict = {}
+    runs: list[_Run]
+
+
+class _Suite(decode.Model):
+    version: decode.Name
+    metadata: dict = {}
+    benchmarks: list[_Bench]
+
+
 def load_suite(path: Path):
-    """pyperf's own loader on the file's text (gunzipped by us, with a cap on the expanded size: pyperf's
-    own opening of .json.gz would expand a gzip bomb whole); a damaged file is one ReaderError."""
+    """pyperf's own loader on the file's JSON, after the input layer bounded it (size, gzip expansion,
+    64-bit integers, depth) and checked the containers pyperf iterates without checking (a damaged
+    file is one ReaderError, whatever pyperf raises)."""
     import pyperf
 
-    data = read_bytes(path, FORMAT)
+    document = decode.load_json(path, FORMAT)
+    decode.validate(path, FORMAT, _Suite, document)
     try:
-        return pyperf.BenchmarkSuite.loads(data.decode("utf-8"))
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        return pyperf.BenchmarkSuite.loads(json.dumps(document))
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
         raise ReaderError(path, f"{FORMAT}: not a readable pyperf file ({type(exc).__name__}: "
                                 f"{' '.join(str(exc).split())[:200]})") from exc
 
 
-def _rows(bench, name: str, unit: str) -> list[dict]:
+def _finite(path: Path, name: str, process: int, what: str, value) -> float:
+    """pyperf refuses NaN values but not infinity, nor NaN warm-ups: neither is a time."""
+    value = float(value)
+    if not math.isfinite(value):
+        raise ReaderError(path, f"{FORMAT}: benchmark {decode.shown(name)} process {process} {what} is {value}, "
+                                "not a finite number")
+    return value
+
+
+def _rows(path: Path, bench, name: str, unit: str) -> list[dict]:
     out = []
     for process, run in enumerate(bench.get_runs()):
         meta = run.get_metadata()
@@ -47,11 +80,11 @@ def _rows(bench, name: str, unit: str) -> list[dict]:
         common = dict(benchmark="pyperf", workload=name, run_id=f"{name}#{process}", invocation=process,
                       metric="time" if unit == "s" else name, unit=unit, inner_loops=inner)
         for number, (warm_loops, value) in enumerate(run.warmups):
-            out.append(row(**common, iteration=0, value=float(value), warmup=True, loops=int(warm_loops),
-                           warmup_index=number))
+            out.append(row(**common, iteration=0, value=_finite(path, name, process, f"warm-up {number}", value),
+                           warmup=True, loops=int(warm_loops), warmup_index=number))
         for number, value in enumerate(run.values, start=1):
-            out.append(row(**common, iteration=number, value=float(value), warmup=False, loops=loops,
-                           warmup_index=-1))
+            out.append(row(**common, iteration=number, value=_finite(path, name, process, f"value {number}", value),
+                           warmup=False, loops=loops, warmup_index=-1))
     return out
 
 
@@ -62,7 +95,7 @@ def read(path: Path) -> list:
     for bench in suite.get_benchmarks():
         name = bench.get_name()
         unit = UNITS.get(bench.get_unit(), bench.get_unit())
-        records.extend(_rows(bench, name, unit))
+        records.extend(_rows(path, bench, name, unit))
         per_bench[name] = {k: str(v) for k, v in bench.get_metadata().items() if k not in VOLATILE}
     if not records:
         raise ReaderError(path, f"{FORMAT}: the suite holds no runs")
@@ -111,5 +144,6 @@ def _recognize(head: Head) -> int:
     return 0
 
 
-READER = Format(name=FORMAT, title="pyperf/pyperformance JSON", reads="pyperf 1.x and 2.x files (.json or .json.gz)",
+READER = Format(name=FORMAT, title="pyperf/pyperformance JSON",
+                reads="pyperf 1.x and 2.x files (.json or .json.gz), loaded by pyperf itself; after launcher lines",
                 recognize=_recognize, read=read)

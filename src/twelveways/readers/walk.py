@@ -19,6 +19,8 @@ def looks_like(path: Path) -> str:
     text = head.text.lstrip()
     if not head.raw:
         return "an empty file"
+    if head.utf16:
+        return "UTF-16 text (results are read as UTF-8: convert it, e.g. iconv -f UTF-16 -t UTF-8)"
     if head.binary:
         return "a binary file"
     if head.json_text:

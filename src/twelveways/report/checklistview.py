@@ -82,8 +82,9 @@ def status_label(status: str) -> str:
 
 
 def claims_frame(data: Mapping) -> pd.DataFrame:
-    """One row per claim side: verdicts, configuration, n, median, interval, achieved coverage,
-    the estimate, the test and the Holm-adjusted p, as text (never the raw ``numbers`` dict)."""
+    """One row per claim side: verdicts, configuration, n, value, interval, coverage (the checklist's one
+    renderer of a side record, ``render.claim_sides``), the estimate, the test and the Holm-adjusted p, as text
+    (never the raw ``numbers`` dict)."""
     from twelveways.checklist.render import claim_facts, claim_sides
 
     rows = []

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from .. import cliargs, families, inputs
 from ..errors import ResultsError
+from ..inputs import brief
 from . import appendix, archive, citation
 from . import notebooks as nb
 from . import render as rd
@@ -52,15 +53,36 @@ def _path_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _setting_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--confidence", type=float, help="confidence of every interval (default: the config's "
-                        "measurement.confidence)")
-    parser.add_argument("--ci-target", dest="ci_target", type=float,
+    """The statistics settings, checked against the schema's bounds while parsing: a bad value is one line
+    before a Jupyter kernel starts, never a failing cell minutes later."""
+    parser.add_argument("--confidence", type=cliargs.proportion, help="confidence of every interval, 0 < c < 1 "
+                        "(default: the config's measurement.confidence)")
+    parser.add_argument("--ci-target", dest="ci_target", type=cliargs.share,
                         help="CI target, a fraction of the median (default: the config's measurement.ci_target)")
 
 
+def _check_execute(args) -> tuple[Path, str]:
+    """(notebook source, name), after refusing what ``execute`` can refuse before it starts a kernel: an unknown
+    notebook, a missing (or FIFO) source, an output that is a folder or one of the files the notebook reads."""
+    prog = "twelveways report execute"
+    if args.notebook.endswith(".py"):
+        source, name = Path(args.notebook), Path(args.notebook).stem
+    elif args.notebook in nb.NOTEBOOKS:
+        source, name = nb.notebook_source(args.notebook), args.notebook
+    else:
+        raise cliargs.UsageError(f"{prog}: unknown notebook {brief(args.notebook)} (known: {', '.join(nb.NOTEBOOKS)}; "
+                                 "or a jupytext .py file)")
+    inputs.require_regular_file(source, "notebook source", cliargs.UsageError)
+    if Path(args.output).is_dir():
+        raise cliargs.UsageError(f"{prog}: --output {args.output} is a folder; name the executed .ipynb to write")
+    read = [source, *(nb.resolve(getattr(args, key)) for key in ("environment_json", "config_json", "checklist_json")
+                      if getattr(args, key, None))]
+    cliargs.refuse_output_over_input([args.output], read, cliargs.UsageError, prog)
+    return source, name
+
+
 def _execute(args) -> int:
-    source = Path(args.notebook) if args.notebook.endswith(".py") else nb.notebook_source(args.notebook)
-    name = source.stem if args.notebook.endswith(".py") else args.notebook
+    source, name = _check_execute(args)
     params = default_parameters(name)
     params.update(own_outputs(name, args))
     params.update({k: getattr(args, k) for k in nb.PARAMETERS if getattr(args, k, None)})
@@ -354,12 +376,13 @@ def _rebuild(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="twelveways report", description="Execute analysis notebooks and render the report.")
+    top = cliargs.OneLineParser(prog="twelveways report", description="Execute analysis notebooks and render the "
+                                "report.")  # its subcommands' parsers are of its class: usage problems are one line
     sub = top.add_subparsers(dest="command", required=True)
     p = sub.add_parser("rebuild", help="re-render all notebooks and the report from stored results (no benchmark)")
     p.add_argument("--from", dest="source", default="data/reference", help="result set folder (default data/reference)")
     p.add_argument("--output", default="reports/", help="output folder (default reports/)")
-    p.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
+    p.add_argument("--jobs", type=cliargs.workers, default=2, help="notebooks executed at once (default 2)")
     p.set_defaults(func=_rebuild)
     p = sub.add_parser("snapshot", help="copy a real run's results into a small reference set (data/reference)")
     p.add_argument("--results", default="results", help="results folder of a finished run (default results)")
