@@ -131,7 +131,7 @@ CASES = {
     "loadgen percentile not a number": (lambda t: loadgen_with(t, SUMMARY.format(
         p90="soon", result="VALID", duration="Yes")), ["mlperf_log_summary.txt", "not a non-negative number"]),
     "gbench iterations as a string": (lambda t: json_file(t, "gb.json", gbench(iterations="1000")),
-                                      ["gb.json", "benchmarks[0]", "iterations is '1000', not an integer"]),
+                                      ["gb.json", "benchmarks[0]", "iterations is '1000', not a whole number"]),
     "gbench without time_unit": (lambda t: json_file(t, "gb.json", gbench(time_unit=None)),
                                  ["gb.json", "benchmarks[0]", "time_unit"]),
     "gbench time_unit a list": (lambda t: json_file(t, "gb.json", gbench(time_unit=["ns"])),
@@ -139,11 +139,11 @@ CASES = {
     "gbench negative real_time": (lambda t: json_file(t, "gb.json", gbench(real_time=-1.0)),
                                   ["gb.json", "real_time is -1, below its minimum 0"]),
     "gbench aggregate repetitions as a string": (lambda t: json_file(t, "gb.json", gbench_aggregate(repetitions="3")),
-                                                 ["gb.json", "benchmarks[3]", "repetitions is '3', not an integer"]),
+                                                 ["gb.json", "benchmarks[3]", "repetitions is '3', not a whole number"]),
     "hyperfine parameters as a list": (lambda t: json_file(t, "hf.json", hyperfine(parameters=["threads", "1"])),
-                                       ["hf.json", "results[0].parameters is a list of 2 item(s), not an object"]),
+                                       ["hf.json", "results[0].parameters is a list of 2, not an object"]),
     "hyperfine exit codes as strings": (lambda t: json_file(t, "hf.json", hyperfine(exit_codes=["0"] * 5)),
-                                        ["hf.json", "results[0].exit_codes[0] is '0', not an integer"]),
+                                        ["hf.json", "results[0].exit_codes[0] is '0', not a whole number"]),
     "hyperfine negative time": (lambda t: json_file(t, "hf.json", hyperfine(times=[0.1, -0.2, 0.1, 0.1, 0.1])),
                                 ["hf.json", "results[0].times[1] is -0.2, below its minimum 0"]),
 }

@@ -131,7 +131,7 @@ def test_gc_profiler_secondary_metrics_are_rows_and_nan_ones_not_measured():
      ["rawDataHistogram[0][0][0][0]", "'x'"]),
     (lambda d: d[0].update(threads="two"), ["[0].threads", "'two'"]),
     (lambda d: d[0].update(forks=2.5), ["[0].forks", "2.5"]),
-    (lambda d: d[0]["primaryMetric"].update(rawData=[[-1.0]]), ["rawData[0][0]", "greater than or equal to 0"]),
+    (lambda d: d[0]["primaryMetric"].update(rawData=[[-1.0]]), ["rawData[0][0]", "is -1, below its minimum 0"]),
     (lambda d: d[0].update(mode="fast"), ["[0].mode", "'fast'", "not a JMH mode"]),
     (lambda d: d[0].update(primaryMetric=[1, 2]), ["[0].primaryMetric"]),
 ])

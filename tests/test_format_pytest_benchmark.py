@@ -92,7 +92,7 @@ def test_trimmed_data_falls_back_to_the_stated_statistics(placeholder):
     (lambda d: d["benchmarks"][0].update(options=["disable_gc"]), ["benchmarks[0].options", "a list of 1"]),
     (lambda d: d["benchmarks"][0]["stats"].update(rounds=int("9" * 30)), ["integer of 400 digits"]),
     (lambda d: d["benchmarks"][0]["stats"].update(rounds=2.5), ["stats.rounds", "2.5"]),
-    (lambda d: d["benchmarks"][0]["stats"].update(mean=-1.0), ["stats.mean", "greater than or equal to 0"]),
+    (lambda d: d["benchmarks"][0]["stats"].update(mean=-1.0), ["stats.mean", "is -1, below its minimum 0"]),
     (lambda d: d["benchmarks"][0]["stats"].update(data=[0.1, None, 0.3]), ["stats.data[1]"]),
     (lambda d: d["benchmarks"][0]["stats"].update(data=[0.1, 0.2]), ["2 data values but stats.rounds = 3"]),
     (lambda d: d.update(benchmarks={"a": 1}), ["benchmarks"]),

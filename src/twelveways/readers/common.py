@@ -82,6 +82,10 @@ class _Capped(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        self.stream.close()
+        super().close()
+
     def readinto(self, buffer) -> int:
         size = self.stream.readinto(buffer)
         self.count += size

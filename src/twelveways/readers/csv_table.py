@@ -73,8 +73,8 @@ def _parse_column(name: str, kind: str, column: pd.Series, csv: Path, label: str
         return lowered.isin(TRUE).to_numpy()
     numbers = pd.to_numeric(text, errors="coerce")
     bad = numbers.isna() & (text.str.lower() != "nan")
-    if kind == "int":  # integral and within int64 (beyond it the cast wraps around silently)
-        bad |= ~numbers.isna() & ((numbers != numbers.round()) | (numbers.abs() >= 2.0 ** 63))
+    if kind == "int":  # integral and within int64 (beyond it the cast wraps around silently); NaN is no integer
+        bad |= numbers.isna() | (numbers != numbers.round()) | (numbers.abs() >= 2.0 ** 63)
     if bad.any():
         line = int(np.argmax(bad.to_numpy())) + 2
         raise AuditInputError(f"{csv}: column {name} line {line}: {column.iloc[line - 2]!r} is not "
@@ -247,9 +247,16 @@ def _is_table(head: Head) -> bool:
     if len(lines) > 1 and not head.whole:
         lines = lines[:-1]  # the last line of a cut head may be partial
     rows = list(_csv.reader(lines))
-    if len(rows) < 2 or len(rows[0]) < 2 or not all(cell.strip() for cell in rows[0]):
+    if len(rows) < 2 or len(rows[0]) < 2 or not all(_is_column_name(cell) for cell in rows[0]):
         return False
     return len(rows[1]) == len(rows[0])
+
+
+def _is_column_name(cell: str) -> bool:
+    """A header cell names a column: short, not blank, and no sentence of a launcher or log line
+    (``[0] MPI startup(): Intel(R) MPI Library, Version …`` has a comma but is no header)."""
+    cell = cell.strip()
+    return 0 < len(cell) <= 64 and ": " not in cell and not cell.startswith(("[", "#"))
 
 
 def _read(path: Path, options) -> list:

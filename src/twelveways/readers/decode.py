@@ -185,6 +185,11 @@ def shown(value) -> str:
         return "an object"
     if isinstance(value, list):
         return f"a list of {len(value)}"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (int, float)):
+        text = str(value)
+        return text if len(text) <= 24 else f"a number of {len(text)} digits"
     return inputs.brief(value) if not isinstance(value, str) else repr(_short(value))
 
 
@@ -207,13 +212,35 @@ def validate(path: Path, fmt: str, model: type[M], value: Any, where: str = "") 
         return model.model_validate(value)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        found = first.get("input")
-        reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
-        if first.get("type") == "missing":
-            raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)} is missing") from None
-        if reason.startswith(shown(found)):
-            raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)}: {reason}") from None
-        raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)} is {shown(found)}: {reason}") from None
+        raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)}{_problem(first)}") from None
+
+
+#: pydantic's error types in the words of the project's other error lines.
+_TYPE_WORDS = {"dict_type": "an object", "model_type": "an object", "list_type": "a list", "string_type": "a text",
+               "bool_type": "true or false", "int_type": "a whole number", "float_type": "a number",
+               "tuple_type": "a list", "literal_error": None, "enum": None}
+
+
+def _problem(error: dict) -> str:
+    """`` is <value>, <why>`` for one pydantic error (value shown short, bounds as numbers)."""
+    kind, found = error.get("type", ""), error.get("input")
+    context = error.get("ctx") or {}
+    if kind == "missing":
+        return " is missing"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = next(iter(context.values()), "")
+        word = {"greater_than_equal": "below its minimum", "greater_than": "not above",
+                "less_than_equal": "above its maximum", "less_than": "not below"}[kind]
+        return f" is {_number(found)}, {word} {_number(bound)}"
+    if _TYPE_WORDS.get(kind):
+        return f" is {shown(found)}, not {_TYPE_WORDS[kind]}"
+    reason = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    own = f"{shown(found)} is "
+    return f" is {shown(found)}, {reason[len(own):]}" if reason.startswith(own) else f" is {shown(found)}: {reason}"
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else shown(value)
 
 
 # --- text -----------------------------------------------------------------------------------------

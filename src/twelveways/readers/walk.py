@@ -25,8 +25,8 @@ def looks_like(path: Path) -> str:
         return "a binary file"
     if head.json_text:
         value = head.json
-        if isinstance(value, dict):
-            return f"JSON with top-level keys {list(value)[:5]}"
+        if isinstance(value, dict):  # keys shortened: a damaged file's key may be 30 KB long
+            return f"JSON with top-level keys {[k if len(k) <= 40 else k[:39] + '…' for k in list(value)[:5]]}"
         return "a JSON list" if isinstance(value, list) else "JSON that does not parse, or of no known shape"
     first = text.splitlines()[0][:60] if text else ""
     return f"text starting {first!r}" if text else "blank text"
