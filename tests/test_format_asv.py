@@ -22,6 +22,9 @@ from twelveways.readers import read_paths
 sys.path.insert(0, str(Path(__file__).parent))
 from sw_mutations import kinds, places, read_mutated  # noqa: E402
 
+#: Files the Hypothesis examples write (no tmp_path there): removed when the test process ends.
+SCRATCH = tempfile.TemporaryDirectory(prefix="twelveways-format-tests-")
+
 DATA = Path(__file__).parent / "data" / "formats" / "asv"
 COMPANIONS = Path(__file__).parent / "data" / "companions" / "asv"
 TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["files"]
@@ -84,7 +87,7 @@ def column_entry(results_, params, samples=None):
 
 
 def _write(doc, name="abc-virtualenv-py3.12.json") -> Path:
-    folder = Path(tempfile.mkdtemp()) / "results" / "box"
+    folder = Path(tempfile.mkdtemp(dir=SCRATCH.name)) / "results" / "box"
     folder.mkdir(parents=True)
     path = folder / name
     path.write_text(json.dumps(doc))

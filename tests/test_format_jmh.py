@@ -22,6 +22,9 @@ from twelveways.readers import read_paths
 sys.path.insert(0, str(Path(__file__).parent))
 from sw_mutations import kinds, outcome, places, read_mutated  # noqa: E402
 
+#: Files the Hypothesis examples write (no tmp_path there): removed when the test process ends.
+SCRATCH = tempfile.TemporaryDirectory(prefix="twelveways-format-tests-")
+
 DATA = Path(__file__).parent / "data" / "formats" / "jmh"
 TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["files"]
 
@@ -96,7 +99,7 @@ def entry(mode="thrpt", forks=1, raw=None, score=None, error="NaN", **extra):
 
 
 def _write(doc) -> Path:
-    folder = Path(tempfile.mkdtemp())
+    folder = Path(tempfile.mkdtemp(dir=SCRATCH.name))
     path = folder / "jmh-result.json"
     path.write_text(json.dumps(doc, indent=4))
     return path

@@ -21,6 +21,9 @@ from twelveways.readers import read_paths
 sys.path.insert(0, str(Path(__file__).parent))
 from sw_mutations import kinds, places, read_mutated  # noqa: E402
 
+#: Files the Hypothesis examples write (no tmp_path there): removed when the test process ends.
+SCRATCH = tempfile.TemporaryDirectory(prefix="twelveways-format-tests-")
+
 DATA = Path(__file__).parent / "data" / "formats" / "pytest-benchmark"
 TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["files"]
 
@@ -74,7 +77,7 @@ def document(*benches):
 
 
 def _write(doc) -> Path:
-    path = Path(tempfile.mkdtemp()) / "0001_abc.json"
+    path = Path(tempfile.mkdtemp(dir=SCRATCH.name)) / "0001_abc.json"
     path.write_text(json.dumps(doc))
     return path
 
@@ -101,7 +104,7 @@ def test_damaged_files_are_one_line(change, needles):
     doc = document(bench([0.1, 0.2, 0.3]))
     change(doc)
     text = json.dumps(doc).replace("9" * 30, "9" * 400) if "9" * 30 in json.dumps(doc) else json.dumps(doc)
-    path = Path(tempfile.mkdtemp()) / "0001_abc.json"
+    path = Path(tempfile.mkdtemp(dir=SCRATCH.name)) / "0001_abc.json"
     path.write_text(text)
     with pytest.raises(AuditInputError) as caught:
         read_paths([path])
