@@ -258,11 +258,11 @@ def number_field(path: Path, fmt: str, where: str, text: str, *, low: float | No
     except ValueError:
         raise ReaderError(path, f"{fmt}: {where} is {shown(text)}, not a number") from None
     if not math.isfinite(value):
-        raise ReaderError(path, f"{fmt}: {where} is {text}, not a finite number")
+        raise ReaderError(path, f"{fmt}: {where} is {shown(text)}, not a finite number")
     if integer and not value.is_integer():
-        raise ReaderError(path, f"{fmt}: {where} is {text}, not a whole number")
+        raise ReaderError(path, f"{fmt}: {where} is {shown(text)}, not a whole number")
     if low is not None and value < low:
-        raise ReaderError(path, f"{fmt}: {where} is {text}, below its minimum {low:g}")
+        raise ReaderError(path, f"{fmt}: {where} is {shown(text)}, below its minimum {low:g}")
     return int(value) if integer else value
 
 

@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 
 from .common import MAX_LINE_BYTES, ReaderError, read_bytes
+from . import decode
 from .decode import shown
 
 #: Larger than any output of these tools (an HPL.out of 50,000 runs is about 16 MB).
@@ -48,16 +49,7 @@ def read_lines(path: Path, fmt: str) -> list[str]:
 
 def number(text: str, path: Path, fmt: str, what: str, *, low: float | None = 0.0) -> float:
     """A finite number printed by the tool, at least ``low``; anything else is one error naming the field."""
-    text = str(text).strip()
-    try:
-        value = float(text)
-    except ValueError:
-        raise ReaderError(path, f"{fmt}: {what} is {shown(text)}, not a number") from None
-    if not math.isfinite(value):
-        raise ReaderError(path, f"{fmt}: {what} is {shown(text)}, not a finite number")
-    if low is not None and value < low:
-        raise ReaderError(path, f"{fmt}: {what} is {shown(text)}, below its minimum {low:g}")
-    return value
+    return decode.number_field(path, fmt, what, str(text).strip(), low=low)
 
 
 def count(text: str, path: Path, fmt: str, what: str, *, low: int = 0) -> int:
