@@ -38,9 +38,31 @@ def test_publishers_numbers(case):
 
 
 def test_publishers_and_launcher_lines():
-    """Two publishers so far (see the README: no third public report with an attribution was found)."""
-    assert len({c["publisher"].split()[0] for c in CASES}) >= 2
+    """Reports of three independent publishers (repositories), one of them wrapped in launcher lines."""
+    assert {c["publisher"].split()[0] for c in CASES} >= {"buhpc/SC21-submissions", "ubccr/akrr",
+                                                          "gonzalop72/HPCG_for_Arm"}
     assert any("launcher" in c for c in CASES)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if "result" in c], ids=lambda c: c["file"])
+def test_hpcgs_own_verdict_and_rating(case):
+    """The Final Summary's verdict and rating as HPCG printed them; official only when long enough and no QuickPath."""
+    _, frame, attrs = read_one(DATA / "hpcg" / case["file"])
+    stated, verdict = case["result"], attrs["hpcg_result"]
+    assert verdict["result"] == stated["result"] and float(verdict["rating"]) == stated["rating"]
+    assert verdict["valid_for_submission"] is stated["valid_for_submission"]
+    assert frame.loc[frame["metric"] == "gflops", "value"].item() == stated["rating"]
+    assert bool(frame["valid"].all()) is (stated["result"] == "VALID")
+
+
+def test_a_report_named_for_its_run_with_sections_after_the_final_summary():
+    """gonzalop72/HPCG_for_Arm's build names the report for its run (``fj005-1ranks-12threads`` where HPCG writes
+    ``HPCG-Benchmark``, ``version=HPCG-Benchmark_3.0``) and appends indented MG counters, its ARM configuration
+    and Slurm variables after the Final Summary: the publisher's numbers are read and nothing after it becomes a row."""
+    _, frame, attrs = read_one(DATA / "hpcg" / "fj005-1ranks-12threads_HPCG-Benchmark_3.0_2023-08-03_03-19-58.txt")
+    assert len(frame) == 8 and not frame["metric"].str.contains("MG Counter|SLURM|ARM", regex=True).any()
+    assert attrs["hpcg_result"]["reason"] == ("VALID but not valid for submission: execution time 1799.17 s is below "
+                                              "the official minimum 1800 s")
 
 
 def test_launcher_lines_around_the_report_change_nothing(tmp_path):
@@ -112,7 +134,8 @@ def test_generated_report_reads_back(ranks, threads, equations, rating, seconds)
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["team4_hpcgsubmission_11152100.rslts", "HPCG-Benchmark-3.0_2019.03.27.09.38.13.yaml",
-                        "n104-96p-1t_V3.1_2023-08-25_16-18-10.txt"]))
+                        "n104-96p-1t_V3.1_2023-08-25_16-18-10.txt",
+                        "fj005-1ranks-12threads_HPCG-Benchmark_3.0_2023-08-03_03-19-58.txt"]))
 def test_any_damage_ends_in_rows_or_one_error_line(mutation, pos, name):
     with tempfile.TemporaryDirectory() as tmp:
         outcome(mutated(Path(tmp), name, (DATA / "hpcg" / name).read_text(), mutation, pos))
