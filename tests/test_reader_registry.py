@@ -133,5 +133,5 @@ def test_a_plugin_format_is_recognized_read_and_audited(plugin, tmp_path):
     assert loaded.format == "toybench" and loaded.ds["value"].values.tolist() == [1.5, 1.25, 1.75]
     assert audit_cli.audit_main([str(result), "--output", str(tmp_path / "a.md"), "--exit-zero"]) == 0
     result.write_text("TOYBENCH sort -1\n")
-    with pytest.raises(AuditInputError, match=r"toy\.txt: toybench: line 1 seconds is -1, below its minimum 0"):
+    with pytest.raises(AuditInputError, match=r"toy\.txt: toybench: line 1 seconds is '-1', below its minimum 0"):
         readers.read_paths([result])

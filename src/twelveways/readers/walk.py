@@ -27,9 +27,24 @@ def looks_like(path: Path) -> str:
         value = head.json
         if isinstance(value, dict):  # keys shortened: a damaged file's key may be 30 KB long
             return f"JSON with top-level keys {[k if len(k) <= 40 else k[:39] + '…' for k in list(value)[:5]]}"
-        return "a JSON list" if isinstance(value, list) else "JSON that does not parse, or of no known shape"
+        if isinstance(value, list):
+            return "a JSON list"
+        return _json_problem(head) or "JSON too long to judge from its head, of no known shape"
     first = text.splitlines()[0][:60] if text else ""
     return f"text starting {first!r}" if text else "blank text"
+
+
+def _json_problem(head: Head) -> str | None:
+    """Why a JSON document held whole in the head does not parse (nested too deep, a huge integer, where)."""
+    from .decode import decode_json_text
+
+    if not head.whole:
+        return None
+    try:
+        decode_json_text(head.json_text, "")
+    except ValueError as exc:
+        return f"JSON that cannot be read ({' '.join(str(exc).split())[:120]})"
+    return None
 
 
 def walk(path: Path, skipped: list | None = None) -> list[Path]:
