@@ -48,16 +48,23 @@ def _run(args, cwd, env, timeout=900):
 MAKE_REPORT = ["make", "-o", ".venv/.twelveways-installed", "report", "CONFIGFILE=.test/config.yaml"]
 
 
-def _finished_outputs(project: Path) -> dict[str, int]:
-    """Files whose job Snakemake recorded as finished (its metadata record), with their mtimes (ns)."""
-    metadata, found = project / ".snakemake" / "metadata", {}
-    for record in metadata.rglob("*") if metadata.is_dir() else ():
+def _recorded(folder: Path) -> set[str]:
+    """The output paths Snakemake keeps a record of in ``folder`` (metadata, incomplete): base64 file names."""
+    names = set()
+    for record in folder.rglob("*") if folder.is_dir() else ():
         if record.is_file():
-            encoded = "".join(part.lstrip("@") for part in record.relative_to(metadata).parts)
-            name = base64.urlsafe_b64decode(encoded).decode()
-            if (project / name).is_file():
-                found[name] = (project / name).stat().st_mtime_ns
-    return found
+            encoded = "".join(part.lstrip("@") for part in record.relative_to(folder).parts)
+            names.add(base64.urlsafe_b64decode(encoded).decode())
+    return names
+
+
+def _finished_outputs(project: Path) -> dict[str, int]:
+    """Files whose job Snakemake recorded as finished, with their mtimes (ns): a metadata record and no
+    incomplete marker left (Snakemake writes the record before it drops the marker; a kill between the
+    two leaves the job unfinished, and a busy machine widens that window)."""
+    state = project / ".snakemake"
+    finished = _recorded(state / "metadata") - _recorded(state / "incomplete")
+    return {name: (project / name).stat().st_mtime_ns for name in sorted(finished) if (project / name).is_file()}
 
 
 def _start_make_report(project: Path, env: dict, log_name: str) -> subprocess.Popen:
