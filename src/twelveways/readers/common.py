@@ -143,30 +143,6 @@ def mapping(path: Path, where: str, value) -> dict:
     return value
 
 
-def parse_json_bytes(path: Path, fmt: str, data: bytes):
-    """JSON text (UTF-8) as Python, every problem one error line."""
-    import json
-
-    try:
-        value = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ReaderError(path, f"{fmt}: not UTF-8 text (byte {exc.start} cannot be decoded)") from exc
-    except json.JSONDecodeError as exc:
-        raise ReaderError(path, f"{fmt}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
-    except RecursionError as exc:
-        raise ReaderError(path, f"{fmt}: nested too deeply to parse") from exc
-    inputs.check_shape(value, str(path), AuditInputError)
-    return value
-
-
-def json_holding(path: Path, fmt: str, key: str) -> dict:
-    """A published JSON result that must hold a list under ``key`` (its format's main table)."""
-    data = inputs.read_json_object(path, f"{fmt} file", AuditInputError)
-    if not isinstance(data.get(key), list):
-        raise ReaderError(path, f"{fmt}: no '{key}' list")
-    return data
-
-
 @dataclass
 class Loaded:
     """One result read from a published format: where from, which format, and the schema Dataset."""
