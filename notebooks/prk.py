@@ -17,11 +17,16 @@
 # How the numbers below were made (SC15 rule 10): every rank times every iteration with a wall
 # clock after a barrier; the time of an iteration is the **maximum over ranks**; iteration 0 is
 # the warm-up and is never summarized; runs whose self-validation failed are never summarized.
-# A configuration's cost is its **median** time per iteration with the exact distribution-free
-# CI at the confidence stated below (no normality assumed, rule 6); its rate is PRK's rate, the work per iteration over the
+# A configuration's time is summarized **over its invocations** (separate program runs): each
+# invocation's mean time per iteration, then the geometric mean of those with the t interval of their
+# logs at the confidence stated below, n = invocations (the iterations of one invocation share its
+# frequency, placement and neighbours, so they describe that invocation and never count as
+# replicates).  This is the number and interval the claims and `twelveways compare` use.  Every
+# iteration stays visible as a distribution.  Its rate is PRK's rate, the work per iteration over the
 # **arithmetic mean** time, which is the harmonic mean of the per-iteration rates (rule 3).
-# Speedups are ratios of medians, never averages of ratios (rule 4), and always name their base
-# case with its absolute time (rule 1).  Every sample is drawn; measured points are not joined
+# Speedups are ratios of these times with the replicate-level CI of the ratio, never averages of
+# ratios (rule 4), and always name their base case with its absolute time (rule 1).  Every sample is
+# drawn; measured points are not joined
 # by lines (rule 12).
 
 # %% tags=["parameters"]
@@ -113,49 +118,57 @@ plots.show(fig, figures_dir, "distributions",
            declaration=dict(shows="distribution", lines="none", x="configuration", x_kind="categorical"))
 
 # %% [markdown]
-# ## Median and its CI per configuration
+# ## Time per configuration over invocations, with its CI
+#
+# n counts invocations; the iterations behind them are beside it.  A configuration run once has no
+# interval: its iterations describe one invocation.
 
 # %%
-columns = ["workload", "size", "config", "scaling", "n", "runs", "median_s", "ci_low_s", "ci_high_s", "ci_halfwidth_pct",
-           "mean_s", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
-tables.show(summary[[c for c in columns if c in summary.columns]], f"per configuration ({percent(confidence)} CI of the median)",
+columns = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "ci_low_s", "ci_high_s",
+           "ci_halfwidth_pct", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
+shown = summary[[c for c in columns if c in summary.columns]].rename(columns={"n": "invocations (n)"})
+tables.show(shown, f"per configuration (time per iteration over invocations, {percent(confidence)} CI over invocations)",
             collapse_after=40)
 target = ci_target * 100
 wide = summary[summary["ci_halfwidth_pct"] > target]
 if len(wide):
-    tables.note(f"{len(wide)} of {len(summary)} configurations have a CI wider than ±{target:g}% of the median "
+    tables.note(f"{len(wide)} of {len(summary)} configurations have a CI over invocations wider than ±{target:g}% "
                 "(the sample or time budget ran out first; see the stop reasons).", "warning")
+single = int(summary["ci_low_s"].isna().sum())
+if single:
+    tables.note(f"{single} of {len(summary)} configurations ran once: no interval over invocations.")
 
 # %%
 fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)
 for ax, workload in zip(axes, workloads):
     part = summary[summary["workload"] == workload].sort_values("label")
-    plots.ci_bars(part, x="label", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
-                  log=part["median_s"].max() / part["median_s"].min() > 20,
-                  ylabel="median time per iteration (s)", title=f"{workload}: median, {percent(confidence)} CI")
+    plots.ci_bars(part, x="label", estimate="time_s", low="ci_low_s", high="ci_high_s", ax=ax,
+                  log=part["time_s"].max() / part["time_s"].min() > 20,
+                  ylabel="time per iteration (s)", title=f"{workload}: {percent(confidence)} CI over invocations")
 fig.tight_layout()
-plots.show(fig, figures_dir, "median-ci",
+plots.show(fig, figures_dir, "time-ci",
            declaration=dict(shows="summary", lines="none", x="configuration", x_kind="categorical"))
 
 # %% [markdown]
-# ## Is the time normally distributed? (rule 6)
+# ## Are the invocation means log-normal? (rule 6)
 #
-# Q–Q plots against the normal distribution for the configuration with the most samples of each
-# kernel, with the Shapiro–Wilk p-value.  Normality is not assumed anywhere above: the CIs are
-# distribution-free.
+# The interval over invocations is a t interval of the logs of the invocation means: it assumes them
+# roughly normal.  Q–Q plots of those logs against the normal distribution, for the configuration with
+# the most invocations of each kernel, with the Shapiro–Wilk p-value; below, how many configurations
+# Shapiro–Wilk rejects after Holm's correction over all tested configurations (tested one by one at
+# 5 %, some would be rejected by chance alone).
 
 # %%
 largest = summary.sort_values("n", ascending=False).groupby("workload").head(1)
 fig, axes = grid(len(largest), width=4.2, height=3.0, ncols=3)
 for ax, (_, row) in zip(axes, largest.iterrows()):
     mask = ((times["workload"] == row["workload"]) & (times["config"] == row["config"]) & (times["size"] == row["size"]))
-    plots.qq(times.loc[mask, "time_s"], ax=ax, title=f"{row['workload']} {row['config']}, size {row['size']}")
+    plots.qq(pa.log_invocation_means(times[mask]), ax=ax, ylabel="log of invocation mean time",
+             title=f"{row['workload']} {row['config']}, size {row['size']}")
 fig.tight_layout()
-plots.show(fig, figures_dir, "qq", declaration=dict(shows="samples", lines="model", x="normal quantiles",
+plots.show(fig, figures_dir, "qq", declaration=dict(shows="summary", lines="model", x="normal quantiles",
                                                       x_kind="continuous"))
-tested = summary["shapiro_p"].notna()
-rejected = int((summary.loc[tested, "shapiro_p"] < 0.05).sum())
-tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int(tested.sum())} configurations.")
+tables.note(pa.normality_sentence(summary))
 
 # %% [markdown]
 # ## Scaling (rules 1 and 11)
@@ -170,7 +183,7 @@ tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int
 # %%
 scaling_tables, derived_fits = {}, []
 for kind in ("strong", "weak"):
-    table, bases = pa.scaling_table(summary, kind)
+    table, bases = pa.scaling_table(summary, kind, times)
     if table.empty:
         tables.note(f"No {kind}-scaling sweep in these results (needs one-process runs and at least two "
                     "processing-element counts of the same kernel).")
@@ -193,9 +206,10 @@ for kind in ("strong", "weak"):
     drew_model = kind == "strong" and any(row["drawn"] for row in fit_rows)
     plots.show(fig, figures_dir, f"scaling-{kind}", declaration=dict(
         shows="summary", lines="model" if drew_model else "ideal", x="processing elements", x_kind="continuous"))
-    shown = table[["group", "config", "pe", "median_s", "value", "low", "high"]].rename(
-        columns={"value": "speedup" if kind == "strong" else "efficiency"})
-    tables.show(shown, f"{kind} scaling (ratios of medians; interval from both CIs)", collapse_after=40)
+    shown = table[["group", "config", "pe", "n", "time_s", "value", "low", "high"]].rename(
+        columns={"value": "speedup" if kind == "strong" else "efficiency", "n": "invocations (n)"})
+    tables.show(shown, f"{kind} scaling (ratios of the times over invocations; {percent(confidence)} CI of the ratio "
+                "over invocations)", collapse_after=40)
     if fit_rows:
         tables.show(pd.DataFrame(fit_rows), f"Amdahl fits, one self-relative speedup per run ({percent(confidence)} CI)",
                     collapse_after=40)

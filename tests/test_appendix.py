@@ -44,7 +44,7 @@ def _bench(folder: Path, seconds: dict[str, float]) -> Path:
 
 
 def _figures(folder: Path) -> Path:
-    for notebook, names in (("prk", ["median-ci", "roofline"]), ("train", ["f5-precision"]),
+    for notebook, names in (("prk", ["time-ci", "roofline"]), ("train", ["f5-precision"]),
                             ("inference", ["pareto", "latency_cdf"])):
         (folder / notebook).mkdir(parents=True)
         for name in names:
@@ -153,7 +153,7 @@ def _outputs_of_two_runs(root: Path, report_made_by: str) -> None:
     """A workflow run's results/logs and a reader rebuild's folders side by side; the report names its run."""
     (root / "logs" / "bench").mkdir(parents=True)
     (root / "logs" / "bench" / "prk_run.tsv").write_text("s\th:m:s\n1.5\t0:00:01\n")
-    for leftover in ("derived/prk.nc", "figures/prk/median-ci.png", "notebooks/prk.ipynb"):
+    for leftover in ("derived/prk.nc", "figures/prk/time-ci.png", "notebooks/prk.ipynb"):
         (root / "reports" / leftover).parent.mkdir(parents=True, exist_ok=True)
         (root / "reports" / leftover).write_bytes(b"another run")
     (root / "reports" / "screenshot.png").write_bytes(b"test output")
@@ -179,7 +179,7 @@ def test_archive_of_a_rebuild_holds_its_own_folders_and_no_workflow_outputs(tmp_
     tarball = archive.archive(root / "dist", root=root, day=date(2026, 1, 2))
     with tarfile.open(tarball) as tar:
         names = {m.name.split("/", 1)[1] for m in tar.getmembers()}
-    assert {"reports/derived/prk.nc", "reports/figures/prk/median-ci.png", "reports/report.html"} <= names
+    assert {"reports/derived/prk.nc", "reports/figures/prk/time-ci.png", "reports/report.html"} <= names
     assert not any(name.startswith(("results/", "logs/")) for name in names), sorted(names)
 
 

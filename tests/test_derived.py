@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from browser import reportdata  # noqa: E402
-from twelveways import derived, plots, results  # noqa: E402
+from twelveways import derived, plots, results, stats  # noqa: E402
 from twelveways import resultset  # noqa: E402
 from twelveways.checklist import Status, audit  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
@@ -42,7 +42,7 @@ def _rate_rows(rows: list[dict]) -> list[dict]:
 @pytest.fixture()
 def crafted(tmp_path):
     """(raw prk.nc, derived prk.nc) written the way notebooks/prk.py writes them."""
-    rows = reportdata.records()
+    rows = reportdata.records(runs=4)
     rows += _rate_rows(rows)
     attrs = results.provenance(reportdata.ENVIRONMENT, reportdata.CONFIG)
     raw = results.write(results.from_records(rows, "prk", attrs={**attrs, "rank_summary": "max over ranks"}),
@@ -89,16 +89,18 @@ def test_summaries_fits_and_figures_are_recorded(crafted):
     _, path = crafted
     ds = results.open(path)
     summaries = json.loads(ds.attrs["summaries"])
-    medians = [s for s in summaries if s["statistic"] == "median"]
-    assert medians and all(s["n"] == 24 and s["ci_method"] == "median_binomial" for s in medians)
-    assert all(0.95 <= s["coverage"] < 1 and s["normality_checked"] for s in medians)
+    times = [s for s in summaries if s["metric"] == "time"]
+    # one number per configuration, over its 4 invocations (12 timed iterations each), as the claims count them
+    assert times and all(s["statistic"] == "geometric_mean" and s["n"] == 4 and s["values"] == 48 for s in times)
+    assert all(s["ci_method"] == "t_log_invocations" and s["ci_level"] == "run_id" and len(s["ci"]) == 2
+               and s["normality_checked"] for s in times)
     assert all(s["filters"]["benchmark"] == "prk" and "scaling" in s["filters"] for s in summaries)
-    two_ranks = [s for s in medians if s["filters"]["ranks"] == 2]
+    two_ranks = [s for s in times if s["filters"]["ranks"] == 2]
     assert two_ranks and all(s["rank_reduction"].startswith("max over ranks") for s in two_ranks)
     rates = [s for s in summaries if s["metric"] == "rate"]
-    assert rates and all(s["statistic"] == "harmonic_mean" and s["n"] == 2 for s in rates)
+    assert rates and all(s["statistic"] == "harmonic_mean" and s["n"] == 4 for s in rates)
     fits = json.loads(ds.attrs["fits"])
-    pe_levels = {s["filters"]["ranks"] * s["filters"]["threads"] for s in medians}
+    pe_levels = {s["filters"]["ranks"] * s["filters"]["threads"] for s in times}
     if len(pe_levels) < 3:  # two process counts fit any one-parameter curve: no model is recorded
         assert fits == []
     else:
@@ -114,6 +116,31 @@ def test_rate_summary_is_the_harmonic_mean_of_the_raw_rate_rows(crafted):
     rows = resultset.select(frame, "rate", rate["filters"])
     assert len(rows) == rate["n"]
     assert rate["value"] == pytest.approx(len(rows) / np.sum(1.0 / rows["value"]), rel=1e-12)
+
+
+def test_a_time_over_invocations_is_the_claims_number_and_the_checklist_recomputes_it(crafted):
+    raw, path = crafted
+    frame = results.to_frame(results.open(raw))
+    time = next(s for s in json.loads(results.open(path).attrs["summaries"]) if s["metric"] == "time"
+                and s["filters"]["ranks"] == 1)
+    rows = resultset.select(frame, "time", time["filters"])
+    rows = rows[rows["iteration"] > 0]
+    groups = [part["value"].to_numpy() for _, part in rows.groupby("run_id")]
+    means = np.array([g.mean() for g in groups])
+    assert time["value"] == pytest.approx(float(np.exp(np.log(means).mean())), rel=1e-12)
+    assert tuple(time["ci"]) == pytest.approx(stats.replicates.summary_interval(groups, "cost", 0.95)[1:], rel=1e-12)
+    checks = _audit(raw, path)
+    r3 = [e for e in checks["R3"].evidence if e.what == "stated numbers recomputed from the rows"]
+    assert checks["R3"].status is Status.PASS and r3 and r3[-1].value["contradicts"] == 0
+    assert r3[-1].value["agrees"] >= 2 * len([s for s in json.loads(results.open(path).attrs["summaries"])
+                                              if s["metric"] == "time"])  # value and CI of each
+
+
+def test_one_invocation_has_no_interval_and_says_so():
+    summary = derived.replicate_summary([np.array([1.0, 1.1, 0.9])], metric="time", unit="s",
+                                        filters={"benchmark": "x"}, confidence=0.95)
+    assert summary["ci"] is None and summary["n"] == 1 and summary["values"] == 3
+    assert summary["value"] == pytest.approx(1.0) and "one invocation: no interval over invocations" in summary["note"]
 
 
 def test_a_median_summary_of_five_samples_has_no_ci_and_says_why():
@@ -152,5 +179,6 @@ def test_rebuild_writes_the_derived_results_of_each_family_notebook():
     path = report.parent / "derived" / "prk.nc"
     ds = results.open(path)
     figures = {f["name"] for f in json.loads(ds.attrs["figures"])}
-    assert {"distributions", "median-ci", "qq", "scaling-strong", "roofline"} <= figures
+    assert {"distributions", "time-ci", "qq", "scaling-strong", "roofline"} <= figures
     assert (results.to_frame(ds)["metric"] == "speedup").any()
+

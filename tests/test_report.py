@@ -20,6 +20,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from bs4 import BeautifulSoup  # noqa: E402
+from scipy import stats as sps  # noqa: E402
 
 from browser import reportdata  # noqa: E402
 from twelveways import derived as derived_module  # noqa: E402
@@ -280,40 +281,81 @@ def test_iteration_time_is_the_max_over_ranks_without_warmup_or_invalid_runs():
     np.testing.assert_allclose(sorted(times["rate"]), sorted(32000.0 / np.array([1.5, 2.0, 3.5]) / 1e6))
 
 
-def test_summary_uses_the_exact_median_ci_and_prk_rate():
+def test_summary_is_over_invocations_with_the_iterations_beside_it_and_prk_rate():
     rng = np.random.default_rng(1)
-    values = rng.lognormal(0, 0.2, 20)
-    rows = _two_rank_run([1.0, *values], [0.5, *(values * 0.5)])
+    runs = [rng.lognormal(0, 0.2, 20) * level for level in (1.0, 1.1, 0.95, 1.05)]
+    rows = []
+    for number, values in enumerate(runs):
+        rows += _two_rank_run([1.0, *values], [0.5, *(values * 0.5)], run_id=f"r{number}")
     summary = prkanalysis.summarize(prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk"))))
     row = summary.iloc[0]
-    assert row["n"] == 20 and row["median_s"] == pytest.approx(np.median(values))
-    assert (row["ci_low_s"], row["ci_high_s"]) == pytest.approx(stats.median_ci(values, 0.95))
-    assert row["rate"] == pytest.approx(32000.0 / values.mean() / 1e6)  # = harmonic mean of per-iteration rates
+    means = np.array([v.mean() for v in runs])
+    assert row["n"] == 4 and row["iterations"] == 80  # invocations are the replicates, iterations beside them
+    assert row["time_s"] == pytest.approx(np.exp(np.log(means).mean()))
+    low, high = stats.replicates.summary_interval(runs, "cost", 0.95)[1:]
+    assert (row["ci_low_s"], row["ci_high_s"]) == pytest.approx((low, high))
+    # the same interval as the t interval of the log invocation means (their spread is above the iterations')
+    half = sps.t.ppf(0.975, 3) * np.log(means).std(ddof=1) / 2
+    assert (row["ci_low_s"], row["ci_high_s"]) == pytest.approx(np.exp(np.log(means).mean() + np.array([-half, half])))
+    everything = np.concatenate(runs)
+    assert row["rate"] == pytest.approx(32000.0 / everything.mean() / 1e6)  # = harmonic mean of per-iteration rates
 
 
-def test_strong_scaling_uses_the_best_serial_base_case_and_ratios_of_medians():
+def test_one_invocation_has_no_interval_over_invocations():
+    values = np.random.default_rng(2).lognormal(0, 0.2, 20)
+    rows = _two_rank_run([1.0, *values], [0.5, *(values * 0.5)])
+    row = prkanalysis.summarize(prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))).iloc[0]
+    assert row["n"] == 1 and row["iterations"] == 20 and row["time_s"] == pytest.approx(values.mean())
+    assert np.isnan(row["ci_low_s"]) and np.isnan(row["ci_high_s"]) and np.isnan(row["ci_halfwidth_pct"])
+
+
+def test_strong_scaling_uses_the_best_serial_base_case_and_ratios_of_the_times():
     summary = pd.DataFrame([
-        dict(workload="k", implementation="slow", size=1, pe=1, median_s=4.0, ci_low_s=3.9, ci_high_s=4.1,
+        dict(workload="k", implementation="slow", size=1, pe=1, n=3, time_s=4.0, ci_low_s=3.9, ci_high_s=4.1,
              rate=1.0, rate_unit="MB/s"),
-        dict(workload="k", implementation="fast", size=1, pe=1, median_s=2.0, ci_low_s=1.9, ci_high_s=2.1,
+        dict(workload="k", implementation="fast", size=1, pe=1, n=3, time_s=2.0, ci_low_s=1.9, ci_high_s=2.1,
              rate=2.0, rate_unit="MB/s"),
-        dict(workload="k", implementation="fast", size=1, pe=2, median_s=1.25, ci_low_s=1.2, ci_high_s=1.3,
+        dict(workload="k", implementation="fast", size=1, pe=2, n=3, time_s=1.25, ci_low_s=1.2, ci_high_s=1.3,
              rate=3.2, rate_unit="MB/s"),
     ])
     table, bases = prkanalysis.scaling_table(summary, "strong")
-    assert bases[("k", 1)].startswith("base case: best serial = fast") and "median 2 s" in bases[("k", 1)]
+    assert bases[("k", 1)].startswith("base case: best serial = fast") and "2 s per iteration over 3" in bases[("k", 1)]
     speedups = dict(zip(zip(table["implementation"], table["pe"]), table["value"]))
     assert speedups == {("slow", 1): 0.5, ("fast", 1): 1.0, ("fast", 2): 1.6}
     assert prkanalysis.scaling_table(summary, "weak")[0].empty
 
 
+def test_a_speedup_interval_is_the_replicate_level_ci_of_the_ratio():
+    rng = np.random.default_rng(5)
+    rows = []
+    for pe, base in ((1, 2.0), (2, 1.1)):
+        for run in range(5):
+            level = base * rng.lognormal(0, 0.03)
+            for iteration in range(9):
+                rows.append(dict(benchmark="prk", workload="nstream", implementation="c-openmp", ranks=1, threads=pe,
+                                 size=1000, precision="fp64", seed=-1, run_id=f"{pe}-{run}", iteration=iteration,
+                                 rank=-1, metric="time", value=level * rng.lognormal(0, 0.01), unit="s", valid=True,
+                                 bytes_per_iteration=32000.0, flops_per_iteration=2000.0))
+    times = prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))
+    summary = prkanalysis.summarize(times)
+    table, _ = prkanalysis.scaling_table(summary, "strong", times)
+    two = table[table["pe"] == 2].iloc[0]
+    groups = {pe: prkanalysis.invocations(times[times["pe"] == pe]) for pe in (1, 2)}
+    ratio = stats.ratio_ci(groups[1], groups[2], "cost", confidence=0.95)
+    assert two["value"] == pytest.approx(ratio.value) and (two["low"], two["high"]) == pytest.approx(ratio.ci)
+    # narrower than dividing the bounds of both CIs, which treats them as if at their extremes together
+    conservative, _ = prkanalysis.scaling_table(summary, "strong")
+    wide = conservative[conservative["pe"] == 2].iloc[0]
+    assert wide["low"] < two["low"] < two["high"] < wide["high"]
+
+
 def test_weak_scaling_is_over_each_implementations_own_one_process_run():
     rows = []
     for impl, t1 in (("a", 1.0), ("b", 2.0)):
-        rows.append(dict(workload="k", implementation=impl, size=10, base_size=10, scaling="single", pe=1, median_s=t1,
-                         ci_low_s=t1 * 0.9, ci_high_s=t1 * 1.1, rate=1.0, rate_unit="MB/s"))
-        rows.append(dict(workload="k", implementation=impl, size=20, base_size=10, scaling="weak", pe=2, median_s=t1 * 1.25,
-                         ci_low_s=t1 * 1.2, ci_high_s=t1 * 1.3, rate=1.0, rate_unit="MB/s"))
+        rows.append(dict(workload="k", implementation=impl, size=10, base_size=10, scaling="single", pe=1, n=3,
+                         time_s=t1, ci_low_s=t1 * 0.9, ci_high_s=t1 * 1.1, rate=1.0, rate_unit="MB/s"))
+        rows.append(dict(workload="k", implementation=impl, size=20, base_size=10, scaling="weak", pe=2, n=3,
+                         time_s=t1 * 1.25, ci_low_s=t1 * 1.2, ci_high_s=t1 * 1.3, rate=1.0, rate_unit="MB/s"))
     table, bases = prkanalysis.scaling_table(pd.DataFrame(rows), "weak")
     assert sorted(table[table["pe"] == 2]["value"]) == [0.8, 0.8]
     assert "one process = a" in bases[("k", 10)] and "one process = b" in bases[("k", 10)]
@@ -324,7 +366,7 @@ def test_amdahl_fits_use_one_self_relative_speedup_per_run():
                           "pe": [1, 1, 2, 2, 4, 4], "run_id": ["a", "b", "c", "d", "e", "f"],
                           "time_s": 1.0 / plots.amdahl([1, 1, 2, 2, 4, 4], 0.2)})
     table = pd.DataFrame({"workload": "k", "size": 1, "implementation": "c", "pe": [1, 2, 4],
-                          "median_s": 1.0 / plots.amdahl([1, 2, 4], 0.2), "value": [0.5, 0.8, 1.0]})
+                          "time_s": 1.0 / plots.amdahl([1, 2, 4], 0.2), "value": [0.5, 0.8, 1.0]})
     fit, scale = prkanalysis.amdahl_fits(table, times)["c"]
     assert fit.serial_fraction == pytest.approx(0.2, abs=1e-6) and scale == 0.5
     assert prkanalysis.amdahl_fits(table[table["pe"] == 1], times) == {}

@@ -131,8 +131,8 @@ def _derived_set(tmp_path: Path) -> Path:
     raw = folder / "results" / "prk.nc"
     filters = {"benchmark": "prk", "workload": "nstream", "implementation": "c-mpi", "ranks": 2, "threads": 1,
                "size": 1_000_000}
-    summary = derived.median_summary(np.linspace(0.0020, 0.0026, 24), metric="time", unit="s", filters=filters,
-                                     confidence=0.95)
+    invocations = np.split(np.linspace(0.0020, 0.0026, 24), 4)  # four invocations of six iterations
+    summary = derived.replicate_summary(invocations, metric="time", unit="s", filters=filters, confidence=0.95)
     rate = derived.mean_summary([9000.0, 9100.0], metric="rate", unit="MB/s", filters=filters,
                                 statistic="harmonic_mean", kind="rate")
     bundle = derived.Derived("prk", [raw], rows=[derived.row({**filters, "precision": "fp64"}, "speedup", 1.7, "1")],
@@ -144,14 +144,15 @@ def _derived_set(tmp_path: Path) -> Path:
 def test_headline_row_has_value_ci_method_n_coverage_and_bound(tmp_path):
     folder = _derived_set(tmp_path)
     page = headline.headline_html({"profile": "quick"}, reportdata.CHECKLIST, derived_dir=folder / "derived",
-                                  results_dir=folder / "results", bench_dir=None, figures={"prk/median-ci": "fig-prk-median-ci"})
+                                  results_dir=folder / "results", bench_dir=None, figures={"prk/time-ci": "fig-prk-time-ci"})
     row = BeautifulSoup(page, "html.parser").select_one("table.tw-headline tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
     assert cells[1] == "nstream · c-mpi · 2×1 PE · size 1000000"
-    assert re.match(r"2\.3\d* ms \[2\.\d+, 2\.\d+\]", cells[3])
-    assert "95% binomial CI, n=24, covers" in cells[4]
+    assert re.match(r"2\.29\d* ms \[1\.99\d*, 2\.6\d*\]", cells[3])  # the invocations differ: a wide interval
+    assert cells[2] == "time per iteration: geometric mean of the invocation means"
+    assert cells[4] == "95% t interval over invocations, n=4 invocations (24 iterations)"
     assert cells[5].endswith("% of measured bandwidth")
-    assert row.find("a")["href"] == "#fig-prk-median-ci" and "prk.nc" in cells[7]
+    assert row.find("a")["href"] == "#fig-prk-time-ci" and "prk.nc" in cells[7]
     assert "smoke test" in page and "unknown" in page
 
 

@@ -46,6 +46,10 @@ ANNOTATIONS = {"base_case": "", "base_value": math.nan, "base_unit": "", "ci_low
 PROVENANCE = ("environment_hash", "config_hash", "git_commit", "git_dirty")
 MEDIAN_CI_METHOD = "median_binomial"
 PERCENTILE_CI_METHOD = "order_statistics"
+#: The interval of a configuration over its invocations (``stats.replicates.summary_interval``).
+REPLICATE_CI_METHOD = "t_log_invocations"
+#: The column that names a replicate (an invocation) in the results schema.
+REPLICATE_LEVEL = "run_id"
 
 
 @dataclass
@@ -105,6 +109,30 @@ def median_summary(values, *, metric: str, unit: str, filters: Mapping, confiden
     shapiro = stats.normality(x).p if x.size >= 3 and np.ptp(x) > 0 else None
     return _summary(metric, "median", unit, kind, filters, float(np.median(x)) if x.size else None, ci, confidence,
                     MEDIAN_CI_METHOD if ci else "", x.size, ranks[2] if ranks else None, note,
+                    normality_checked=shapiro is not None, shapiro_p=plain(shapiro), **extra)
+
+
+def replicate_summary(groups: Sequence, *, metric: str, unit: str, filters: Mapping, confidence: float,
+                      replicate: str = "invocation", kind: str = "cost", note: str = "", **extra) -> dict:
+    """One configuration over its replicates (``groups``: each invocation's values): the geometric mean of the
+    invocation means with the t interval of their logs, n = invocations and the values behind them beside it.
+
+    Why: the iterations of one invocation share its frequency, placement and neighbours, so a CI that counts
+    them as replicates is too narrow; this is the number and interval the claims and compare use
+    (``stats.replicates``), so every table, figure and verdict tells one story.  The Shapiro–Wilk p is of the
+    log invocation means, the scale the interval assumes normal (R6)."""
+    arrays = [a for a in (_finite(g) for g in groups) if a.size]
+    values = sum(a.size for a in arrays)
+    found = stats.replicates.summary_interval(arrays, kind, confidence) if len(arrays) >= 2 else None
+    logs = stats.replicates.log_summaries(arrays, kind) if arrays else np.array([])
+    if found is None and arrays:
+        note = _join(note, f"one {replicate}: no interval over {replicate}s (its {values} values describe one "
+                           f"{replicate}); repeat the {replicate} to get one")
+    shapiro = stats.normality(logs).p if logs.size >= 3 and np.ptp(logs) > 0 else None
+    centre = found[0] if found else (float(np.exp(logs[0])) if logs.size else None)
+    return _summary(metric, "geometric_mean", unit, kind, filters, centre, list(found[1:]) if found else None,
+                    confidence, REPLICATE_CI_METHOD if found else "", len(arrays), None, note,
+                    ci_level=REPLICATE_LEVEL, replicate=replicate, values=int(values),
                     normality_checked=shapiro is not None, shapiro_p=plain(shapiro), **extra)
 
 

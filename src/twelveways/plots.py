@@ -343,7 +343,7 @@ def ci_bars(summary: pd.DataFrame, x: str, estimate: str, low: str, high: str, h
     return ax
 
 
-def qq(samples, *, ax=None, title: str | None = None):
+def qq(samples, *, ax=None, title: str | None = None, ylabel: str = "ordered samples"):
     """Normal Q–Q plot of every sample with the Shapiro–Wilk p-value in the corner (R6).
 
     The test and the Q–Q data come from ``twelveways.stats.normality`` (scipy).
@@ -365,7 +365,7 @@ def qq(samples, *, ax=None, title: str | None = None):
     ax.text(0.03, 0.95, f"n = {values.size}\nShapiro–Wilk p = {check.p:.2g}", transform=ax.transAxes,
             va="top", fontsize="small", bbox=dict(facecolor="white", alpha=0.8, linewidth=0))
     ax.set_xlabel("normal quantiles")
-    ax.set_ylabel("ordered samples")
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize="small")
     return ax

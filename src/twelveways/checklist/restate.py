@@ -5,10 +5,13 @@ its bounds.  The checklist does not take the statement on trust (R3, R8): it sel
 the summary names and recomputes the statistic.  Rows come from the summary's own file, or,
 for a summary in a derived file (written by the analysis stage), from the raw rows of every
 audited file.  A summary whose ``rank_reduction`` says "max over ranks" is recomputed on the
-per-iteration maximum over ranks, as it was computed.
+per-iteration maximum over ranks, as it was computed.  A summary that names its replicate level
+(``ci_level``, e.g. ``run_id``: a time over invocations) is recomputed over each replicate's mean
+(harmonic for a rate), and its t interval over replicates from the rows grouped so.
 
 Tolerances: a statistic that is a deterministic function of the rows (the means, median,
-olympic mean, percentiles, min, max, and an exact order-statistic CI) must agree to a relative
+olympic mean, percentiles, min, max, an exact order-statistic CI and a t interval over
+replicates) must agree to a relative
 :data:`EXACT_RTOL`, or within the summary's ``resolution`` (one unit in the last digit a tool
 printed the number and its rows with, e.g. IOR's 0.0001); a CI made by another method
 (bootstrap, ...) is not recomputed, and its value is allowed to differ by the CI's half-width.
@@ -31,6 +34,8 @@ from ..evidence.settings import default_confidence
 from ..resultset import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
 
 EXACT_RTOL = 1e-6
+#: A t interval over replicates (``derived.REPLICATE_CI_METHOD``): recomputed from the rows per replicate.
+REPLICATE_CI_METHODS = {"t_log_invocations"}
 EXACT_CI_METHODS = {"median_binomial", "order_statistics", "order_statistic", "exact_binomial", "binomial"}
 PERCENTILE_METHODS = ("linear", "nearest", "lower", "higher", "inverted_cdf", "midpoint")
 
@@ -68,6 +73,26 @@ def _summary_rows(frame: pd.DataFrame, metric: str, filters: dict, reduce_ranks:
         else:
             rows = whole
     return rows
+
+
+def replicate_groups(rows: pd.DataFrame, summary: Mapping) -> list[np.ndarray] | None:
+    """The rows' values per replicate when the summary names its replicate level (``ci_level``, e.g. run_id:
+    a summary over invocations), else None (the rows themselves are the replicates)."""
+    level = str(summary.get("ci_level") or "")
+    if not level or level not in rows.columns or not len(rows):
+        return None
+    return [finite(part["value"]) for _, part in rows.groupby(level, sort=True)]
+
+
+def replicate_values(rows: pd.DataFrame, summary: Mapping) -> np.ndarray:
+    """What a summary's statistic is taken over: each replicate's mean (harmonic for a rate) when it names a
+    replicate level, else every row's value."""
+    groups = replicate_groups(rows, summary)
+    if groups is None:
+        return finite(rows["value"])
+    rate = str(summary.get("kind")) == "rate"
+    means = [stats.harmonic_mean(g) if rate and np.all(g > 0) else float(np.mean(g)) for g in groups if g.size]
+    return np.asarray(means, dtype=float)
 
 
 def statistic_of(values: np.ndarray, statistic: str) -> list[float]:
@@ -149,7 +174,7 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
     if statistic == "olympic_mean":
         return _check_olympic(data, src, summary, stated)
     rows = summary_rows(data, src, summary)
-    values = finite(rows["value"])
+    values = replicate_values(rows, summary)
     if values.size == 0:
         return Recomputed("not_recomputed", stated, None, 0, "no valid rows match the summary's metric and filters")
     if _truthy(summary.get("includes_invalid")):
@@ -160,7 +185,7 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
         return Recomputed("not_recomputed", stated, None, int(values.size), why)
     rtol = EXACT_RTOL
     ci = summary.get("ci")
-    if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS and stated:
+    if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS | REPLICATE_CI_METHODS and stated:
         rtol = max(EXACT_RTOL, stats.relative_half_width(stated, min(ci), max(ci)))
     atol = _number(summary.get("resolution")) or 0.0  # a number printed to a last digit, from rows printed so too
     match = _close(stated, candidates, rtol, atol)
@@ -196,8 +221,10 @@ def _truthy(value) -> bool:
 
 
 def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed | None:
-    """Recompute an exact order-statistic CI of the median; None when there is no such CI."""
+    """Recompute an exact order-statistic CI of the median or a CI over replicates; None when there is no such CI."""
     ci = summary.get("ci")
+    if _is_pair(ci) and _token(summary.get("ci_method")) in REPLICATE_CI_METHODS:
+        return _check_replicate_ci(data, src, summary)
     if not _is_pair(ci) or _token(summary.get("ci_method")) not in EXACT_CI_METHODS:
         return None
     statistic = normalize_statistic(summary.get("statistic"))
@@ -213,6 +240,22 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
     ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, (low, high)))
     text = f"stated [{float(ci[0]):.6g}, {float(ci[1]):.6g}], rows give [{low:.6g}, {high:.6g}]"
     return Recomputed("agrees" if ok else "contradicts", None, None, int(values.size), text)
+
+
+def _check_replicate_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
+    """The t interval over replicates (``stats.replicates.summary_interval``) recomputed from the rows."""
+    ci, confidence = summary["ci"], _number(summary.get("confidence")) or default_confidence()
+    groups = replicate_groups(summary_rows(data, src, summary), summary) or []
+    kind = "rate" if str(summary.get("kind")) == "rate" else "cost"
+    try:
+        found = stats.replicates.summary_interval(groups, kind, confidence) if len(groups) >= 2 else None
+    except StatisticsError as exc:
+        return Recomputed("not_recomputed", None, None, len(groups), exc.one_line())
+    if found is None:
+        return Recomputed("not_recomputed", None, None, len(groups), f"{len(groups)} replicate(s): no interval")
+    ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, found[1:]))
+    text = f"stated [{float(ci[0]):.6g}, {float(ci[1]):.6g}], {len(groups)} replicates give [{found[1]:.6g}, {found[2]:.6g}]"
+    return Recomputed("agrees" if ok else "contradicts", None, None, len(groups), text)
 
 
 def _is_pair(value) -> bool:

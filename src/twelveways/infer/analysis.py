@@ -192,7 +192,8 @@ def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, n
         filters = _filters(part, ("variant", "scenario", "role", "target_qps"))
         for q in PERCENTILES:
             out.append(derived.percentile_summary(part["value"], q, metric="latency", unit=str(part["unit"].iloc[0]),
-                                                  filters=filters, confidence=confidence, note=note))
+                                                  filters=filters, confidence=confidence, note=note, replicate="query",
+                                                  runs=int(part["run_id"].nunique())))
     return out
 
 

@@ -80,9 +80,9 @@ def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
         raise ResultsError("prk results hold no valid timed iterations (metric 'time', iteration >= 1)")
     whole = usable[usable["rank"] < 0]
     per_rank = usable[(usable["rank"] >= 0) & ~usable["run_id"].isin(set(whole["run_id"]))]
-    if not per_rank.empty:
-        per_rank = per_rank.groupby(keys + ["run_id", "iteration"], as_index=False, observed=True)["value"].max()
-    times = pd.concat([whole[keys + ["run_id", "iteration", "value"]], per_rank], ignore_index=True)
+    per_rank = per_rank.groupby(keys + ["run_id", "iteration"], as_index=False, observed=True)["value"].max()
+    times = pd.concat([part for part in (whole[keys + ["run_id", "iteration", "value"]], per_rank) if len(part)],
+                      ignore_index=True)
     times = times.rename(columns={"value": "time_s"})
     times = times.merge(_work(frame), on="run_id", how="left")
     if "stop_reason" in frame.columns:
@@ -96,22 +96,25 @@ def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFrame:
-    """Per configuration: n, median time with its exact CI, mean, Shapiro–Wilk p, PRK rate (``confidence`` None:
-    the schema's)."""
+    """Per configuration: its time over invocations with the CI over invocations, n = invocations and the
+    iterations behind them, the pooled mean (PRK's rate), Shapiro–Wilk p and stop reasons (``confidence`` None:
+    the schema's).
+
+    ``time_s`` is the geometric mean of the invocation means and ``ci_low_s``/``ci_high_s`` its t interval
+    over invocations (``derived.replicate_summary``): the number the headline, the claims and compare show.
+    One invocation has no interval (NaN): its iterations describe that one invocation.
+    """
     confidence = stats.check_confidence(confidence)
     keys = [c for c in config_columns(times) if c in times.columns]
     rows = []
     for key, group in times.groupby(keys, observed=True, sort=True):
-        t = group["time_s"].to_numpy(float)
         row = dict(zip(keys, key))
-        row.update(n=t.size, runs=group["run_id"].nunique(), pe=int(group["pe"].iloc[0]),
-                   median_s=float(np.median(t)), mean_s=float(np.mean(t)), confidence=float(confidence))
-        try:
-            row["ci_low_s"], row["ci_high_s"] = stats.median_ci(t, confidence)
-        except StatisticsError:
-            row["ci_low_s"] = row["ci_high_s"] = np.nan
-        row["ci_halfwidth_pct"] = 100 * stats.relative_half_width(row["median_s"], row["ci_low_s"], row["ci_high_s"])
-        row["shapiro_p"] = stats.normality(t).p if t.size >= 3 else np.nan
+        record = _replicate_record(group, row, confidence)
+        low, high = record["ci"] or (np.nan, np.nan)
+        row.update(n=record["n"], iterations=record["values"], pe=int(group["pe"].iloc[0]), time_s=record["value"],
+                   ci_low_s=low, ci_high_s=high, mean_s=float(group["time_s"].mean()), confidence=float(confidence),
+                   shapiro_p=record["shapiro_p"] if record["shapiro_p"] is not None else np.nan)
+        row["ci_halfwidth_pct"] = 100 * stats.relative_half_width(row["time_s"], low, high) if record["ci"] else np.nan
         basis = RATE_BASIS.get(str(row["workload"]), "bytes")
         work = group["flops_per_iteration" if basis == "flops" else "bytes_per_iteration"].iloc[0]
         row["rate"] = float(work / row["mean_s"] / 1e6) if np.isfinite(work) else np.nan
@@ -123,6 +126,33 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
         row["flops_per_iteration"] = float(group["flops_per_iteration"].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def invocations(group: pd.DataFrame) -> list[np.ndarray]:
+    """A configuration's per-iteration times per invocation (run), in run order: its replicates."""
+    return [part["time_s"].to_numpy(float) for _, part in group.groupby("run_id", sort=True)]
+
+
+def log_invocation_means(group: pd.DataFrame) -> np.ndarray:
+    """The logs of a configuration's invocation means: what its interval over invocations assumes normal (R6)."""
+    return stats.replicates.log_summaries(invocations(group))
+
+
+def normality_sentence(summary: pd.DataFrame, alpha: float = 0.05) -> str:
+    """How many configurations Shapiro–Wilk rejects on their log invocation means, after Holm over them all."""
+    tested = summary["shapiro_p"].dropna()
+    if tested.empty:
+        return "No configuration has three or more distinct invocation means: normality not tested."
+    rejected, _ = stats.holm_adjust(tested.to_list(), alpha)
+    raw = int((tested < alpha).sum())
+    return (f"Shapiro–Wilk on the log invocation means rejects normality for {sum(rejected)} of {tested.size} "
+            f"configurations after Holm's correction at {alpha:g} ({raw} at {alpha:g} before it).")
+
+
+def _replicate_record(group: pd.DataFrame, filters: dict, confidence: float, metric: str = "time", note: str = "",
+                      **extra) -> dict:
+    return derived.replicate_summary(invocations(group), metric=metric, unit="s", filters=filters,
+                                     confidence=confidence, note=note, **extra)
 
 
 def bounds(frame: pd.DataFrame) -> pd.DataFrame:
@@ -178,7 +208,8 @@ def percent_of_bound(summary: pd.DataFrame, bound_table: pd.DataFrame) -> pd.Ser
 
 
 def _describe_base(base: pd.Series, role: str) -> str:
-    text = (f"{role} = {base['implementation']}, size {int(base['size'])}: median {base['median_s']:.4g} s per iteration")
+    text = (f"{role} = {base['implementation']}, size {int(base['size'])}: {base['time_s']:.4g} s per iteration "
+            f"over {int(base['n'])} invocation(s)")
     if np.isfinite(base["ci_low_s"]):
         level = f"{100 * float(base['confidence']):g}% " if "confidence" in base.index else ""
         text += f" ({level}CI {base['ci_low_s']:.4g}–{base['ci_high_s']:.4g} s)"
@@ -187,14 +218,16 @@ def _describe_base(base: pd.Series, role: str) -> str:
     return text
 
 
-def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]:
+def scaling_table(summary: pd.DataFrame, kind: str, times: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
     """Speedup (strong) or efficiency (weak) of every configuration, with its base case.
 
     Strong scaling, per workload and size: the base case is the best serial run (fastest
-    median among all one-process, one-thread configurations of that size, whatever their
+    time among all one-process, one-thread configurations of that size, whatever their
     label, e.g. the sweep's ``single`` runs).  Weak scaling, per workload and base size: each
     implementation's efficiency is over its own one-process run at the base size.  Values are
-    ratios of medians (R4); the interval divides the CI bounds of both medians (conservative).
+    ratios of the configurations' times over invocations (R4).  With ``times`` the interval is the
+    replicate-level CI of that ratio (``stats.ratio_ci``: invocations are the replicates), else it
+    divides the bounds of both CIs (conservative).
     Returns the table and, per group, the base case(s) with their absolute time (R1).
     """
     if kind not in ("strong", "weak"):
@@ -221,19 +254,37 @@ def scaling_table(summary: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, dict]
             members = group[group["pe"] > 1] if impl is None else group[(group["implementation"] == impl) & (group["pe"] > 1)]
             if own.empty or members.empty:
                 continue
-            base = own.loc[own["median_s"].idxmin()]
+            base = own.loc[own["time_s"].idxmin()]
             labels.append(_describe_base(base, "best serial" if kind == "strong" else "one process"))
             case = (f"best serial run of size {int(size)}: {base['implementation']}" if kind == "strong"
                     else f"one process of {impl} (size {int(base['size'])})")
             for _, row in pd.concat([own, members], ignore_index=True).iterrows():
+                low, high = _speedup_interval(base, row, times)
                 group_rows.append({**row.to_dict(), "group": f"{workload} {size}",
-                                   "value": base["median_s"] / row["median_s"],
-                                   "low": base["ci_low_s"] / row["ci_high_s"], "high": base["ci_high_s"] / row["ci_low_s"],
-                                   "base_case": case, "base_value": float(base["median_s"]), "base_unit": "s"})
+                                   "value": base["time_s"] / row["time_s"], "low": low, "high": high,
+                                   "base_case": case, "base_value": float(base["time_s"]), "base_unit": "s"})
         if labels:
             bases[key] = "base case: " + "; ".join(labels)
             rows += [{**row, "base": bases[key]} for row in group_rows]
     return pd.DataFrame(rows), bases
+
+
+def _speedup_interval(base: pd.Series, row: pd.Series, times: pd.DataFrame | None) -> tuple[float, float]:
+    """The CI of base time / row time: over invocations when the iteration times are given, else from both CIs."""
+    if times is None:
+        return base["ci_low_s"] / row["ci_high_s"], base["ci_high_s"] / row["ci_low_s"]
+    groups = []
+    for one in (base, row):
+        mask = np.ones(len(times), dtype=bool)
+        for column in config_columns(times):
+            if column in one.index and column in times.columns:
+                mask &= (times[column] == one[column]).to_numpy()
+        groups.append(invocations(times[mask]))
+    try:
+        ratio = stats.ratio_ci(groups[0], groups[1], "cost", confidence=float(base["confidence"]))
+    except StatisticsError:
+        return np.nan, np.nan
+    return ratio.ci if ratio.ci else (np.nan, np.nan)
 
 
 def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float | None = None) -> dict[str, tuple]:
@@ -249,12 +300,12 @@ def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float | No
         own = group[group["pe"] == 1]
         if own.empty or group["pe"].nunique() < plots.MIN_MODEL_LEVELS:
             continue  # two process counts fix any one-parameter curve: no evidence for the model
-        t1 = float(own["median_s"].min())
+        t1 = float(own["time_s"].min())
         mask = times["implementation"] == impl
         for column in ("workload", "size"):
             mask &= times[column] == group[column].iloc[0]
         mask &= times["pe"].isin(group["pe"])
-        per_run = times[mask].groupby(["pe", "run_id"])["time_s"].median().reset_index()
+        per_run = times[mask].groupby(["pe", "run_id"])["time_s"].mean().reset_index()
         try:
             fit = stats.amdahl_fit(per_run["pe"], t1 / per_run["time_s"], confidence=confidence)
         except StatisticsError:
@@ -297,9 +348,10 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
                       confidence: float | None = None) -> list[dict]:
     """Every per-configuration summary the notebook shows, with filters that select its raw rows.
 
-    Time: median (exact CI, n, coverage, Shapiro–Wilk p) and arithmetic mean of the per-iteration
-    time, which on several ranks is the maximum over ranks of each (run_id, iteration)
-    (``rank_reduction``).  Rate: harmonic mean of the runs' own rate rows (PRK's rate per run).
+    Time: over invocations (``derived.replicate_summary``: geometric mean of the invocation means, t
+    interval of their logs, n = invocations, the iterations beside it) of the per-iteration time, which on
+    several ranks is the maximum over ranks of each (run_id, iteration) (``rank_reduction``).  Rate:
+    harmonic mean of the runs' own rate rows (PRK's rate per run, one per invocation).
     """
     keys, confidence = [c for c in config_columns(times) if c in times.columns], stats.check_confidence(confidence)
     metric = next((m for m in TIME_METRICS if (samples["metric"] == m).any()), "time")
@@ -311,10 +363,7 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
         filters = {"benchmark": "prk", **derived.plain(dict(zip(keys, key)))}
         extra = {"rank_reduction": "max over ranks per (run_id, iteration)" if int(filters["ranks"]) > 1 else "none"}
         note = _stop_note(group)
-        values = group["time_s"].to_numpy(float)
-        out.append(derived.median_summary(values, metric=metric, unit="s", filters=filters, confidence=confidence,
-                                          note=note, **extra))
-        out.append(derived.mean_summary(values, metric=metric, unit="s", filters=filters, **extra))
+        out.append(_replicate_record(group, filters, confidence, metric, note, **extra))
         rate_rows = _matching(rates, filters)
         if rate_rows.empty:
             continue

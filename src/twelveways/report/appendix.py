@@ -49,7 +49,7 @@ SHARED_RULES = ("config_dump", "environment", "environment_end", "notebook_envir
                 "notebook_checklist", "report", "appendix")
 #: The figure that shows a claim's metric, in order of preference (names as the notebooks save them).
 FIGURES_BY_METRIC = {
-    "time": ("median-ci", "scaling-strong", "distributions"),
+    "time": ("time-ci", "scaling-strong", "distributions"),
     "test_accuracy": ("f5-precision", "f3-train-val-test"),
     "time_to_train": ("f5-precision", "f1-batch-size", "f2-per-iteration-vs-end-to-end"),
     "accuracy": ("pareto",),

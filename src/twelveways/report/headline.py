@@ -28,7 +28,7 @@ PROFILE_PURPOSE = {
 }
 #: Per family: the statistic that leads, the factor one row stands for, and the figure a row links to.
 FAMILIES = {
-    "prk": {"title": "PRK", "statistic": "median", "metric": "time", "group": ("workload",), "figure": "median-ci",
+    "prk": {"title": "PRK", "statistic": "geometric_mean", "metric": "time", "group": ("workload",), "figure": "time-ci",
             "unit": "ms"},
     "train": {"title": "Training", "statistic": "median", "metric": "time_to_train", "group": ("workload",),
               "figure": "f1-batch-size", "unit": "s"},
@@ -37,6 +37,8 @@ FAMILIES = {
 }
 #: Time units a headline shows (one per table column, so a column never jumps between ms, s and ns).
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+#: A headline statistic in words (PRK's is over invocations: derived.replicate_summary).
+STATISTIC_WORDS = {"geometric_mean": "{metric} per iteration: geometric mean of the invocation means"}
 SECTION = {"prk": "prk", "train": "train", "infer": "inference"}
 HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
 MAX_ROWS = 12
@@ -178,6 +180,23 @@ def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.Da
     return text + (ABOVE_BOUND if share > 100 else "")
 
 
+#: How a headline names each CI method.
+CI_METHODS = {"median_binomial": "binomial CI", "order_statistics": "order-statistic CI",
+              "t_log_invocations": "t interval over invocations"}
+
+
+def replicates_text(summary: Mapping) -> str:
+    """n in the replicates the summary counts: invocations (iterations beside), seeds, or queries of k runs."""
+    n, replicate = summary.get("n", "—"), str(summary.get("replicate") or "")
+    if replicate == "invocation":
+        values = summary.get("values")
+        return f"n={n} invocation{'s' if n != 1 else ''}" + (f" ({values} iterations)" if values else "")
+    if replicate == "query":
+        runs = summary.get("runs") or 1
+        return f"n={n} queries of {runs} LoadGen run{'s' if runs != 1 else ''}"
+    return f"n={n} {replicate}s" if replicate else f"n={n}"
+
+
 def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
     """('value [CI] unit', 'method, n, coverage') of one summary, in words; a time in ``unit`` when given."""
     value, given = summary.get("value"), str(summary.get("unit", ""))
@@ -188,13 +207,12 @@ def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
     if ci:
         text += f" [{number(ci[0] * scale)}, {number(ci[1] * scale)}]"
     confidence = summary.get("confidence")
-    method = {"median_binomial": "binomial CI", "order_statistics": "order-statistic CI"}.get(
-        summary.get("ci_method", ""), summary.get("ci_method") or "no CI")
+    method = CI_METHODS.get(summary.get("ci_method", ""), summary.get("ci_method") or "no CI")
     if not ci:
         method = "no CI: " + (summary.get("note") or "too few samples").split(";")[-1].strip()
     coverage = summary.get("coverage")
     stated = f"{confidence:.0%} " if ci and confidence else ""
-    details = stated + method + ("" if f"n={summary.get('n')}" in method else f", n={summary.get('n', '—')}")
+    details = stated + method + ("" if f"n={summary.get('n')}" in method else f", {replicates_text(summary)}")
     if coverage is not None and ci:
         details += f", covers {100 * coverage:.1f}%"
     return text, details
@@ -240,7 +258,8 @@ def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping],
     for family, summary in rows:
         spec, filters = FAMILIES[family], summary.get("filters", {})
         value, how = value_text(summary, spec.get("unit"))
-        label = f"{spec['statistic']} {summary.get('metric')}"
+        label = STATISTIC_WORDS.get(spec["statistic"], "{statistic} {metric}").format(
+            statistic=spec["statistic"], metric=summary.get("metric"))
         anchor = figures.get(f"{SECTION[family]}/{spec['figure']}", f"section-{SECTION[family]}")
         raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
         bound = percent_of_bound(summary, rates, bound_table) if family == "prk" else "no bound defined"

@@ -292,7 +292,7 @@ class Settings:
     def sentence(self) -> str:
         """What the notebook states at its top: the confidence and CI target in force, and their origin."""
         return (f"Confidence of every interval: {percent(self.confidence)} ({self.origin['confidence']}); "
-                f"CI target: ±{percent(self.ci_target)} of the median ({self.origin['ci_target']}).")
+                f"CI target: ±{percent(self.ci_target)} of the estimate ({self.origin['ci_target']}).")
 
 
 def percent(fraction: float) -> str:

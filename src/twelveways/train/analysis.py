@@ -182,7 +182,7 @@ def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float 
             kind = "rate" if unit.endswith("/s") else "cost"
             filters = {"benchmark": "train", "config_id": config_id, "iteration": -1}
             out.append(derived.median_summary(rows["value"], metric=metric, unit=unit, filters=filters,
-                                              confidence=confidence, kind=kind,
+                                              confidence=confidence, kind=kind, replicate="seed",
                                               note=str((ci_notes or {}).get(metric, ""))))
     return out
 
