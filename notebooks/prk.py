@@ -124,7 +124,7 @@ plots.show(fig, figures_dir, "distributions",
 # interval: its iterations describe one invocation.
 
 # %%
-columns = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "ci_low_s", "ci_high_s",
+columns = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "statistic", "ci_low_s", "ci_high_s",
            "ci_halfwidth_pct", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
 shown = summary[[c for c in columns if c in summary.columns]].rename(columns={"n": "invocations (n)"})
 tables.show(shown, f"per configuration (time per iteration over invocations, {percent(confidence)} CI over invocations)",

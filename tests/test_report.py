@@ -301,6 +301,22 @@ def test_summary_is_over_invocations_with_the_iterations_beside_it_and_prk_rate(
     assert row["rate"] == pytest.approx(32000.0 / everything.mean() / 1e6)  # = harmonic mean of per-iteration rates
 
 
+def test_invocation_means_that_are_not_log_normal_get_a_distribution_free_interval():
+    rng = np.random.default_rng(4)
+    levels = [1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 3.0]  # one invocation three times slower
+    rows = []
+    for number, level in enumerate(levels):
+        rows += _two_rank_run([1.0, *(level * rng.lognormal(0, 0.01, 6))], [0.5] * 7, run_id=f"r{number}")
+    times = prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))
+    record = prkanalysis.configuration_summaries(times, 0.95)[0]
+    means = np.array([g.mean() for g in prkanalysis.invocations(times)])
+    assert record["statistic"] == "median" and record["ci_method"] == "median_binomial" and record["n"] == 10
+    assert record["value"] == pytest.approx(np.median(means))
+    assert tuple(record["ci"]) == pytest.approx(stats.median_ci(means, 0.95))
+    assert "Shapiro–Wilk rejects normal log invocation means" in record["note"]
+    assert prkanalysis.summarize(times).iloc[0]["statistic"] == "median of invocation means"
+
+
 def test_one_invocation_has_no_interval_over_invocations():
     values = np.random.default_rng(2).lognormal(0, 0.2, 20)
     rows = _two_rank_run([1.0, *values], [0.5, *(values * 0.5)])

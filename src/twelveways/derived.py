@@ -136,6 +136,24 @@ def replicate_summary(groups: Sequence, *, metric: str, unit: str, filters: Mapp
                     normality_checked=shapiro is not None, shapiro_p=plain(shapiro), **extra)
 
 
+def median_of_replicates(record: Mapping, groups: Sequence, confidence: float, why: str) -> dict:
+    """``record`` (a :func:`replicate_summary`) restated distribution-free: the median of the invocation means with
+    the exact order-statistic CI over them, where the data contradict the log-normal the t interval assumes
+    (R6: nonparametric where normality fails).  Too few invocations for that CI keep the t interval, noted."""
+    arrays = [a for a in (_finite(g) for g in groups) if a.size]
+    kind = str(record.get("kind") or "cost")
+    means = np.exp(stats.replicates.log_summaries(arrays, kind)) if arrays else np.array([])
+    ranks = stats.median_ci_ranks(means.size, confidence) if means.size else None
+    if ranks is None:
+        return {**record, "note": _join(str(record.get("note") or ""), f"{why}; {means.size} invocations are too few "
+                                        f"for a distribution-free {confidence:.0%} CI (needs "
+                                        f"{stats.min_samples_for_ci(0.5, confidence)}): the t interval stays")}
+    return plain({**record, "statistic": "median", "value": float(np.median(means)),
+                  "ci": list(stats.median_ci(means, confidence)), "ci_method": MEDIAN_CI_METHOD, "coverage": ranks[2],
+                  "note": _join(str(record.get("note") or ""), f"{why}: median of the invocation means with its "
+                                                               "distribution-free CI")})
+
+
 def percentile_summary(values, q: float, *, metric: str, unit: str, filters: Mapping, confidence: float,
                        kind: str = "cost", note: str = "", **extra) -> dict:
     """The q-quantile (a fraction) with its exact order-statistic CI where n supports one (R8)."""

@@ -230,7 +230,7 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
     statistic = normalize_statistic(summary.get("statistic"))
     q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
     confidence = _number(summary.get("confidence")) or default_confidence()
-    values = finite(summary_rows(data, src, summary)["value"])
+    values = replicate_values(summary_rows(data, src, summary), summary)
     if q is None or values.size == 0:
         return Recomputed("not_recomputed", None, None, int(values.size), "CI of a statistic other than a percentile")
     try:

@@ -100,19 +100,20 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
     iterations behind them, the pooled mean (PRK's rate), Shapiro–Wilk p and stop reasons (``confidence`` None:
     the schema's).
 
-    ``time_s`` is the geometric mean of the invocation means and ``ci_low_s``/``ci_high_s`` its t interval
-    over invocations (``derived.replicate_summary``): the number the headline, the claims and compare show.
-    One invocation has no interval (NaN): its iterations describe that one invocation.
+    ``time_s`` and ``ci_low_s``/``ci_high_s`` are :func:`configuration_summaries`' (over invocations): the
+    numbers the headline, the claims and compare show.  One invocation has no interval (NaN): its iterations
+    describe that one invocation.
     """
     confidence = stats.check_confidence(confidence)
     keys = [c for c in config_columns(times) if c in times.columns]
     rows = []
-    for key, group in times.groupby(keys, observed=True, sort=True):
+    for (key, group), record in zip(times.groupby(keys, observed=True, sort=True),
+                                    configuration_summaries(times, confidence)):
         row = dict(zip(keys, key))
-        record = _replicate_record(group, row, confidence)
         low, high = record["ci"] or (np.nan, np.nan)
         row.update(n=record["n"], iterations=record["values"], pe=int(group["pe"].iloc[0]), time_s=record["value"],
-                   ci_low_s=low, ci_high_s=high, mean_s=float(group["time_s"].mean()), confidence=float(confidence),
+                   statistic=STATISTIC_NAMES[record["statistic"]], ci_low_s=low, ci_high_s=high,
+                   mean_s=float(group["time_s"].mean()), confidence=float(confidence),
                    shapiro_p=record["shapiro_p"] if record["shapiro_p"] is not None else np.nan)
         row["ci_halfwidth_pct"] = 100 * stats.relative_half_width(row["time_s"], low, high) if record["ci"] else np.nan
         basis = RATE_BASIS.get(str(row["workload"]), "bytes")
@@ -126,6 +127,35 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
         row["flops_per_iteration"] = float(group["flops_per_iteration"].iloc[0])
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: What a configuration's time is, in the table's words.
+STATISTIC_NAMES = {"geometric_mean": "geometric mean of invocation means", "median": "median of invocation means"}
+
+
+def configuration_summaries(times: pd.DataFrame, confidence: float, metric: str = "time") -> list[dict]:
+    """One summary over invocations per configuration (groupby order), with filters that select its raw rows.
+
+    Each is the geometric mean of the invocation means with the t interval of their logs
+    (``derived.replicate_summary``).  Where Shapiro–Wilk rejects the normality of the log invocation means
+    after Holm over all configurations (testing dozens at 5 % each would reject some by chance), the
+    configuration is restated distribution-free (``derived.median_of_replicates``, SC15 R6).
+    """
+    keys = [c for c in config_columns(times) if c in times.columns]
+    made, groups = [], []
+    for key, group in times.groupby(keys, observed=True, sort=True):
+        filters = {"benchmark": "prk", **derived.plain(dict(zip(keys, key)))}
+        extra = {"rank_reduction": "max over ranks per (run_id, iteration)" if int(filters["ranks"]) > 1 else "none"}
+        groups.append(invocations(group))
+        made.append(derived.replicate_summary(groups[-1], metric=metric, unit="s", filters=filters,
+                                              confidence=confidence, note=_stop_note(group), **extra))
+    tested = [i for i, record in enumerate(made) if record["shapiro_p"] is not None]
+    rejected, adjusted = stats.holm_adjust([made[i]["shapiro_p"] for i in tested])
+    for i, reject, p in zip(tested, rejected, adjusted):
+        if reject:
+            why = f"Shapiro–Wilk rejects normal log invocation means (Holm-adjusted p = {p:.2g} over {len(tested)})"
+            made[i] = derived.median_of_replicates(made[i], groups[i], confidence, why)
+    return made
 
 
 def invocations(group: pd.DataFrame) -> list[np.ndarray]:
@@ -147,12 +177,6 @@ def normality_sentence(summary: pd.DataFrame, alpha: float = 0.05) -> str:
     raw = int((tested < alpha).sum())
     return (f"Shapiro–Wilk on the log invocation means rejects normality for {sum(rejected)} of {tested.size} "
             f"configurations after Holm's correction at {alpha:g} ({raw} at {alpha:g} before it).")
-
-
-def _replicate_record(group: pd.DataFrame, filters: dict, confidence: float, metric: str = "time", note: str = "",
-                      **extra) -> dict:
-    return derived.replicate_summary(invocations(group), metric=metric, unit="s", filters=filters,
-                                     confidence=confidence, note=note, **extra)
 
 
 def bounds(frame: pd.DataFrame) -> pd.DataFrame:
@@ -348,8 +372,8 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
                       confidence: float | None = None) -> list[dict]:
     """Every per-configuration summary the notebook shows, with filters that select its raw rows.
 
-    Time: over invocations (``derived.replicate_summary``: geometric mean of the invocation means, t
-    interval of their logs, n = invocations, the iterations beside it) of the per-iteration time, which on
+    Time: over invocations (:func:`configuration_summaries`: n = invocations, the iterations beside it) of
+    the per-iteration time, which on
     several ranks is the maximum over ranks of each (run_id, iteration) (``rank_reduction``).  Rate:
     harmonic mean of the runs' own rate rows (PRK's rate per run, one per invocation).
     """
@@ -359,11 +383,10 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
     rates = rates[rates["metric"] == "rate"]
     shown = summary.set_index(keys)["rate"] if "rate" in summary else None
     out = []
-    for key, group in times.groupby(keys, observed=True, sort=True):
-        filters = {"benchmark": "prk", **derived.plain(dict(zip(keys, key)))}
-        extra = {"rank_reduction": "max over ranks per (run_id, iteration)" if int(filters["ranks"]) > 1 else "none"}
-        note = _stop_note(group)
-        out.append(_replicate_record(group, filters, confidence, metric, note, **extra))
+    for key, record in zip((key for key, _ in times.groupby(keys, observed=True, sort=True)),
+                           configuration_summaries(times, confidence, metric)):
+        filters = record["filters"]
+        out.append(record)
         rate_rows = _matching(rates, filters)
         if rate_rows.empty:
             continue

@@ -26,19 +26,20 @@ PROFILE_PURPOSE = {
              "for a paper (few repetitions, small sizes, LoadGen runs below the MLPerf minimums)",
     "full": "paper grade: larger sizes, more repetitions and the MLPerf statistical minimums",
 }
-#: Per family: the statistic that leads, the factor one row stands for, and the figure a row links to.
+#: Per family: the statistics that lead (PRK's over invocations), the factor one row stands for, and the figure a row links to.
 FAMILIES = {
-    "prk": {"title": "PRK", "statistic": "geometric_mean", "metric": "time", "group": ("workload",), "figure": "time-ci",
-            "unit": "ms"},
-    "train": {"title": "Training", "statistic": "median", "metric": "time_to_train", "group": ("workload",),
+    "prk": {"title": "PRK", "statistic": ("geometric_mean", "median"), "metric": "time", "group": ("workload",),
+            "figure": "time-ci", "unit": "ms"},
+    "train": {"title": "Training", "statistic": ("median",), "metric": "time_to_train", "group": ("workload",),
               "figure": "f1-batch-size", "unit": "s"},
-    "infer": {"title": "Inference", "statistic": "p90", "metric": "latency", "group": ("scenario",),
+    "infer": {"title": "Inference", "statistic": ("p90",), "metric": "latency", "group": ("scenario",),
               "figure": "latency_cdf", "unit": "ms"},
 }
 #: Time units a headline shows (one per table column, so a column never jumps between ms, s and ns).
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-#: A headline statistic in words (PRK's is over invocations: derived.replicate_summary).
-STATISTIC_WORDS = {"geometric_mean": "{metric} per iteration: geometric mean of the invocation means"}
+#: A statistic over invocations in words (PRK's: derived.replicate_summary, derived.median_of_replicates).
+OVER_INVOCATIONS = {"geometric_mean": "{metric} per iteration: geometric mean of the invocation means",
+                    "median": "{metric} per iteration: median of the invocation means"}
 SECTION = {"prk": "prk", "train": "train", "infer": "inference"}
 HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
 MAX_ROWS = 12
@@ -113,6 +114,14 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
     return found
 
 
+def statistic_words(summary: Mapping) -> str:
+    """What the headline's number is, in words: over invocations where the summary names that level."""
+    statistic, metric = str(summary.get("statistic")), str(summary.get("metric"))
+    if summary.get("ci_level") and statistic in OVER_INVOCATIONS:
+        return OVER_INVOCATIONS[statistic].format(metric=metric)
+    return f"{statistic} {metric}"
+
+
 def _configuration(filters: Mapping) -> str:
     """All factors of the raw rows behind a summary, ``name=value`` (what selects them in the results file)."""
     return ", ".join(f"{k}={v}" for k, v in filters.items() if k not in HIDDEN_FILTERS and v not in (-1, "", None))
@@ -135,7 +144,7 @@ def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """One summary per family and group (workload, scenario): the configuration with the best value."""
     chosen = []
     for family, spec in FAMILIES.items():
-        mine = [s for f, s in summaries if f == family and s.get("statistic") == spec["statistic"]
+        mine = [s for f, s in summaries if f == family and s.get("statistic") in spec["statistic"]
                 and s.get("metric") == spec["metric"]]
         groups: dict[tuple, list[dict]] = {}
         for s in mine:
@@ -258,8 +267,7 @@ def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping],
     for family, summary in rows:
         spec, filters = FAMILIES[family], summary.get("filters", {})
         value, how = value_text(summary, spec.get("unit"))
-        label = STATISTIC_WORDS.get(spec["statistic"], "{statistic} {metric}").format(
-            statistic=spec["statistic"], metric=summary.get("metric"))
+        label = statistic_words(summary)
         anchor = figures.get(f"{SECTION[family]}/{spec['figure']}", f"section-{SECTION[family]}")
         raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
         bound = percent_of_bound(summary, rates, bound_table) if family == "prk" else "no bound defined"
