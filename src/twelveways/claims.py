@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import inputs, stats
+from . import decidable, inputs, stats
 from .errors import ClaimError
 from .evidence.settings import default_confidence
 from .inputs import brief
@@ -76,7 +76,7 @@ from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kin
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
 KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "match", "confidence",
-        "relative_accuracy", "note"}
+        "relative_accuracy", "note", "needs", "profiles"}
 
 
 class ClaimVerdict(str, Enum):
@@ -113,6 +113,8 @@ class Claim:
     confidence: float | None = None  # None: the config schema's measurement.confidence
     relative_accuracy: str | None = None
     origin: str = ""
+    needs: dict = field(default_factory=dict)  # {replicate unit: count} its test needs (twelveways.decidable)
+    profiles: tuple = decidable.PROFILE_NAMES  # the profiles that provide them
 
     def __post_init__(self):
         if self.confidence is None:
@@ -161,7 +163,8 @@ def parse_claim(item, origin: str, index: int) -> Claim:
         raise ClaimError(f"{where}: match must be a column name or a list of column names, got {brief(match)}")
     return Claim(claim_id, str(item.get("statement", "")), kind, str(item["metric"]), dict(a),
                  dict(b) if isinstance(b, Mapping) else None, bounds.get("at_least"), bounds.get("at_most"),
-                 list(match), confidence, str(definition) if definition is not None else None, origin)
+                 list(match), confidence, str(definition) if definition is not None else None, origin,
+                 decidable.parse_needs(item.get("needs"), where), decidable.parse_profiles(item.get("profiles"), where))
 
 
 def _number(value, where: str) -> float:

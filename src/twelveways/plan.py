@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config as config_module
-from . import results, stats
+from . import decidable, results, stats
 from .cliargs import OneLineParser, proportion, refuse_output_over_input, run_command
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
 from .evidence.settings import default_confidence
@@ -243,6 +243,42 @@ def full_profile_statement(results_dir: str | Path) -> str | None:
     except (AuditInputError, StatisticsError, OSError, TwelveWaysError):
         return None
     return profile_sentence("full", record["profiles"]["full"])
+
+
+def inference_floor(profile: Mapping) -> tuple[int, float]:
+    """(LoadGen runs, seconds) the profile's inference stage takes at least: every performance run (SingleStream,
+    MultiStream, Offline, times ``performance_runs``; Server: its search's runs and load sweep) lasts at least
+    ``min_duration_s``.  A floor from the configuration alone: accuracy passes and model preparation add to it."""
+    infer = profile.get("infer") or {}
+    repeats = infer.get("performance_runs") or {}
+    runs_per_variant = 0
+    for scenario in infer.get("scenarios") or []:
+        if scenario == "Server":
+            runs_per_variant += int((infer.get("server_search") or {}).get("max_runs", 1))
+            runs_per_variant += len(infer.get("server_load_fractions") or [])
+        else:
+            runs_per_variant += int(repeats.get(decidable.SCENARIO_KEYS.get(scenario, ""), 1))
+    runs = runs_per_variant * len(infer.get("models") or []) * len(infer.get("variants") or [])
+    return runs, runs * float(infer.get("min_duration_s") or 0.0)
+
+
+def profile_runtime_sentence(name: str, results_dir: str | Path | None) -> str:
+    """What a profile is predicted to take: its PRK sweep (from this run's costs, when a prk.nc is beside it) and
+    the floor of its inference stage (from its configuration); training is not modelled (said)."""
+    profile = config_module.load(PROFILES[name])
+    parts = []
+    if results_dir is not None:
+        try:
+            record = plan(results_dir, profiles={name: PROFILES[name]})
+            parts.append(profile_sentence(name, record["profiles"][name]).rstrip("."))
+        except (AuditInputError, StatisticsError, OSError, TwelveWaysError):
+            pass
+    runs, seconds = inference_floor(profile)
+    if runs:
+        parts.append(f"its inference stage at least {seconds / 60:.0f} min ({runs} LoadGen runs of at least "
+                     f"{seconds / runs:g} s each)")
+    parts.append("training is not modelled")
+    return "; ".join(parts) + "."
 
 
 def appendix_lines(derived_dir: str | Path | None) -> list[str]:

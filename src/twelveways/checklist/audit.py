@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import atomic, resultset
+from .. import atomic, decidable, resultset
 from .. import claims as claims_mod
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
 from ..errors import AuditInputError, TwelveWaysError
@@ -32,6 +32,7 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
     data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine())
+    decidable.annotate(data.claim_results, data.claims, data.config)
     data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
     in_background = start_per_source(data)
     order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last

@@ -393,6 +393,26 @@ def verdict_html(checklist: Mapping) -> tuple[str, str]:
     return parts[0], "".join(parts[1:])
 
 
+def undecided_html(checklist: Mapping, results_dir: Path | None) -> str:
+    """The claims this run's profile cannot decide, each with what it needs and the profile that decides it,
+    and that profile's predicted runtime (``twelveways plan``); nothing when the profile provides every claim."""
+    from .. import decidable, plan
+
+    gaps = [(c, c["numbers"]["decidable"]) for c in checklist.get("claims") or []
+            if isinstance(c, Mapping) and isinstance((c.get("numbers") or {}).get("decidable"), Mapping)]
+    if not gaps:
+        return ""
+    items = "".join(f"<li><strong>{_e(c.get('id'))}</strong> ({_e(str(c.get('verdict', '')).replace('_', ' '))} here): "
+                    f"{_e(decidable.shortfall_text(gap))}</li>" for c, gap in gaps)
+    profiles = sorted({p for _, gap in gaps for p in gap["decided_by"] if p in plan.PROFILES})
+    runtimes = " ".join(f"Predicted for the {p} profile: {plan.profile_runtime_sentence(p, results_dir)}"
+                        for p in profiles)
+    profile = _e(gaps[0][1]["profile"])
+    return (f"<div class='tw-caveat'><p><strong>Claims the {profile} profile does not decide</strong> (it makes "
+            f"fewer replicates than their tests need):</p><ul class='tw-claims'>{items}</ul>"
+            f"<p class='tw-muted'>{_e(runtimes)}</p></div>")
+
+
 def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | None, results_dir: Path | None,
                   bench_dir: Path | None, figures: Mapping[str, str]) -> str:
     """Profile caveat, headline table, verdict counts and claims: the first screen of the report."""
@@ -402,7 +422,8 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
     confidence = float((config.get("measurement") or {}).get("confidence") or default_confidence())
     return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
             + table_html(summaries, checks, results_dir, figures)
-            + inference_table_html(summaries, results_dir, figures, confidence) + claims)
+            + inference_table_html(summaries, results_dir, figures, confidence) + claims
+            + undecided_html(checklist, results_dir))
 
 
 def busy_html(results_dir: Path | None) -> str:
