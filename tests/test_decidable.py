@@ -72,7 +72,7 @@ def test_an_undecided_claim_says_which_profile_decides_it_in_the_checklist_and_t
                                      "runs 5: decided by the full profile); p=0.03")
     page = headline.undecided_html({"claims": [result.to_dict()]}, ROOT / "data" / "reference" / "results")
     text = BeautifulSoup(page, "html.parser").get_text(" ", strip=True)
-    assert "Claims the quick profile does not decide" in text and "bf16-training-accuracy" in text
+    assert "Claims the quick profile is not sized to decide" in text and "bf16-training-accuracy" in text
     assert "Predicted for the full profile: The full profile's PRK sweep is predicted to take" in text
     assert "its inference stage at least" in text and "training is not modelled" in text
 

@@ -29,6 +29,7 @@ from .errors import ClaimError
 #: The fewest runs per side the replicates design asks for before it states an interval.
 MIN_RUNS_PER_SIDE = 3
 UNITS = ("seeds", "invocations", "loadgen_runs")
+UNIT_WORDS = {"seeds": "seeds", "invocations": "invocations", "loadgen_runs": "LoadGen runs"}
 PROFILE_NAMES = ("quick", "full")
 #: LoadGen's scenario names -> the keys of infer.performance_runs / min_queries.
 SCENARIO_KEYS = {"SingleStream": "single_stream", "MultiStream": "multi_stream", "Offline": "offline",
@@ -106,7 +107,7 @@ def shortfall(claim, config: Mapping) -> dict | None:
 
 def shortfall_text(gap: Mapping) -> str:
     """'needs 8 seeds, the quick profile runs 5: decided by the full profile'."""
-    unit = gap["unit"].replace("_", " ")
+    unit = UNIT_WORDS.get(gap["unit"], gap["unit"])
     have = "does not say" if gap["provided"] is None else f"runs {gap['provided']}"
     by = " or ".join(gap["decided_by"])
     return f"needs {gap['needs']} {unit} per side, the {gap['profile']} profile {have}: decided by the {by} profile"

@@ -408,8 +408,9 @@ def undecided_html(checklist: Mapping, results_dir: Path | None) -> str:
     runtimes = " ".join(f"Predicted for the {p} profile: {plan.profile_runtime_sentence(p, results_dir)}"
                         for p in profiles)
     profile = _e(gaps[0][1]["profile"])
-    return (f"<div class='tw-caveat'><p><strong>Claims the {profile} profile does not decide</strong> (it makes "
-            f"fewer replicates than their tests need):</p><ul class='tw-claims'>{items}</ul>"
+    return (f"<div class='tw-caveat'><p><strong>Claims the {profile} profile is not sized to decide</strong> (it "
+            f"makes fewer replicates than their tests need after Holm; a verdict here other than inconclusive came "
+            f"from the other claims' strength):</p><ul class='tw-claims'>{items}</ul>"
             f"<p class='tw-muted'>{_e(runtimes)}</p></div>")
 
 
