@@ -269,13 +269,16 @@ tables.show(runs[[c for c in columns if c in runs]].sort_values(["config_id", "s
 #
 # Each final configuration's median over its seeded runs with the exact distribution-free CI where
 # the number of runs allows one at this confidence (none at five runs and 95%: the sample range
-# covers only 93.75%), n and the CI's achieved coverage.  These medians, the speedups above with
+# covers only 93.75%), n and the CI's achieved coverage.  The seeds are the replicates: each is a
+# separate training run from its own initialisation and data order, so n counts seeds (epochs and
+# steps describe one run and never count).  These medians, the speedups above with
 # their base cases and absolute values, and each figure's declaration are written as derived
 # results so the checklist judges what this page shows.
 
 # %%
 medians = ta.config_medians(samples, runs, confidence, attrs.get("ci_notes"))
-tables.show(ta.median_table(medians), f"median per final configuration ({percent(confidence)} CI where n allows)",
+tables.show(ta.median_table(medians), f"median per final configuration over its seeds ({percent(confidence)} CI "
+            "where n allows; n = seeds)",
             collapse_after=20)
 if derived_path:
     written = ta.write_derived(resolve(derived_path), resolve(results_dir) / "train.nc", samples, runs, speed,

@@ -308,3 +308,28 @@ def test_a_run_level_of_few_aa_pairs_is_moderated_towards_the_group_above():
     assert kernel["moderated_by"] == family["name"]
     inner = levels[("prk", "nstream", "c-serial")]
     assert inner["variance"] == pytest.approx(d0 * kernel["variance"] / (d0 + 2))
+
+
+def test_an_aa_run_that_measured_no_between_run_variance_says_so_and_compare_falls_back_by_name():
+    """Every moment estimate negative (the within-run spread explains the runs' difference): no level is a
+    measured ±0.0 %; the record says "not measured" and compare uses no run level, named so."""
+    from twelveways.compare import noise, verdicts
+
+    terms = {(("family", "prk"), ("workload", "nstream"), ("implementation", "c-serial"), ("size", n)): -0.002
+             for n in range(4)}
+    levels = noise.pooled_levels(terms)
+    assert levels and not any(level["measured"] for level in levels)
+    assert all(level["why"].startswith("not measured: each configuration's own invocations explain") for level in levels)
+    record = {"format": noise.FORMAT, "configurations": 4, "run_levels": levels}
+    text = noise.floor_text(record)
+    assert "±0.0%" not in text and "not measured" in text
+    chosen = noise.choose([record], None)
+    assert not chosen.measured and chosen.run_level({"family": "prk", "workload": "nstream",
+                                                     "implementation": "c-serial"}) is None
+    # a measured family level still serves a kernel the A/A run could not measure on its own
+    terms.update({(("family", "prk"), ("workload", "stencil"), ("implementation", "numpy"), ("size", n)): 0.004
+                  for n in range(6)})
+    chosen = noise.choose([{"format": noise.FORMAT, "configurations": 10, "run_levels": noise.pooled_levels(terms)}],
+                          None)
+    level = chosen.run_level({"family": "prk", "workload": "transpose", "implementation": "c-mpi"})
+    assert isinstance(level, verdicts.RunLevel) and level.variance > 0 and "last resort" in level.source

@@ -64,11 +64,16 @@ def pooled_levels(terms: dict[tuple, float]) -> list[dict]:
     for group, values in sorted(groups.items(), key=lambda item: len(item[0])):  # parents first
         if len(values) < 2 and len(group) > 1:
             continue
-        raw = max(0.0, sum(values) / len(values))
-        variance, df, prior = _moderate(raw, len(values), levels.get(group[:-1]))
+        estimate = sum(values) / len(values)
+        raw = max(0.0, estimate)
+        parent = levels.get(group[:-1])
+        variance, df, prior = _moderate(raw, len(values), parent if parent and parent["measured"] else None)
         levels[group] = {"group": list(group), "variance": variance, "relative_sd": math.sqrt(variance), "df": df,
                          "configurations": len(values), "name": _group_name(group), "raw_variance": raw,
-                         "moderated_by": prior}
+                         "moderated_by": prior, "measured": variance > 0}
+        if variance <= 0:  # the truncated moment estimate: no evidence of a run level, not a run level of zero
+            levels[group]["why"] = (f"not measured: each configuration's own invocations explain all of the "
+                                    f"difference between the two runs (moment estimate {estimate:.2g} <= 0)")
     return [levels[group] for group in sorted(levels)]
 
 
@@ -173,8 +178,8 @@ def _is_number(value) -> bool:
 def floor_text(record: dict) -> str:
     """The A/A record in one sentence with its evidence."""
     levels = record.get("run_levels") or []
-    shown = "; ".join(f"{lv['name']} ±{lv['relative_sd']:.1%} ({lv['configurations']} configurations)"
-                      for lv in levels[:6])
+    shown = "; ".join(f"{lv['name']} " + (f"±{lv['relative_sd']:.1%}" if is_measured(lv) else "not measured")
+                      + f" ({lv['configurations']} configurations)" for lv in levels[:6])
     more = f" and {len(levels) - 6} more groups" if len(levels) > 6 else ""
     text = (f"between-run sd measured by an A/A run of {record['configurations']} configurations: "
             f"{shown or 'none'}{more}")
@@ -184,9 +189,19 @@ def floor_text(record: dict) -> str:
     return text
 
 
+def is_measured(level: dict) -> bool:
+    """A run level with evidence of between-run variance; a record written before ``measured`` was stored
+    says so by a variance above zero."""
+    return bool(level.get("measured", float(level.get("variance") or 0) > 0))
+
+
 def _levels(record: dict) -> dict[tuple, verdicts.RunLevel]:
+    """The measured run levels: a level the A/A run could not measure is left out, so a comparison falls back
+    to the level above it by name, never to a measured-looking ±0.0 %."""
     found = {}
     for level in record.get("run_levels") or []:
+        if not is_measured(level):
+            continue
         found[tuple(level["group"])] = verdicts.RunLevel(float(level["variance"]), float(level["df"]),
                                                          f"A/A run, {level['name']}: ±{level['relative_sd']:.1%}")
     return found

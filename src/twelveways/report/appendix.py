@@ -326,7 +326,8 @@ def findings_section(outcomes: Mapping[str, Mapping]) -> list[str]:
              "Absolute values depend on the hardware: expect them within their interval on the same machine type "
              "only (`twelveways reproduce` compares a run with this one); on other hardware the claims' verdicts "
              "(section 2) are what is expected to hold.", ""]
-    return lines + (_table(["claim", "side", "configuration", "value", "interval (tolerance)", "n"], rows)
+    return lines + (_table(["claim", "side", "configuration", "value", "interval (tolerance)",
+                            "n (runs, seeds or test items)"], rows)
                     if rows else ["No claim was measured in this run.", ""])
 
 
