@@ -49,6 +49,38 @@ def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_pa
     assert undecided and all(cause in r["candidates"] for r in undecided)
 
 
+def _slower(ds, factor: float):
+    """The same results with every PRK time multiplied by ``factor`` (a slower run of the same code)."""
+    out = ds.copy(deep=True)
+    times = (out["metric"] == "time").values
+    out["value"].values[times] = out["value"].values[times] * factor
+    return out
+
+
+def test_a_busy_side_measured_slower_is_not_decidable_and_names_the_load(tmp_path):
+    ds = results.open(REFERENCE).load()
+    base = results.write(ds, tmp_path / "base" / "prk.nc")
+    slow = _slower(ds, 1.5)
+    quiet = results.write(slow, tmp_path / "quiet" / "prk.nc")
+    slow.attrs["contention"] = json.dumps(record(4.9))
+    busy = results.write(slow, tmp_path / "busy" / "prk.nc")
+    on_quiet = build.build(sides.load([str(base)], "reference"), sides.load([str(quiet)], "this run"))
+    assert on_quiet["counts"].get("slower", 0) > 10  # 1.5x slower is found where the machine was quiet
+    on_busy = build.build(sides.load([str(base)], "reference"), sides.load([str(busy)], "this run"))
+    assert "slower" not in on_busy["counts"] and "same" not in on_busy["counts"]
+    withdrawn = [r for r in on_busy["rows"] if r["reason"].startswith("not decidable: busy machine on the this run "
+                                                                     "side: load 4.9 on 2 cores")]
+    assert len(withdrawn) >= on_quiet["counts"]["slower"] and all("measured slower" in r["reason"] or
+                                                                  "measured same" in r["reason"] for r in withdrawn)
+    assert on_busy["load_rule"] == build.LOAD_RULE
+    # the busy side measured FASTER stands: load cannot explain a speedup
+    reference_busy = ds.copy()
+    reference_busy.attrs["contention"] = json.dumps(record(4.9))
+    busy_new = results.write(reference_busy, tmp_path / "busy-new" / "prk.nc")
+    faster = build.build(sides.load([str(quiet)], "reference"), sides.load([str(busy_new)], "this run"))
+    assert faster["counts"].get("faster", 0) == on_quiet["counts"]["slower"]
+
+
 def test_r9_and_r5_name_a_busy_machine(tmp_path):
     from twelveways import resultset
     from twelveways.checklist import audit

@@ -7,6 +7,8 @@ environment differences that could explain it, then what only one side has (neve
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import stability, stats
 from . import explain, noise, sides, table, verdicts
 
@@ -20,6 +22,26 @@ def _environment(base: sides.Side, new: sides.Side) -> dict:
             "missing": missing, "by_class": explain.envdiff.by_class(differences or [])}
 
 
+#: Verdicts a machine's load can produce: the busy side slower, or a difference the load could hide.
+LOAD_RULE = ("a busy side is never called slower, and no configuration is called the same while a side was busy: "
+             "contention slows a kernel by no bounded factor (a 2-thread kernel whose second core is taken waits at "
+             "every barrier), so only a busy side measured faster stands")
+
+
+def load_explained(row: verdicts.Row, busy_base: list[str], busy_new: list[str]) -> verdicts.Row:
+    """``row`` with its verdict withdrawn where the recorded load can explain it (:data:`LOAD_RULE`): "inconclusive",
+    the reason naming the load, so a busy machine never reads as a finding about the code."""
+    if row.kind == "quality" or row.verdict not in ("faster", "slower", "same"):
+        return row
+    new_slower = row.verdict == "slower"
+    explaining = (busy_new if new_slower else []) + (busy_base if row.verdict == "faster" else []) + \
+        (busy_base + busy_new if row.verdict == "same" else [])
+    if not explaining:
+        return row
+    return dataclasses.replace(row, verdict="inconclusive", reason=f"not decidable: {'; '.join(explaining)} "
+                                                                  f"(measured {row.verdict}: {row.reason})")
+
+
 def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None, floor_given: float | None = None,
           margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """Compare every configuration both sides hold (see the package docstring); ``confidence`` None: the schema's."""
@@ -27,7 +49,8 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
     chosen = noise.choose([base.noise_floor, new.noise_floor], floor_given, margin=margin)
-    rows = verdicts.compare_tables(a, b, chosen, confidence=confidence)
+    rows = [load_explained(row, sides.busy_causes(base, row.key.get("family")), sides.busy_causes(new, row.key.get("family")))
+            for row in verdicts.compare_tables(a, b, chosen, confidence=confidence)]
     environment = _environment(base, new)
     varying = table.varying([*a, *b])
     busy = sides.busy_causes(base) + sides.busy_causes(new)
@@ -43,6 +66,7 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
         "machine_load": {side.label: sides.load_lines(side) for side in (base, new)},
         "noise_floor": {"margin": chosen.margin, "margin_text": chosen.margin_text, "measured": chosen.measured,
                         "text": chosen.text, "false_positive_rate": chosen.false_positive_rate},
+        "load_rule": LOAD_RULE,
         "method": (f"ratio NEW/BASE from the {stats.REPLICATE_METHOD}; n counts invocations; A/A between-run "
                    f"variance added where measured; Benjamini-Hochberg over {len(rows)} configurations (false "
                    f"discovery rate {1 - confidence:.0%}); a verdict needs the whole {confidence:.0%} CI beyond "

@@ -93,6 +93,7 @@ def markdown(record: dict, title: str = "Comparison", *, environment: bool = Tru
            *(["", "## Environment differences", "", *_environment_lines(record["environment"])] if environment else []),
            "", "## Noise floor", "", escape.markdown_text(noise_text(record)), "",
            "## Configurations", "", f"Method: {record['method']}.", "",
+           *([f"A busy machine: {record['load_rule']}.", ""] if record.get("load_rule") else []),
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     tested, few = _split(record["rows"])
     out += ["| " + " | ".join(escape.markdown_text(c) for c in _cells(r)) + " |" for r in tested]
@@ -142,7 +143,8 @@ def html_page(record: dict, title: str = "Comparison", *, environment: bool = Tr
             + (f"<h2>Environment differences</h2>{env_html}" if environment else "") + "<h2>Noise floor</h2>"
             f"<p>{html.escape(noise_text(record))}</p><h2>Configurations</h2>"
             f"<p>Method: {html.escape(record['method'])}.</p>"
-            f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
+            + (f"<p>A busy machine: {html.escape(record['load_rule'])}.</p>" if record.get("load_rule") else "")
+            + f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
 
 
 RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="": sides.dumps(record)}

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import resultset
 from ..errors import AuditInputError
+from .table import source_family
 
 ENVIRONMENT_NAMES = ("environment.json",)
 NOISE_FLOOR_NAME = "noise_floor.json"
@@ -91,9 +92,11 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     return side
 
 
-def contention_records(side: Side) -> list[dict]:
-    """The machine-load records (attr ``contention``) of a side's files; empty where none was recorded."""
-    found = [source.attr("contention") for source in side.data.raw_sources]
+def contention_records(side: Side, family: str | None = None) -> list[dict]:
+    """The machine-load records (attr ``contention``) of a side's files (of one results ``family`` when given);
+    empty where none was recorded."""
+    found = [source.attr("contention") for source in side.data.raw_sources
+             if family is None or source_family(source) == family]
     return [record for record in found if isinstance(record, dict)]
 
 
@@ -104,11 +107,12 @@ def load_lines(side: Side) -> list[str]:
     return [contention.describe(record) for record in contention_records(side)] or [contention.UNKNOWN]
 
 
-def busy_causes(side: Side) -> list[str]:
-    """"<side>: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" per busy stage."""
+def busy_causes(side: Side, family: str | None = None) -> list[str]:
+    """"<side>: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" per busy stage (of one results
+    ``family`` when given)."""
     from .. import contention
 
-    reasons = (contention.busy_reason(record) for record in contention_records(side))
+    reasons = (contention.busy_reason(record) for record in contention_records(side, family))
     return [f"busy machine on the {side.label} side: {reason}" for reason in reasons if reason]
 
 

@@ -42,7 +42,8 @@ class Samples:
         return self.groups or tuple(np.atleast_1d(v) for v in self.values)
 
 
-def _family(source: resultset.ResultSource) -> str:
+def source_family(source: resultset.ResultSource) -> str:
+    """The family a file's configurations are keyed under: its attr, else its first row's benchmark."""
     return source.family or str(source.frame["benchmark"].iloc[0] if len(source.frame) else "")
 
 
@@ -51,7 +52,7 @@ def family_columns(*datas: resultset.AuditData) -> dict[str, list[str]]:
     sources: dict[str, list[resultset.ResultSource]] = {}
     for data in datas:
         for source in data.raw_sources:
-            sources.setdefault(_family(source), []).append(source)
+            sources.setdefault(source_family(source), []).append(source)
     columns = {}
     for family, members in sources.items():
         extra: list[str] = []
@@ -91,7 +92,7 @@ def samples(data: resultset.AuditData, columns: dict[str, list[str]]) -> dict[tu
     """{configuration key ((column, value) pairs): its samples} for the compared kinds."""
     table: dict[tuple, Samples] = {}
     for source in data.raw_sources:
-        family = _family(source)
+        family = source_family(source)
         for key, found in _source_samples(source, family, columns[family]).items():
             if key in table:  # the same configuration in two files of one side: pool its samples
                 found = Samples(key, found.kind, np.concatenate([table[key].values, found.values]),
