@@ -278,7 +278,8 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
     assert floor_record["run_levels"][-1]["name"].endswith("(last resort)")  # one configuration per kernel: pooled
     (tmp_path / "c" / "noise_floor.json").write_text(sides.dumps(floor_record))
     record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
-    assert record["noise_floor"]["measured"]
+    # measured where some moment estimate was positive; four pairs can all come out negative (then said so)
+    assert record["noise_floor"]["measured"] == any(noise.is_measured(lv) for lv in floor_record["run_levels"])
     tested = [r for r in record["rows"] if r["p_adjusted"] is not None]
     called = [(r["configuration"], r["ratio"], r["reason"]) for r in tested if r["verdict"] not in
               ("same", "inconclusive")]
