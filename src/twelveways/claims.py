@@ -82,8 +82,8 @@ from .errors import ClaimError
 from .evidence.settings import default_confidence
 from .inputs import brief
 from .jsonvalue import plain
-from .stats import paired_proportion
 from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
+from .stats import paired_proportion
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
@@ -631,9 +631,10 @@ INDEPENDENT_TEST = "score test of two binomial proportions (statsmodels test_pro
 INDEPENDENT_INTERVAL = "score interval for two independent binomial proportions (statsmodels confint_proportions_2indep)"
 
 
-def _one_sided(claim: "Claim", alpha: Fraction, run: Callable[[float, str], tuple]) -> dict:
+def _one_sided(claim: "Claim", run: Callable[[float, str], tuple]) -> dict:
     """The claim's test record: ``run(threshold, "larger" | "smaller")`` gives (statistic, p, test name) per
     bound; both bounds: the larger p (intersection-union)."""
+    alpha = 1 - Fraction(repr(claim.confidence))
     parts, names = [], []
     for bound, alternative in (("at_least", "larger"), ("at_most", "smaller")):
         threshold = getattr(claim, bound)
@@ -651,8 +652,8 @@ def _one_sided(claim: "Claim", alpha: Fraction, run: Callable[[float, str], tupl
 def _paired_test_set(claim: "Claim", name: str, items, level: float) -> dict:
     """The paired design: the score interval and the test on the discordant items (``stats.paired_proportion``)."""
     estimate, interval = paired_proportion.paired_interval(name, items, level)
-    test = _one_sided(claim, 1 - Fraction(repr(claim.confidence)),
-                      lambda threshold, alternative: paired_proportion.paired_test(name, items, threshold, alternative))
+    test = _one_sided(claim, lambda threshold, alternative: paired_proportion.paired_test(name, items, threshold,
+                                                                                           alternative))
     return {"design": "paired items", "estimate": estimate, "interval": list(interval),
             "method": paired_proportion.INTERVAL_NAMES[name], "test": test,
             "items": {**items.to_dict(), "mcnemar_exact_p": paired_proportion.mcnemar_exact(items),
@@ -670,7 +671,7 @@ def _independent_test_set(claim: "Claim", name: str, counts: list[tuple[int, int
         return (*proportion.relative_test(name, counts[0], counts[1], threshold, alternative), INDEPENDENT_TEST)
 
     return {"design": "test set", "estimate": estimate, "interval": list(interval), "method": INDEPENDENT_INTERVAL,
-            "test": _one_sided(claim, 1 - Fraction(repr(claim.confidence)), run), "pairing": why,
+            "test": _one_sided(claim, run), "pairing": why,
             "estimate_definition": f"{ACCURACY_TEXT[name]} of the two test-set accuracies"}
 
 
