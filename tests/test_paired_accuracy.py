@@ -205,3 +205,10 @@ def test_item_rows_that_disagree_with_the_count_are_not_paired():
     frame.loc[(frame["metric"] == "accuracy_correct") & (frame["precision"] == "int8"), "value"] = 300.0
     result = check_claim(_claim(0.95), frame)
     assert result.numbers["design"] == "test set" and "do not match its count" in result.numbers["pairing"]
+
+
+def test_a_ratio_without_a_base_is_inconclusive_not_an_error():
+    perfect = {"int8": np.ones(360, dtype=bool), "fp32": np.arange(360) < 342}  # int8 makes no error
+    result = check_claim(_claim(2.0, "relative_to_errors"), _frame(perfect))
+    assert result.verdict is ClaimVerdict.INCONCLUSIVE
+    assert "base of the ratio has no counts" in result.message and "360 of 360 (a)" in result.message

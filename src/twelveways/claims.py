@@ -78,7 +78,7 @@ import numpy as np
 import pandas as pd
 
 from . import inputs, stats
-from .errors import ClaimError
+from .errors import ClaimError, StatisticsError
 from .evidence.settings import default_confidence
 from .inputs import brief
 from .jsonvalue import plain
@@ -845,7 +845,11 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
     confidence = Fraction(repr(claim.confidence))
     counts = test_set_counts(claim, frame, sides)
     if counts is not None:  # one evaluation per side: the test set's binomial CI decides, not repetitions
-        tested = _test_set(claim, name, counts, confidence, paired_items(claim, frame, sides, counts))
+        try:
+            tested = _test_set(claim, name, counts, confidence, paired_items(claim, frame, sides, counts))
+        except StatisticsError as exc:  # e.g. a ratio of errors whose base made none: no finite estimate
+            return result(ClaimVerdict.INCONCLUSIVE, f"{exc.one_line()}; the counts are {counts[0][0]} of "
+                                                     f"{counts[0][1]} (a) and {counts[1][0]} of {counts[1][1]} (b)")
         for side in sides:
             tested[side.name] = {**numbers[side.name], **tested[side.name]}
         numbers.update(tested)
