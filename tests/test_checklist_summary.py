@@ -96,7 +96,8 @@ def _rows(groups: dict, *, iterations: int = 1, seeds: bool = False) -> list[dic
 def crafted_claims() -> list[dict]:
     """A claim of every design the claims module has: independent (with and without an interval), paired by
     seed (deterministic per-seed estimate), one sample, replicates (several runs, one run), a counted test
-    set, and a side without samples; checked and Holm-adjusted as the audit does."""
+    set with and without per-item outcomes (paired items, independent), and a side without samples; checked
+    and Holm-adjusted as the audit does."""
     rng = np.random.default_rng(3)
     rows = _rows({("c-mpi", "time", "s"): 1 + rng.normal(0, 0.01, 20), ("mpi4py", "time", "s"): 2.5 + rng.normal(0, 0.02, 20),
                   ("few-a", "time", "s"): [1.0, 1.1, 1.05], ("few-b", "time", "s"): [2.0, 2.1, 2.2]})
@@ -104,9 +105,12 @@ def crafted_claims() -> list[dict]:
     rows += _rows({("iter-a", "iteration_time", "s"): [1.0, 1.01, 0.99, 1.0], ("iter-b", "iteration_time", "s"):
                    [2.5, 2.52, 2.49, 2.5], ("one-a", "iteration_time", "s"): [1.0], ("one-b", "iteration_time", "s"): [2.0]},
                   iterations=6)
-    for impl, correct in (("int8", 340), ("fp32", 342)):
+    for impl, correct in (("int8", 340), ("fp32", 342), ("int8-items", 340), ("fp32-items", 342)):
         for metric, value in (("accuracy", correct / 360), ("accuracy_samples", 360), ("accuracy_correct", correct)):
             rows += _rows({(impl, metric, "1"): [value]})
+        if impl.endswith("-items"):  # per-item outcomes of the same run: the claim pairs the two item by item
+            item = {**rows[-1], "metric": "item_correct"}
+            rows += [{**item, "value": float(i < correct), "sample_index": i} for i in range(360)]
     frame = results.to_frame(results.from_records(rows, "prk"))
     speed = {"kind": "speedup", "metric": "time", "at_least": 2.0, "statement": "s"}
     claims = parse_claims([
@@ -125,6 +129,9 @@ def crafted_claims() -> list[dict]:
         {"id": "test-set", "statement": "s", "kind": "accuracy_relative", "metric": "accuracy",
          "relative_accuracy": "relative", "a": {"implementation": "int8"}, "b": {"implementation": "fp32"},
          "at_least": 0.95},
+        {"id": "paired-items", "statement": "s", "kind": "accuracy_relative", "metric": "accuracy",
+         "relative_accuracy": "relative", "a": {"implementation": "int8-items"}, "b": {"implementation": "fp32-items"},
+         "at_least": 0.95},
     ], "crafted")
     return [r.to_dict() for r in check_all(claims, frame)]
 
@@ -132,7 +139,7 @@ def crafted_claims() -> list[dict]:
 def test_a_crafted_claim_of_every_design_shows_its_side_records():
     claims = crafted_claims()
     designs = {c["numbers"].get("design") for c in claims}
-    assert {"independent", "paired", "one sample", "replicates", "test set"} <= designs, designs
+    assert {"independent", "paired", "one sample", "replicates", "test set", "paired items"} <= designs, designs
     for claim in claims:
         assert_sides_show_their_fields(claim)
     md, page, table = rendered_everywhere(claims)
@@ -140,6 +147,9 @@ def test_a_crafted_claim_of_every_design_shows_its_side_records():
     assert "4 runs holding 24 values" in replicate and "(summary over runs)" in replicate and "nominal 95%" in replicate
     assert "runs as replicates" in replicate and "- *design:* —" not in md[:md.index("### Claim no-samples")]
     assert "none (one run)" in md[md.index("### Claim one-run"):]
+    paired = md[md.index("### Claim paired-items"):]
+    assert "*paired items:* 360 items: 0 only a right and 2 only b right (discordant), 340 both right" in paired
+    assert "*pairing:* items not paired: per-item outcomes not recorded" in md[md.index("### Claim test-set"):]
     assert "— (" not in table and "nan" not in table
 
 

@@ -89,6 +89,10 @@ def test_every_scenario_and_accuracy_ran_with_logs_kept(stage):
         assert not (folder / "audit.config").exists()
     accuracy = frame[(frame["metric"] == "accuracy")]["value"]
     assert len(accuracy) == 1 and accuracy.iloc[0] > 0.85
+    items = frame[frame["metric"] == "item_correct"]  # one outcome per test item: what pairs two variants
+    counted = frame.set_index("metric")["value"]
+    assert sorted(items["sample_index"]) == list(range(int(counted["accuracy_samples"])))
+    assert items["value"].sum() == counted["accuracy_correct"] and set(items["mode"]) == {"AccuracyOnly"}
     assert performance["below_statistical_minimum"].all()  # 0.3 s runs with small counts
     assert ds.attrs["statistical_minimum_label"] == "below the MLPerf statistical minimum"
 

@@ -143,6 +143,17 @@ def test_accuracy_score_requires_each_sample_once():
         accuracy.score(np.array([0, 0, 1, 2]), np.array([0, 0, 1, 2]), labels)
 
 
+def test_item_outcomes_are_in_qsl_order_and_become_one_row_per_item():
+    labels = np.array([0, 1, 2, 3])
+    outcomes = accuracy.item_outcomes(np.array([3, 1, 0, 2]), np.array([3, 1, 0, 0]), labels)
+    assert outcomes.tolist() == [True, True, False, True]  # sample 2 was answered 0
+    assert accuracy.summary(outcomes) == {"samples": 4, "correct": 3, "accuracy": 0.75}
+    rows = records.item_rows({"run_id": "m-int8/Offline/accuracy", "role": "accuracy"}, outcomes)
+    assert rows["metric"].unique().tolist() == ["item_correct"] and rows["sample_index"].tolist() == [0, 1, 2, 3]
+    assert rows["value"].tolist() == [1.0, 1.0, 0.0, 1.0] and set(rows["run_id"]) == {"m-int8/Offline/accuracy"}
+    assert "item_correct" in records.METRICS and records.METRIC_KINDS["item_correct"] == "other"
+
+
 def test_accuracy_log_decoding_and_script(tmp_path, capsys):
     entries = [{"seq_id": i, "qsl_idx": idx, "data": np.array([pred], "<i4").tobytes().hex().upper()}
                for i, (idx, pred) in enumerate([(2, 7), (0, 1), (1, 5)])]

@@ -34,6 +34,17 @@ one side's median CI at c and a one-sided Wilcoxon signed-rank test of (a − th
 Every test takes the claim as its alternative (estimate > at_least, < at_most; both bounds: the
 larger p).
 
+**Accuracy on a test set.**  An ``accuracy_relative`` claim whose sides are each ONE evaluation
+on a counted test set (rows ``accuracy_samples``/``accuracy_correct``) is decided from the test
+set, not from repetitions: each accuracy gets its exact binomial CI.  When both sides also hold
+their per-item outcomes (rows ``item_correct``, one per ``sample_index``) on the same items, the
+claim is *paired by item* (design ``paired items``): the 2×2 table of the items, McNemar's exact
+test at a no-difference threshold, otherwise Tang's (ratio) or Tango's (difference) score test of
+the threshold, and the matching score interval (:mod:`twelveways.stats.paired_proportion`); the
+discordant and concordant counts are in ``numbers["items"]``.  Without per-item outcomes (older
+runs, other publishers) the design is ``test set``: statsmodels' score test and interval for two
+independent binomials, and ``numbers["pairing"]`` says why the items are not paired.
+
 Estimates: ``speedup`` median(b)/median(a) for a cost, median(a)/median(b) for a rate;
 ``ratio`` a/b; ``value`` median(a); ``accuracy_relative`` (accuracies as fractions, ``%`` divided
 by 100) ``absolute_points`` 100·(acc_a − acc_b), ``relative`` acc_a/acc_b, ``relative_to_errors``
@@ -67,11 +78,12 @@ import numpy as np
 import pandas as pd
 
 from . import decidable, inputs, stats
-from .errors import ClaimError
+from .errors import ClaimError, StatisticsError
 from .evidence.settings import default_confidence
 from .inputs import brief
 from .jsonvalue import plain
 from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
+from .stats import paired_proportion
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
@@ -558,6 +570,9 @@ def _evaluate(claim: "Claim", name: str, a: Side, b: Side | None, confidence: Fr
 
 #: Accuracy metrics stored with the test set they were scored on: metric -> (items metric, correct metric).
 TEST_SET_COUNTS = {"accuracy": ("accuracy_samples", "accuracy_correct")}
+#: Accuracy metric -> the metric of its per-item outcomes (one row per test item: value 1 correct, 0 wrong;
+#: column ``sample_index`` names the item), which lets two evaluations on one test set be paired item by item.
+ITEM_OUTCOMES = {"accuracy": "item_correct"}
 
 
 def test_set_counts(claim: "Claim", frame: pd.DataFrame, sides: list[Side]) -> list[tuple[int, int]] | None:
@@ -581,44 +596,122 @@ def test_set_counts(claim: "Claim", frame: pd.DataFrame, sides: list[Side]) -> l
     return counts
 
 
+def item_outcomes(frame: pd.DataFrame, metric: str, side: Side) -> pd.Series | None:
+    """The side's per-item outcomes (index: the item's ``sample_index``; True: correct) from the same run as
+    its accuracy, or None when its results hold none (older runs, other publishers)."""
+    name = ITEM_OUTCOMES.get(metric)
+    if name is None or "sample_index" not in frame.columns:
+        return None
+    rows = select(frame, name, side.filters)
+    runs = [c for c in ("source_file", "run_id") if c in rows.columns]
+    if rows.empty or any(set(rows[c]) != set(side.rows[c]) for c in runs):
+        return None
+    return pd.Series(rows["value"].to_numpy(dtype=float) > 0.5, index=rows["sample_index"].to_numpy(dtype=np.int64))
+
+
+def paired_items(claim: "Claim", frame: pd.DataFrame, sides: list[Side],
+                 counts: list[tuple[int, int]]) -> tuple[paired_proportion.PairedItems | None, str]:
+    """The two sides' 2×2 table of per-item outcomes (item i of a beside item i of b), or None and why not."""
+    outcomes = [item_outcomes(frame, claim.metric, side) for side in sides]
+    missing = [side.name for side, found in zip(sides, outcomes) if found is None]
+    if missing:
+        return None, (f"items not paired: per-item outcomes not recorded (side {' and '.join(missing)}); the "
+                      "independent test is conservative here when the variants err on the same items")
+    for side, found, (correct, items) in zip(sides, outcomes, counts):
+        if found.index.has_duplicates or len(found) != items or int(found.sum()) != correct:
+            return None, (f"items not paired: side {side.name}'s per-item outcomes ({int(found.sum())} correct of "
+                          f"{len(found)} rows) do not match its count ({correct} of {items}); the independent test "
+                          "is used")
+    if set(outcomes[0].index) != set(outcomes[1].index):
+        return None, "items not paired: the sides were scored on different items; the independent test applies"
+    a, b = outcomes[0].sort_index(), outcomes[1].sort_index()
+    return paired_proportion.PairedItems.from_outcomes(a.to_numpy(), b.to_numpy()), ""
+
+
 ACCURACY_TEXT = {"a/b": "acc_a/acc_b", "points": "100·(acc_a − acc_b) in percentage points",
                  "errors": "(1 − acc_b)/(1 − acc_a)"}
+INDEPENDENT_TEST = "score test of two binomial proportions (statsmodels test_proportions_2indep)"
+INDEPENDENT_INTERVAL = "score interval for two independent binomial proportions (statsmodels confint_proportions_2indep)"
 
 
-def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confidence: Fraction) -> dict:
-    """Each side's accuracy with its exact binomial CI; the estimate's interval and test from both test sets."""
-    from .stats import proportion
-
-    level = float(confidence)
-    sides = {key: proportion.accuracy_ci(*count, level) for key, count in zip(("a", "b"), counts)}
-    estimate, interval = proportion.relative_interval(name, counts[0], counts[1], level)
-    parts = []
+def _one_sided(claim: "Claim", run: Callable[[float, str], tuple]) -> dict:
+    """The claim's test record: ``run(threshold, "larger" | "smaller")`` gives (statistic, p, test name) per
+    bound; both bounds: the larger p (intersection-union)."""
+    alpha = 1 - Fraction(repr(claim.confidence))
+    parts, names = [], []
     for bound, alternative in (("at_least", "larger"), ("at_most", "smaller")):
         threshold = getattr(claim, bound)
         if threshold is not None:
-            statistic, p = proportion.relative_test(name, counts[0], counts[1], threshold, alternative)
+            statistic, p, name = run(threshold, alternative)
+            names.append(name)
             parts.append({"hypothesis": f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
-                          "statistic": statistic, "p_value": p})
-    alpha = 1 - confidence
+                          "statistic": statistic, "p_value": p, "test": name})
     p = max(part["p_value"] for part in parts)
-    test = {"name": "score test of two binomial proportions (statsmodels test_proportions_2indep), one-sided",
+    return {"name": " and ".join(dict.fromkeys(names)) + ", one-sided",
             "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts, "p_value": p,
             "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
+
+
+def _paired_test_set(claim: "Claim", name: str, items, level: float) -> dict:
+    """The paired design: the score interval and the test on the discordant items (``stats.paired_proportion``)."""
+    estimate, interval = paired_proportion.paired_interval(name, items, level)
+    test = _one_sided(claim, lambda threshold, alternative: paired_proportion.paired_test(name, items, threshold,
+                                                                                           alternative))
+    return {"design": "paired items", "estimate": estimate, "interval": list(interval),
+            "method": paired_proportion.INTERVAL_NAMES[name], "test": test,
+            "items": {**items.to_dict(), "mcnemar_exact_p": paired_proportion.mcnemar_exact(items),
+                      "mcnemar_test": paired_proportion.MCNEMAR_NAME + ", two-sided, of equal accuracy"},
+            "estimate_definition": f"{ACCURACY_TEXT[name]} of the two accuracies on the same {items.items} test items"}
+
+
+def _independent_test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], level: float, why: str) -> dict:
+    """Two test sets treated as independent binomials: where the items cannot be paired (``why``)."""
+    from .stats import proportion
+
+    estimate, interval = proportion.relative_interval(name, counts[0], counts[1], level)
+
+    def run(threshold: float, alternative: str) -> tuple:
+        return (*proportion.relative_test(name, counts[0], counts[1], threshold, alternative), INDEPENDENT_TEST)
+
+    return {"design": "test set", "estimate": estimate, "interval": list(interval), "method": INDEPENDENT_INTERVAL,
+            "test": _one_sided(claim, run), "pairing": why,
+            "estimate_definition": f"{ACCURACY_TEXT[name]} of the two test-set accuracies"}
+
+
+def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confidence: Fraction,
+              pairing: tuple) -> dict:
+    """Each side's accuracy with its exact binomial CI; the estimate's interval and test paired item by item
+    where ``pairing`` (:func:`paired_items`) holds the table, else from the two test sets as independent."""
+    from .stats import proportion
+
+    level = float(confidence)
+    items, why = pairing
     per_side = {key: {"n": 1, "median": acc.accuracy, "ci": list(acc.ci), "coverage": level, "level": level,
                       "deterministic": False, "test_set_items": acc.items, "correct": acc.correct,
                       "ci_method": f"{acc.method} from {acc.items} test items (one evaluation; repeating it "
-                                   "gives the same count)"} for key, acc in sides.items()}
-    return {"design": "test set", **per_side, "estimate": estimate, "interval": list(interval), "coverage": level,
-            "test": test, "estimate_definition": f"{ACCURACY_TEXT[name]} of the two test-set accuracies "
-                                                  "(score interval for two binomial proportions)"}
+                                   "gives the same count)"}
+                for key, acc in zip(("a", "b"), (proportion.accuracy_ci(*count, level) for count in counts))}
+    found = _paired_test_set(claim, name, items, level) if items is not None else \
+        _independent_test_set(claim, name, counts, level, why)
+    return {**per_side, **found, "coverage": level}
 
 
 def _test_set_text(numbers: Mapping) -> str:
-    """Both sides' counts with their binomial CIs, in words (the reason's second half)."""
+    """Both sides' counts with their binomial CIs, and the paired items or why there are none, in words."""
     sides = [numbers[key] for key in ("a", "b")]
-    return ("accuracy " + " vs ".join(f"{s['correct']}/{s['test_set_items']} = {s['median']:.4g} "
-                                      f"[{s['ci'][0]:.4g}, {s['ci'][1]:.4g}]" for s in sides)
-            + " (exact binomial CIs from the test-set sizes; one evaluation each)")
+    counted = ("accuracy " + " vs ".join(f"{s['correct']}/{s['test_set_items']} = {s['median']:.4g} "
+                                         f"[{s['ci'][0]:.4g}, {s['ci'][1]:.4g}]" for s in sides)
+               + " (exact binomial CIs from the test-set sizes; one evaluation each)")
+    if numbers["design"] != "paired items":
+        return f"{counted}; {numbers['pairing']}"
+    return f"{counted}; {items_text(numbers['items'])}"
+
+
+def items_text(items: Mapping) -> str:
+    """The paired items in words: discordant counts first (they decide), then the concordant ones."""
+    return (f"paired on {items['items']} items: {items['only_a']} only a right, {items['only_b']} only b right "
+            f"(the discordant items), {items['both']} both right, {items['neither']} neither; McNemar's exact "
+            f"test of equal accuracy p={items['mcnemar_exact_p']:.3g} (two-sided)")
 
 
 #: An exact fraction longer than this (binomial sums over thousands of samples run to 1,000 digits) is
@@ -755,7 +848,11 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
     confidence = Fraction(repr(claim.confidence))
     counts = test_set_counts(claim, frame, sides)
     if counts is not None:  # one evaluation per side: the test set's binomial CI decides, not repetitions
-        tested = _test_set(claim, name, counts, confidence)
+        try:
+            tested = _test_set(claim, name, counts, confidence, paired_items(claim, frame, sides, counts))
+        except StatisticsError as exc:  # e.g. a ratio of errors whose base made none: no finite estimate
+            return result(ClaimVerdict.INCONCLUSIVE, f"{exc.one_line()}; the counts are {counts[0][0]} of "
+                                                     f"{counts[0][1]} (a) and {counts[1][0]} of {counts[1][1]} (b)")
         for side in sides:
             tested[side.name] = {**numbers[side.name], **tested[side.name]}
         numbers.update(tested)

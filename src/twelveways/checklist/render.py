@@ -337,7 +337,8 @@ def claim_facts(claim: dict) -> list[tuple[str, str]]:
     numbers = claim.get("numbers") or {}
     design = {"paired": "paired by seed", "independent": "independent samples", "one sample": "one sample",
               "replicates": "runs as replicates (iterations describe one run)",
-              "test set": "one evaluation per side on a counted test set"}
+              "test set": "one evaluation per side on a counted test set, items not paired",
+              "paired items": "one evaluation per side on the same test items, paired item by item"}
     estimate = f"{_num(numbers.get('estimate'))} = {numbers.get('estimate_definition', '—')}"
     if numbers.get("estimate") is None:
         estimate = "none (no samples to estimate from: see why)"
@@ -365,8 +366,20 @@ def claim_facts(claim: dict) -> list[tuple[str, str]]:
     named = design.get(numbers.get("design"), str(numbers.get("design") or "—"))
     method = [("method", str(numbers["method"]))] if numbers.get("method") else []
     return [("design", f"{named}; {numbers.get('metric', '')} in {numbers.get('unit', '')}"),
-            ("threshold", threshold or "—"), ("estimate", estimate), *method, ("test", test_text),
+            ("threshold", threshold or "—"), ("estimate", estimate), *method, *_pairing_facts(numbers),
+            ("test", test_text),
             ("Holm", holm_text), ("verdict", verdicts), ("why", claim.get("message", ""))]
+
+
+def _pairing_facts(numbers: dict) -> list[tuple[str, str]]:
+    """An accuracy claim on a test set: its paired items (the discordant counts decide), or why it has none."""
+    items = numbers.get("items")
+    if isinstance(items, dict) and items.get("items") is not None:
+        return [("paired items", f"{items['items']} items: {items.get('only_a')} only a right and "
+                                  f"{items.get('only_b')} only b right (discordant), {items.get('both')} both right, "
+                                  f"{items.get('neither')} neither; {items.get('mcnemar_test', 'McNemar')}: "
+                                  f"p = {_num(items.get('mcnemar_exact_p'))}")]
+    return [("pairing", str(numbers["pairing"]))] if numbers.get("pairing") else []
 
 
 SIDE_COLUMNS = ("side", "configuration", "n", "value", "interval", "coverage")

@@ -36,16 +36,32 @@ DEFINITION_TEXT = {
 }
 
 
-def score(index: np.ndarray, predicted: np.ndarray, labels: np.ndarray) -> dict:
-    """Top-1 accuracy over the logged responses; every QSL sample must appear exactly once."""
+def item_outcomes(index: np.ndarray, predicted: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Per QSL sample (in QSL index order) whether its top-1 prediction is right; every sample exactly once.
+
+    Kept item by item because two variants scored on the same items are paired data: a claim compares
+    them on the items only one of them gets right (McNemar), which the counts alone cannot do.
+    """
     total = labels.shape[0]
     if index.shape[0] != total or np.unique(index).shape[0] != total:
         raise MeasurementError(f"accuracy log covers {np.unique(index).shape[0]} distinct of {total} samples "
                                f"({index.shape[0]} responses): not one response per sample")
     if index.min() < 0 or index.max() >= total:
         raise MeasurementError("accuracy log names sample indices outside the QSL")
-    correct = int(np.sum(predicted == labels[index]))
-    return {"samples": int(total), "correct": correct, "accuracy": correct / total}
+    correct = np.zeros(total, dtype=bool)
+    correct[index] = predicted == labels[index]
+    return correct
+
+
+def summary(outcomes: np.ndarray) -> dict:
+    """Top-1 accuracy of per-item outcomes: samples, correct, accuracy."""
+    total, correct = int(outcomes.shape[0]), int(np.sum(outcomes))
+    return {"samples": total, "correct": correct, "accuracy": correct / total}
+
+
+def score(index: np.ndarray, predicted: np.ndarray, labels: np.ndarray) -> dict:
+    """Top-1 accuracy over the logged responses; every QSL sample must appear exactly once."""
+    return summary(item_outcomes(index, predicted, labels))
 
 
 def compare(accuracy: float, reference: float, definition: str = "relative", tolerance: float = 0.01) -> dict:

@@ -64,6 +64,8 @@ METRICS = {
     "server_search_runs": "Server probes made by the search",
     "offline_samples_per_second / server_throughput_loss": "Offline samples/s, and 1 - latency_bounded_qps / it",
     "accuracy / accuracy_samples / accuracy_correct": "AccuracyOnly: top-1 accuracy over every test sample once",
+    "item_correct": "AccuracyOnly: one row per test sample (sample_index = its QSL index): 1 when its top-1 "
+                    "prediction is right, else 0 (variants scored on the same samples are compared item by item)",
     "accuracy_delta_points / relative_accuracy / relative_errors": "vs the fp32 variant of the same model: "
         "points (acc - acc_fp32, x100), acc / acc_fp32, err / err_fp32",
     "accuracy_within_tolerance": "1 when the configured relative-accuracy definition passes",
@@ -137,6 +139,13 @@ def value_rows(base: dict, values: list[tuple[str, float, str]]) -> pd.DataFrame
     return _with_base(frame, base)
 
 
+def item_rows(base: dict, outcomes: np.ndarray) -> pd.DataFrame:
+    """One ``item_correct`` row per test sample of an accuracy run (1 right, 0 wrong; sample_index: its QSL index)."""
+    frame = pd.DataFrame({"metric": "item_correct", "value": np.asarray(outcomes, dtype=np.float64), "unit": "1",
+                          "query_seq": -1, "sample_index": np.arange(len(outcomes), dtype=np.int64)})
+    return _with_base(frame, base)
+
+
 def _with_base(frame: pd.DataFrame, base: dict) -> pd.DataFrame:
     for key, value in base.items():
         frame[key] = value
@@ -169,7 +178,8 @@ DERIVED_METRICS = ["samples_per_second", "completed_samples_per_second", "schedu
 #: Settings LoadGen applied (not measurements), and counts.
 METRIC_KINDS = {"latency_bound": "other", "min_duration": "other", "target_latency_percentile": "other",
                 "query_count": "count", "overlatency_query_count": "count", "min_query_count": "count",
-                "samples_per_query": "count", "training_epochs": "count", "server_search_runs": "count"}
+                "samples_per_query": "count", "training_epochs": "count", "server_search_runs": "count",
+                "item_correct": "other"}  # per-item outcomes: what accuracy counts, never summarized themselves
 
 
 def checklist_attrs(cfg: InferConfig, model_names: list[str]) -> dict:

@@ -215,9 +215,9 @@ def _derived_rows(cfg: InferConfig, loaded, outcome, logs):
             sps = offline["summary"]["values"].get("Samples per second") if offline else None
             if slot.get("accuracy_run"):
                 run = slot["accuracy_run"]
-                frames.append(records.value_rows(base("Offline", "AccuracyOnly", "accuracy", True,
-                                                      str(Path(run["run_dir"]).relative_to(logs))),
-                                                 _accuracy_values(cfg, m, run, reference)))
+                factors = base("Offline", "AccuracyOnly", "accuracy", True, str(Path(run["run_dir"]).relative_to(logs)))
+                frames.append(records.value_rows(factors, _accuracy_values(cfg, m, run, reference)))
+                frames.append(records.item_rows(factors, run["item_correct"]))
             if slot.get("server") is not None:
                 server = slot["server"]
                 frames.append(records.value_rows(

@@ -156,9 +156,11 @@ def accuracy_run(prep: Prepared, cfg: InferConfig, seed: int, run_dir: Path) -> 
         run_dir = harness.run(sut, qsl, test_settings, run_dir, trace=False, metadata=meta)
     harness.compress_trace(run_dir)
     np.save(run_dir / "labels.npy", np.asarray(prep.labels))
-    result = accuracy.evaluate(run_dir, prep.labels)
+    outcomes = accuracy.item_outcomes(*parse.accuracy_log(run_dir), np.asarray(prep.labels))
+    result = accuracy.summary(outcomes)
     atomic.write_text(run_dir / "accuracy.json", json.dumps(result, indent=2, sort_keys=True) + "\n", "accuracy result")
-    return {"accuracy": result, "detail": parse.detail(run_dir), "run_dir": run_dir, "valid": True}
+    return {"accuracy": result, "item_correct": outcomes, "detail": parse.detail(run_dir), "run_dir": run_dir,
+            "valid": True}
 
 
 def start_qps(prep: Prepared, cfg: InferConfig) -> float:

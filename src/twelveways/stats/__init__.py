@@ -9,7 +9,10 @@ The code lives in ``stats.core`` (input checks, exact-rank CIs, normality, t CI)
 (Mann–Whitney, Kruskal–Wallis, effect sizes, pooling ranks), ``stats.tail`` (percentiles,
 quantile regression), ``stats.scaling`` (speedup, Amdahl) and ``stats.changepoint``
 (warm-up and mid-run shifts of a run's per-iteration series) and ``stats.replicates`` (the
-two-level model: invocations, then iterations); import it from here.
+two-level model: invocations, then iterations); import it from here.  Accuracies are binomial
+counts: ``stats.proportion`` (one test set's exact CI, two test sets compared as independent) and
+``stats.paired_proportion`` (two variants scored on the same items: McNemar, Tang/Tango score
+tests and intervals) are imported by module.
 
 Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); a ``confidence`` left
 None is the config schema's ``measurement.confidence`` (:func:`check_confidence`); results are
