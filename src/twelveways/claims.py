@@ -728,9 +728,10 @@ def _short_fractions(numbers: dict) -> None:
             del numbers[key]
 
 
-def _test_set_hint(claim: "Claim") -> str:
-    """For an accuracy claim without an interval: what would decide it besides repetitions."""
-    if claim.kind != "accuracy_relative":
+def _test_set_hint(claim: "Claim", numbers: Mapping) -> str:
+    """For an accuracy claim without an interval: what would decide it besides repetitions (not for runs paired by
+    seed, whose seeds are the replicates: the spread between training runs is what such a claim is about)."""
+    if claim.kind != "accuracy_relative" or numbers.get("design") == "paired":
         return ""
     counts = TEST_SET_COUNTS.get(claim.metric, ("<metric>_samples", "<metric>_correct"))
     return (f"; a deterministic evaluation is better decided by its test set: record {counts[0]} and {counts[1]} "
@@ -866,7 +867,7 @@ def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
                                       if design["design"] == "paired" else REPLICATES_TEXT[name]
                                       if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
     if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim))
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim, numbers))
     numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
     return result(*_judge(claim, numbers))
 
