@@ -44,7 +44,7 @@ def test_clean_results_exit_0_and_write_every_format(clean, tmp_path, capsys):
     assert report["verdict"] == "VALID" and len(report["checks"]) == 24
     md = outputs[1].read_text()
     assert "**Result is: VALID**" in md
-    assert "R3 arithmetic mean for costs, harmonic for rates: pass" in md
+    assert "| R3 arithmetic mean for costs, harmonic for rates | pass |" in md and "SC15 rules R1-R12: all pass" in md
     assert outputs[2].read_text().startswith('<section class="checklist')
     assert "Result is: VALID" in capsys.readouterr().err  # the one-line-per-check summary
 

@@ -132,6 +132,36 @@ def summary_lines(report: dict) -> list[str]:
     return lines + skipped_lines(report)
 
 
+#: Checks that did not pass named one per line on checklist.md's first screen (the rest under "Checks").
+MAX_FLAGGED = 6
+
+
+def compact_lines(report: dict) -> list[str]:
+    """The checklist in a few lines (checklist.md's first screen): per family of checks the statuses by id, each
+    check that did not pass on a line of its own with its title, the claims counted, then the excluded runs."""
+    lines = []
+    families = {"R": "SC15 rules", "F": "Fallacies"}
+    for prefix, name in families.items():
+        mine = [c for c in report["checks"] if str(c["id"]).startswith(prefix)]
+        if mine:
+            others = [f"{c['id']} {STATUS_WORDS.get(c['status'], c['status'])}" for c in mine if c["status"] != "pass"]
+            span = f"{mine[0]['id']}-{mine[-1]['id']}" if len(mine) > 1 else mine[0]["id"]
+            lines.append(f"{name} {span}: " + (f"pass except {', '.join(others)}" if others else "all pass"))
+    rest = [c for c in report["checks"] if str(c["id"])[:1] not in families]
+    lines += [f"{c['id']} {c['title']}: {STATUS_WORDS.get(c['status'], c['status'])}" for c in rest]
+    flagged = [c for c in report["checks"] if c["status"] not in ("pass", "not_applicable") and c not in rest]
+    lines += [f"  {c['id']} {c['title']}: {STATUS_WORDS.get(c['status'], c['status'])}" for c in flagged[:MAX_FLAGGED]]
+    if len(flagged) > MAX_FLAGGED:
+        lines.append(f"  and {len(flagged) - MAX_FLAGGED} more not passing (see Checks)")
+    if report["claims"]:
+        counts: dict[str, list[str]] = {}
+        for c in report["claims"]:
+            counts.setdefault(c["verdict"].replace("_", " "), []).append(c["id"])
+        lines.append("Claims: " + ", ".join(f"{len(ids)} {verdict}" + (f" ({', '.join(ids)})" if verdict != "supported"
+                                                                     else "") for verdict, ids in counts.items()))
+    return lines + excluded_lines(report) + skipped_lines(report)[:1]
+
+
 def excluded_lines(report: dict) -> list[str]:
     """One line per reason runs or configurations were left out of every check, with counts (the runs
     themselves are listed further down, :func:`excluded_list`)."""
@@ -169,10 +199,10 @@ EVIDENCE_COLUMNS = ("configuration", "what", "number", "unit", "source")
 
 
 def to_markdown(report: dict) -> str:
-    """Summary first (verdict, excluded runs per reason, one line per check and claim), then the claims, the
-    checks with their evidence, and the excluded runs one by one."""
+    """Summary first (verdict, the checks in a few lines: :func:`compact_lines`), then the claims, one line per
+    check with why and what to do, the evidence, the skipped files and the excluded runs one by one."""
     out = ["# Benchmarking checklist", "", f"**Result is: {report['verdict']}** ({status_counts(report)})", ""]
-    out += ["```"] + [line.replace("`", "'") for line in summary_lines(report)[1:]] + ["```", ""]
+    out += ["```"] + [line.replace("`", "'") for line in compact_lines(report)] + ["```", ""]
     out += ["Inputs: " + ", ".join(f"`{_md(p)}`" for p in report["inputs"]), ""]
     if report["claims"]:
         out += _claims_markdown(report["claims"])
@@ -187,6 +217,9 @@ def to_markdown(report: dict) -> str:
                     "|" + "---|" * len(EVIDENCE_COLUMNS)]
             out += ["| " + " | ".join(_md(row[col]) for col in EVIDENCE_COLUMNS) + " |" for row in rows]
             out.append("")
+    skipped = skipped_lines(report)
+    if skipped:
+        out += ["## Skipped files", "", _md(skipped[0]), ""] + [f"- {_md(line.strip())}" for line in skipped[1:]] + [""]
     if excluded_list(report):
         out += ["## Excluded runs", "", "Left out of every check, each with the reason its source gave:", ""]
         out += [f"- {_md(line)}" for line in excluded_list(report)] + [""]
