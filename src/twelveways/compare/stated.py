@@ -9,22 +9,26 @@ decide, otherwise inconclusive with the fact that is missing.
 A stated configuration is a location statistic its publisher stated (asv's median, LoadGen's
 percentiles and QPS, a mean, JMH's score, criterion's estimates), named ``<metric>_<statistic>``
 as the readers name the rows of a file without samples (``time_median``, ``latency_p90``).
-Spreads (stddev, IQR, quartiles: kind ``dispersion``) are no configuration of their own.  Where
-both sides hold a configuration's samples, the samples are compared (:mod:`verdicts`) and their
-stated summaries are not used; a side's summary of its samples is used where the other side
-states only a summary.
+Spreads (stddev, IQR, quartiles: kind ``dispersion``) are no configuration of their own.  Only
+imported files (attr ``source_format``) count: the workflow's own files hold every sample, and
+their derived rows (per-run costs, numbers copied from another family) are compared through those
+samples.  Where both sides hold a configuration's samples, the samples are compared
+(:mod:`verdicts`) and the stated summaries are not used; a side's summary of its samples is used
+where the other side states only a summary.
 
 Two stated intervals (:data:`METHOD`): each publisher states an interval at level c (asv: 99 %
 CI of the median; JMH: 99.9 % score error; criterion: bootstrap CI).  The two runs are
-independent, so both intervals hold at once with probability c_base * c_new, the argument of
-the claims' independent design (``twelveways.claims._independent`` asks sqrt(c) of each side);
-whenever both hold, the true ratio lies between the corners lo_new / hi_base and hi_new / lo_base.
-That interval therefore covers the ratio with at least c_base * c_new whatever the shape of
-either interval: conservative (wider than a joint interval), never optimistic.  A verdict needs
-c_base * c_new >= the confidence asked and the whole interval beyond the margin (faster / slower)
-or within it (same).  The levels are the publisher's, so no multiplicity adjustment is possible:
-each verdict's error rate is at most 1 - c_base * c_new.  What stays missing for a full verdict:
-the intervals describe the values of one run each, so the variance between runs is not in them.
+independent, so both intervals hold at once with probability at least c_base * c_new, the
+argument of the claims' independent design (``twelveways.claims._independent`` asks sqrt(c) of
+each side); whenever both hold, the true ratio lies between the corners lo_new / hi_base and
+hi_new / lo_base.  That interval therefore covers the ratio with at least c_base * c_new whatever
+the shape of either interval: conservative (wider than a joint interval), never optimistic.  A
+verdict needs c_base * c_new >= the confidence asked and the whole interval beyond the margin
+(faster / slower) or within it (same).  The levels are the publisher's, so no multiplicity
+adjustment is possible: each configuration's verdict is wrong with at most 1 - c_base * c_new
+(over m configurations at most m times that are expected).  What stays missing for a full
+verdict: the intervals describe the values of one run each, so the variance between runs is not
+in them.
 
 Several stated values per side (several runs, e.g. LoadGen runs) are the runs' replicates: each
 run's stated value is one invocation of :func:`verdicts.compare_tables`.
@@ -199,6 +203,8 @@ def table(data: resultset.AuditData, columns: dict[str, list[str]], raw: Mapping
     sampled = {_base(key) for key in raw}
     found: dict[tuple, list[Stated]] = {}
     for source in data.raw_sources:
+        if not source.attr("source_format"):  # the workflow's own file: its derived rows summarize its samples
+            continue
         family = table_mod.source_family(source)
         frame = source.frame.assign(_kind=source.kinds)
         usable = frame[results.summarizable_mask(frame) & np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
