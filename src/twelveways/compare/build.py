@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import stability, stats
-from . import explain, noise, sides, table, verdicts
+from . import explain, noise, sides, stated, table, verdicts
 
 FORMAT = "twelveways-comparison/1"
 
@@ -19,7 +19,8 @@ def _environment(base: sides.Side, new: sides.Side) -> dict:
     differences = explain.environment_diff(base.environment, new.environment)
     missing = [s.label for s in (base, new) if s.environment is None]
     return {"differences": differences or [], "compared": differences is not None,
-            "missing": missing, "by_class": explain.envdiff.by_class(differences or [])}
+            "missing": missing, "by_class": explain.envdiff.by_class(differences or []),
+            "sources": {s.label: s.environment_path for s in (base, new) if s.environment is not None}}
 
 
 #: Verdicts a machine's load can produce: the busy side slower, or a difference the load could hide.
@@ -48,11 +49,14 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
     confidence = stats.check_confidence(confidence)
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
+    said_a, said_b = stated.table(base.data, columns, a), stated.table(new.data, columns, b)
+    varying = table.varying([*a, *b, *said_a, *said_b])
     chosen = noise.choose([base.noise_floor, new.noise_floor], floor_given, margin=margin)
+    from_stated, covered = stated.compare(a, b, said_a, said_b, chosen, {k: table.label(k, varying) for k in
+                                                                          {*said_a, *said_b}}, confidence=confidence)
     rows = [load_explained(row, sides.busy_causes(base, row.key.get("family")), sides.busy_causes(new, row.key.get("family")))
-            for row in verdicts.compare_tables(a, b, chosen, confidence=confidence)]
+            for row in [*verdicts.compare_tables(a, b, chosen, confidence=confidence), *from_stated]]
     environment = _environment(base, new)
-    varying = table.varying([*a, *b])
     busy = sides.busy_causes(base) + sides.busy_causes(new)
     shown = []
     for row in rows:
@@ -72,8 +76,9 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
                    f"discovery rate {1 - confidence:.0%}); a verdict needs the whole {confidence:.0%} CI beyond "
                    f"the {chosen.margin_text}, \"same\" the whole CI within it; 80% power for the smallest "
                    "detectable ratio and the invocations that would decide"),
+        "stated_method": stated.METHOD if from_stated else "",
         "counts": verdicts.counts(rows), "rows": shown,
         "stability": {side.label: stability.lines(side.data) for side in (base, new)},
-        "only_base": sorted(table.label(k, varying) for k in set(a) - set(b)),
-        "only_new": sorted(table.label(k, varying) for k in set(b) - set(a)),
+        "only_base": sorted(table.label(k, varying) for k in stated.only(a, b, said_a, said_b, covered)),
+        "only_new": sorted(table.label(k, varying) for k in stated.only(b, a, said_b, said_a, covered)),
     }

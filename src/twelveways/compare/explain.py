@@ -6,8 +6,10 @@ settings); each significant difference is then listed beside the fields that pla
 that kind of configuration: any kernel — CPU, frequency settings, kernel release; memory-bound
 kernels — memory, caches, NUMA; C kernels — compiler and flags; BLAS-backed work (dgemm,
 NumPy, PyTorch) — BLAS/OpenMP libraries and thread settings; MPI runs — the MPI library and
-launcher; training and inference — PyTorch and LoadGen.  The mapping names candidates, not
-causes: a reader confirms one by changing it alone.
+launcher; training and inference — PyTorch and LoadGen; foreign results — the machine's name
+their files state (asv's ``machine``), the Python of a Python benchmark tool (asv, pyperf,
+pytest-benchmark), JMH's JVM.  The mapping names candidates, not causes: a reader confirms one
+by changing it alone.
 """
 
 from __future__ import annotations
@@ -20,10 +22,15 @@ from ..families import prk as prk_kernels
 
 MEMORY_BOUND = {k.name for k in prk_kernels.DECLARED if k.memory_bound}  # declared per kernel
 BLAS_BACKED = {"dgemm"}
+#: Families whose every configuration runs in a Python interpreter (the formats of Python benchmark tools).
+PYTHON_FAMILIES = {"pyperf", "asv", "pytest-benchmark"}
 
 #: (name, does the configuration qualify, pattern on the differing field's dotted path)
 _CANDIDATES = [
     ("another CPU or GPU", lambda c: True, r"^(hardware\.cpu\.|gpus\.|cpu|num_cpus|processor)"),
+    ("another machine (by the name its results state)", lambda c: True, r"^(machine|host\.hostname|hostname|node)$"),
+    ("another Python or its build (Python benchmark)", lambda c: c.get("family") in PYTHON_FAMILIES,
+     r"^(python_(version|cflags|compiler|implementation|build)|python)$"),
     ("frequency, turbo or power settings", lambda c: True, r"(frequency|governor|boost|turbo|energy)"),
     ("another kernel or OS", lambda c: True, r"^os\.(kernel|distribution|glibc|version)"),
     ("memory, caches or NUMA (memory-bound kernel)", lambda c: c.get("workload") in MEMORY_BOUND,
@@ -35,7 +42,8 @@ _CANDIDATES = [
     ("MPI library or launcher", lambda c: "mpi" in str(c.get("implementation", "")) or _int(c.get("ranks")) > 1,
      r"^(mpi\.|python\.packages\.mpi)"),
     ("PyTorch or LoadGen", lambda c: c.get("benchmark") in ("train", "infer"),
-     r"^(torch\.|loadgen\.|python\.packages\.(torch|mlcommons))"),
+     r"^(torch\.|loadgen[._]|python\.packages\.(torch|mlcommons))"),
+    ("another JVM or its options (JMH)", lambda c: c.get("family") == "jmh", r"^(jdkVersion|vmName|vmVersion|jvm|jvmArgs)$"),
     ("thread settings", lambda c: _int(c.get("threads")) > 1, r"(_NUM_THREADS|OMP_|affinity|usable_cpus|smt)"),
 ]
 

@@ -68,11 +68,22 @@ def _environment_lines(env: dict) -> list[str]:
     if not env["compared"]:
         return [f"Not compared: no environment capture for {', '.join(env['missing'])}."]
     if not env["differences"]:
-        return ["No field differs (volatile fields such as time and load left out)."]
+        return ["No field differs (volatile fields such as time and load left out).", *_sources(env)]
     lines = ["| class | field | base | new |", "|---|---|---|---|"]
     lines += [f"| {d['class']} | {escape.markdown_text(d['field'])} | {escape.markdown_text(_value(d['a']))} | "
               f"{escape.markdown_text(_value(d['b']))} |" for d in env["differences"]]
-    return lines
+    return lines + _sources(env)
+
+
+def environment_sources(env: dict) -> str:
+    """Where each side's environment came from (a capture file, or the facts its results files state)."""
+    found = "; ".join(f"{side}: {where}" for side, where in (env.get("sources") or {}).items())
+    return f"Environment of each side: {found}." if found else ""
+
+
+def _sources(env: dict) -> list[str]:
+    text = environment_sources(env)
+    return ["", escape.markdown_text(text)] if text else []
 
 
 def _value(value) -> str:
@@ -93,6 +104,7 @@ def markdown(record: dict, title: str = "Comparison", *, environment: bool = Tru
            *(["", "## Environment differences", "", *_environment_lines(record["environment"])] if environment else []),
            "", "## Noise floor", "", escape.markdown_text(noise_text(record)), "",
            "## Configurations", "", f"Method: {record['method']}.", "",
+           *([f"Stated summaries: {record['stated_method']}.", ""] if record.get("stated_method") else []),
            *([f"A busy machine: {record['load_rule']}.", ""] if record.get("load_rule") else []),
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     tested, few = _split(record["rows"])
@@ -122,6 +134,7 @@ def html_page(record: dict, title: str = "Comparison", *, environment: bool = Tr
     env_html = (_table_html(("class", "field", "base", "new"),
                             [(d["class"], d["field"], _value(d["a"]), _value(d["b"])) for d in env["differences"]])
                 if env["differences"] else f"<p>{html.escape(_environment_lines(env)[0])}</p>")
+    env_html += f"<p>{html.escape(environment_sources(env))}</p>" if environment_sources(env) else ""
     only = "".join(f"<h2>Only on the {side} side ({len(record[key])})</h2><ul>"
                    + "".join(f"<li>{html.escape(c)}</li>" for c in record[key]) + "</ul>"
                    for side, key in (("base", "only_base"), ("new", "only_new")) if record[key])
@@ -143,6 +156,7 @@ def html_page(record: dict, title: str = "Comparison", *, environment: bool = Tr
             + (f"<h2>Environment differences</h2>{env_html}" if environment else "") + "<h2>Noise floor</h2>"
             f"<p>{html.escape(noise_text(record))}</p><h2>Configurations</h2>"
             f"<p>Method: {html.escape(record['method'])}.</p>"
+            + (f"<p>Stated summaries: {html.escape(record['stated_method'])}.</p>" if record.get("stated_method") else "")
             + (f"<p>A busy machine: {html.escape(record['load_rule'])}.</p>" if record.get("load_rule") else "")
             + f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
 

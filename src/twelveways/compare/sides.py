@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import resultset
 from ..errors import AuditInputError
+from ..readers.sw_fields import common_items
 from .table import source_family
 
 ENVIRONMENT_NAMES = ("environment.json",)
@@ -84,12 +85,32 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     side = Side(label, paths, data, folders=folders)
     if env_path is not None:
         side.environment, side.environment_path = resultset.read_json(env_path, f"{label} environment capture"), str(env_path)
+    else:
+        side.environment, side.environment_path = stated_environment(data)
     floor_path = _first_file(folders, NOISE_FLOOR_NAME)
     if floor_path is not None:
         from .noise import load_record  # noise imports this module
 
         side.noise_floor, side.noise_floor_path = load_record(floor_path, label), str(floor_path)
     return side
+
+
+def stated_environment(data: resultset.AuditData) -> tuple[dict | None, str | None]:
+    """The environment the results files themselves state (asv's machine.json and params, LoadGen's detail log,
+    pyperf metadata, JMH's JVM, Google Benchmark's context, pytest-benchmark's machine_info: attr
+    ``environment`` as each reader keeps it), and where it came from; (None, None) when no file states one.
+
+    Facts the side's files disagree on are left out: the side's own files differ there, so no single value
+    describes the side."""
+    stated = [(source, source.attr("environment")) for source in data.raw_sources]
+    stated = [(source, env) for source, env in stated if isinstance(env, dict) and env]
+    if not stated:
+        return None, None
+    formats = sorted({str(source.attr("source_format") or source_family(source)) for source, _ in stated})
+    shared = common_items([env for _, env in stated])
+    if not shared:
+        return None, None
+    return shared, f"stated in the results files ({', '.join(formats)}: {len(stated)} file(s))"
 
 
 def contention_records(side: Side, family: str | None = None) -> list[dict]:
