@@ -235,7 +235,7 @@ def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, n
     for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
         filters = _filters(part, ("variant", "scenario", "role", "target_qps"))
         runs = int(part["run_id"].nunique())
-        pooled = "; ".join(part for part in (note, POOLED_NOTE.format(runs=runs)) if part) if runs > 1 else note
+        pooled = "; ".join(text for text in (note, POOLED_NOTE.format(runs=runs)) if text) if runs > 1 else note
         for q in PERCENTILES:
             out.append(derived.percentile_summary(part["value"], q, metric="latency", unit=str(part["unit"].iloc[0]),
                                                   filters=filters, confidence=confidence, note=pooled,

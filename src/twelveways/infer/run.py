@@ -172,8 +172,8 @@ class _Stage:
         slot = self.outcome.setdefault((m.name, variant_name), {"prep": prep})
         while self.pending_pilots:
             self.add_run(prep, *self.pending_pilots.pop(0), "pilot")
-        runs = self.cfg.runs_per_variant(kind) if kind != "accuracy" else 1
-        advance(f"{prep.label} {kind}" + (f" run {number}/{runs}" if runs > 1 else ""))
+        total = self.cfg.runs_per_variant(kind) if kind != "accuracy" else 1
+        advance(f"{prep.label} {kind}" + (f" run {number}/{total}" if total > 1 else ""))
         self._run_kind(prep, slot, kind, number, self.logs / prep.label)
         key = (m.name, variant_name)
         self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - started
