@@ -83,8 +83,10 @@ tables.show(definitions, "scenarios as declared in twelveways.infer.scenarios")
 # %% [markdown]
 # ## Headline numbers per model and precision variant
 #
-# LoadGen's values, unchanged.  The Server/Offline loss is `1 - latency-bounded QPS / Offline
-# samples/s`, a ratio of two measured numbers (never an average of ratios).
+# LoadGen's values, unchanged; where a scenario has several performance runs per variant
+# (`infer.performance_runs`), the median over its runs, with their number in the scenario's `runs`
+# column (every run is in the run table below).  The Server/Offline loss is `1 - latency-bounded
+# QPS / Offline samples/s`, a ratio of two such numbers (never an average of ratios).
 
 # %%
 head = analysis.headline(frame)
@@ -104,7 +106,9 @@ tables.show(run_table, "every LoadGen performance run: result and criteria (Yes/
 # ## Latency CDFs per scenario (R8)
 #
 # Every recorded query's latency as an exact empirical CDF; p50, p90 and p99 are marked.  For
-# Server, the run at the highest VALID target QPS of each variant.
+# Server, the run at the highest VALID target QPS of each variant.  A variant with several
+# performance runs in a scenario shows their queries together; the percentile table says how many
+# runs each row pools (the claims compare runs, not pooled queries).
 
 # %%
 server_best = frame[(frame["metric"] == "latency_bounded_qps")].set_index("variant")["value"]
@@ -217,7 +221,8 @@ if missing:
 # %%
 front_table = head[["variant", "workload", "precision", "parameters", "accuracy", "Offline samples/s",
                     "SingleStream p90 latency (ms)", "SingleStream LoadGen result", "Offline LoadGen result"]].copy()
-eligible = (front_table["SingleStream LoadGen result"] == "VALID") & (front_table["Offline LoadGen result"] == "VALID")
+eligible = analysis.all_valid(front_table["SingleStream LoadGen result"]) & \
+    analysis.all_valid(front_table["Offline LoadGen result"])
 on_front = analysis.pareto(front_table[eligible], ["accuracy", "Offline samples/s"], ["SingleStream p90 latency (ms)"])
 front_table["on Pareto front"] = "not eligible (INVALID run)"
 front_table.loc[eligible, "on Pareto front"] = on_front.map({True: "yes", False: "no"})

@@ -142,6 +142,44 @@ def test_server_search_and_costs_are_recorded(stage):
     assert "training_cost_in_inferences" in set(frame["metric"])
 
 
+def test_repeated_performance_runs_are_replicates_downstream(checkpoint, tmp_path):
+    """infer.performance_runs: each run has its own folder and run_id; the tables summarize over the runs and
+    count them; a claim counts the runs as its replicates (n = runs) and has an interval."""
+    from twelveways import claims
+    from twelveways.infer import analysis
+
+    cfg = _config(variants=["fp32", "int8"], scenarios=["SingleStream", "Offline"], accuracy_mode=False,
+                  performance_runs={"single_stream": 3, "offline": 2})
+    run.execute(cfg, [checkpoint], tmp_path / "inference.nc", tmp_path / "inference", progress=False)
+    frame, _ = analysis.load(tmp_path)
+    performance = frame[frame["role"] == "performance"]
+    for variant in ("tiny-mlp-fp32", "tiny-mlp-int8"):
+        ids = sorted(performance.loc[(performance["variant"] == variant)
+                                     & (performance["scenario"] == "SingleStream"), "run_id"].unique())
+        assert ids == [f"{variant}/SingleStream/performance/run_{n}" for n in (1, 2, 3)]
+        assert all((tmp_path / "inference" / i / "mlperf_log_summary.txt").is_file() for i in ids)
+    assert set(performance["stop_reason"]) == {"fixed_loadgen_runs"}
+    head = analysis.headline(frame).set_index("variant")
+    assert head["SingleStream runs"].tolist() == [3, 3] and head["Offline runs"].tolist() == [2, 2]
+    rates = performance[performance["metric"] == "samples_per_second"].groupby("variant")["value"]
+    assert head["Offline samples/s"].to_dict() == pytest.approx(rates.median().to_dict())  # median of 2 runs
+    assert analysis.reported(frame)["offline_runs"].tolist() == [2, 2]
+    latencies = analysis.latencies(frame)
+    summaries = analysis.percentile_summaries(latencies[latencies["scenario"] == "SingleStream"], 0.95)
+    assert {s["runs"] for s in summaries} == {3} and all("3 LoadGen runs pooled" in s["note"] for s in summaries)
+    claim = claims.parse_claim({"id": "c", "statement": "s", "kind": "ratio", "metric": "latency", "at_least": 0.5,
+                                "a": {"workload": "tiny-mlp", "scenario": "SingleStream", "role": "performance",
+                                      "precision": "int8"},
+                                "b": {"workload": "tiny-mlp", "scenario": "SingleStream", "role": "performance",
+                                      "precision": "fp32"}}, "test", 0)
+    numbers = claims.check_claim(claim, frame).numbers
+    assert numbers["design"] == "replicates"
+    assert numbers["a"]["n"] == numbers["a"]["runs"] == 3 == numbers["b"]["n"]
+    assert numbers["a"]["values"] >= 3 * cfg["infer"]["min_queries"]["single_stream"]  # queries, beside n
+    low, high = numbers["interval"]
+    assert 0 < low <= numbers["estimate"] <= high
+
+
 def test_invalid_server_run_is_kept_invalid(checkpoint, tmp_path):
     """A latency bound nobody can meet: LoadGen says INVALID and so does the results file."""
     cfg = InferConfig.from_config(_config(server_latency_bound_ms=0.000001))

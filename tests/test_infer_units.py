@@ -112,11 +112,33 @@ def test_work_units_put_each_server_search_after_its_offline_run():
     cfg = InferConfig.from_config(config.validate({"infer": {"variants": ["fp32", "bf16", "int8"]}}))
     units = work_units(cfg, 2, seed=11)
     kinds = list(cfg.scenarios) + ["accuracy"]
-    assert sorted(units) == sorted((i, v, k) for i in range(2) for v in cfg.variants for k in kinds)
+    assert sorted(units) == sorted((i, v, k, 1) for i in range(2) for v in cfg.variants for k in kinds)
     for i in range(2):
         for v in cfg.variants:
-            assert units.index((i, v, "Server")) > units.index((i, v, "Offline"))
+            assert units.index((i, v, "Server", 1)) > units.index((i, v, "Offline", 1))
     assert work_units(cfg, 2, seed=11) == units and work_units(cfg, 2, seed=12) != units
+
+
+def test_each_repeated_performance_run_is_its_own_shuffled_unit_with_its_own_folder():
+    from twelveways.infer.run import performance_folder, work_units
+
+    cfg = InferConfig.from_config(config.validate({"infer": {
+        "variants": ["fp32", "int8"], "performance_runs": {"single_stream": 3, "offline": 2}}}))
+    assert [cfg.runs_per_variant(s) for s in ("SingleStream", "MultiStream", "Server", "Offline")] == [3, 1, 1, 2]
+    units = work_units(cfg, 1, seed=5)
+    single = [u for u in units if u[2] == "SingleStream"]
+    assert sorted(single) == [(0, v, "SingleStream", n) for v in ("fp32", "int8") for n in (1, 2, 3)]
+    assert sum(u[2] == "Server" for u in units) == 2  # Server is not repeated by the key
+    for v in cfg.variants:  # after the variant's first Offline run, whose rate brackets the search
+        first_offline = min(units.index((0, v, "Offline", n)) for n in (1, 2))
+        assert units.index((0, v, "Server", 1)) > first_offline
+    positions = [i for i, u in enumerate(units) if u[2] == "SingleStream"]
+    assert positions != list(range(positions[0], positions[0] + 6))  # interleaved, not one block of repeats
+    folders = [performance_folder(n, 3) for n in (1, 2, 3)]
+    assert folders == ["performance/run_1", "performance/run_2", "performance/run_3"]
+    assert performance_folder(1, 1) == "performance"
+    with pytest.raises(Exception, match="server"):
+        config.validate({"infer": {"performance_runs": {"server": 2}}})
 
 
 # ---------------------------------------------------------------- accuracy definitions (F12)

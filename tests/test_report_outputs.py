@@ -138,3 +138,43 @@ def test_inference_headline_reports_each_scenarios_mlperf_metric_per_variant():
     assert row[1].startswith("0.1494 ms") and row[2].startswith("0.3475 ms")  # SingleStream p90, MultiStream p99
     assert row[3] == "60,249 queries/s" and row[4] == "461,011 samples/s"  # LoadGen's Server and Offline numbers (data/reference)
     assert row[5].startswith("0.9528 [0.9255, 0.9723]") and "343/360" in row[5]
+
+
+def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scenario(tmp_path):
+    """Several Offline runs: the median of LoadGen's numbers and their count, never one run picked; pooled latency
+    summaries say how many runs they pool."""
+    import pandas as pd
+    from bs4 import BeautifulSoup
+
+    from twelveways import results
+    from twelveways.infer import records
+    from twelveways.report import headline
+
+    class _Model:
+        name, parameters = "mlp", 10
+
+    class _Variant:
+        name = precision = "int8"
+
+    def rows(role, scenario, run_id, values):
+        base = records.base_factors(model=_Model, variant=_Variant, scenario=scenario, mode="PerformanceOnly",
+                                    role=role, run_id=run_id, threads=1, seed=1, valid=True, below_minimum=True)
+        return records.value_rows(base, values)
+
+    offline = [rows("performance", "Offline", f"mlp-int8/Offline/performance/run_{n}",
+                    [("samples_per_second", rate, "samples/s"), ("result_valid", 1.0, "1")])
+               for n, rate in ((1, 100.0), (2, 400.0), (3, 250.0))]
+    server = rows("summary", "Server", "mlp-int8/Server", [("latency_bounded_qps", 50.0, "queries/s")])
+    results.write(results.from_frame(pd.concat([*offline, server], ignore_index=True), "infer"),
+                  tmp_path / "inference.nc")
+    summary = ("infer", {"statistic": "p90", "metric": "latency", "unit": "ns", "value": 2e5, "ci": [1.9e5, 2.1e5],
+                         "confidence": 0.95, "n": 3072, "coverage": 0.96, "ci_method": "order_statistics",
+                         "replicate": "query", "runs": 3, "note": "queries of 3 LoadGen runs pooled",
+                         "filters": {"variant": "mlp-int8", "scenario": "SingleStream", "role": "performance"}})
+    html = headline.inference_table_html([summary], tmp_path, {}, 0.95)
+    soup = BeautifulSoup(html, "html.parser")
+    row = [cell.get_text(" ", strip=True) for cell in soup.select("tbody tr")[0]("td")]
+    assert row[1].startswith("0.2 ms [0.19, 0.21]") and row[1].endswith("3 runs pooled")
+    assert "n=3072 queries of 3 LoadGen runs" in soup.select("tbody tr")[0]("td")[1].span["title"]
+    assert row[3] == "50 queries/s"  # Server: its search, not repeated
+    assert row[4] == "250 samples/s · median of 3 runs"

@@ -1,8 +1,9 @@
 """Tables the inference notebook shows, computed from ``results/inference.nc`` only.
 
 Kept out of the notebook so it stays thin and so the checklist can reuse the same definitions.
-Every number here is either LoadGen's own (carried unchanged) or a ratio of two such summaries;
-no latency is averaged.
+Every number here is either LoadGen's own (carried unchanged; with several runs of a scenario,
+``infer.performance_runs``, the median over them and their count), or a ratio of two such
+summaries; no latency is averaged.
 """
 
 from __future__ import annotations
@@ -46,18 +47,51 @@ def runs(frame: pd.DataFrame) -> pd.DataFrame:
     table["LoadGen result"] = table["LoadGen result"].map({"Yes": "VALID", "NO": "INVALID"})
     below = frame.groupby("run_id")["below_statistical_minimum"].first()
     table["below statistical minimum"] = table["run_id"].map(below)
-    return table.sort_values(["variant", "scenario", "role", "target_qps"]).reset_index(drop=True)
+    return table.sort_values(["variant", "scenario", "role", "target_qps", "run_id"]).reset_index(drop=True)
 
 
-def _metric(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
+def _rows(frame: pd.DataFrame, metric: str, **where) -> pd.DataFrame:
     rows = frame[frame["metric"] == metric]
     for key, value in where.items():
         rows = rows[rows[key].isin(value if isinstance(value, (list, tuple)) else [value])]
-    return rows.groupby("variant")["value"].first()
+    return rows
+
+
+def _metric(frame: pd.DataFrame, metric: str, **where) -> pd.Series:
+    """Per variant: the metric's value, one per run (its first row); with several runs of the variant
+    (``infer.performance_runs``) the median over the runs, never a value of one run picked silently."""
+    per_run = _rows(frame, metric, **where).groupby(["variant", "run_id"], observed=True)["value"].first()
+    return per_run.groupby(level="variant", observed=True).median()
+
+
+def _verdict(frame: pd.DataFrame, scenario: str) -> pd.Series:
+    """Per variant: LoadGen's verdict of its performance runs in ``scenario`` (several: how many were VALID)."""
+    per_run = _rows(frame, "result_valid", scenario=scenario, role="performance").groupby(
+        ["variant", "run_id"], observed=True)["value"].first()
+    counts = per_run.groupby(level="variant", observed=True).agg(["sum", "count"])
+
+    def text(valid: float, runs: int) -> str:
+        if runs == 1:
+            return "VALID" if valid else "INVALID"
+        return f"VALID ({runs} runs)" if valid == runs else f"INVALID ({runs - int(valid)} of {runs} runs)"
+
+    return pd.Series({v: text(row["sum"], int(row["count"])) for v, row in counts.iterrows()}, dtype=object)
+
+
+def all_valid(verdicts: pd.Series) -> pd.Series:
+    """True where a :func:`headline` verdict says every run was VALID (one run or several)."""
+    return verdicts.fillna("").astype(str).str.startswith("VALID")
+
+
+def performance_runs(frame: pd.DataFrame, scenario: str) -> pd.Series:
+    """Per variant: how many LoadGen performance runs it has in ``scenario`` (the n of its run-level numbers)."""
+    rows = frame[(frame["scenario"] == scenario) & (frame["role"] == "performance")]
+    return rows.groupby("variant", observed=True)["run_id"].nunique()
 
 
 def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFrame:
-    """Per variant: the number each scenario reports (LoadGen's values), accuracy and model size."""
+    """Per variant: the number each scenario reports (LoadGen's values; the median over a scenario's runs
+    when it has several, their count in the scenario's ``runs`` column), accuracy and model size."""
     perf = {"role": "performance"}
     out = pd.DataFrame({
         "workload": frame.groupby("variant")["workload"].first(),
@@ -77,8 +111,11 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
     out["Offline samples/s"] = _metric(frame, "samples_per_second", scenario="Offline", **perf)
     out["Server/Offline throughput loss"] = _metric(frame, "server_throughput_loss", role="summary")
     for scenario in ("SingleStream", "Offline"):
-        verdict = _metric(frame, "result_valid", scenario=scenario, **perf)
-        out[f"{scenario} LoadGen result"] = verdict.map({1.0: "VALID", 0.0: "INVALID"})
+        out[f"{scenario} LoadGen result"] = _verdict(frame, scenario)
+    for scenario in ("SingleStream", "MultiStream", "Offline"):
+        counted = performance_runs(frame, scenario)
+        if len(counted):
+            out[f"{scenario} runs"] = counted
     out["accuracy"] = _metric(frame, "accuracy", role="accuracy")
     out["relative accuracy (vs fp32)"] = _metric(frame, "relative_accuracy", role="accuracy")
     out["within tolerance"] = _metric(frame, "accuracy_within_tolerance", role="accuracy").map({1.0: "yes", 0.0: "NO"})
@@ -86,10 +123,12 @@ def headline(frame: pd.DataFrame, percentiles: dict | None = None) -> pd.DataFra
 
 
 def reported(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per variant, LoadGen's own throughput numbers and the AccuracyOnly counts (the report's inference headline)."""
+    """Per variant, LoadGen's own throughput numbers (Offline: the median over its runs, ``offline_runs`` of them)
+    and the AccuracyOnly counts (the report's inference headline)."""
     return pd.DataFrame({
         "latency_bounded_qps": _metric(frame, "latency_bounded_qps", role="summary"),
         "samples_per_second": _metric(frame, "samples_per_second", scenario="Offline", role="performance"),
+        "offline_runs": performance_runs(frame, "Offline"),
         "accuracy_correct": _metric(frame, "accuracy_correct", role="accuracy"),
         "accuracy_samples": _metric(frame, "accuracy_samples", role="accuracy")})
 
@@ -167,6 +206,9 @@ def costs(frame: pd.DataFrame) -> pd.DataFrame:
 
 #: Percentiles of the recorded latencies the notebook shows (fractions).
 PERCENTILES = (0.5, 0.9, 0.99)
+#: A percentile summary's note when it pools the queries of several LoadGen runs.
+POOLED_NOTE = ("queries of {runs} LoadGen runs pooled: the interval is over queries and leaves out how much the "
+               "runs differ (the runs are the replicates a claim counts)")
 
 
 def _filters(part: pd.DataFrame, columns) -> dict:
@@ -184,29 +226,33 @@ def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, n
     """p50/p90/p99 of every (variant, scenario)'s recorded latencies with exact order-statistic CIs (R8).
 
     Values stay in the rows' unit (ns); only valid rows are summarized, and the filters select them.
+    Several runs of one (variant, scenario) are pooled, and the summary says so: ``runs`` counts them
+    and the note says that the interval, over queries, leaves out how much the runs differ.
     """
     confidence = stats.check_confidence(confidence)
     out = []
     usable = shown[shown["valid"].astype(bool)]
     for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
         filters = _filters(part, ("variant", "scenario", "role", "target_qps"))
+        runs = int(part["run_id"].nunique())
+        pooled = "; ".join(text for text in (note, POOLED_NOTE.format(runs=runs)) if text) if runs > 1 else note
         for q in PERCENTILES:
             out.append(derived.percentile_summary(part["value"], q, metric="latency", unit=str(part["unit"].iloc[0]),
-                                                  filters=filters, confidence=confidence, note=note, replicate="query",
-                                                  runs=int(part["run_id"].nunique())))
+                                                  filters=filters, confidence=confidence, note=pooled,
+                                                  replicate="query", runs=runs))
     return out
 
 
 def percentile_table(summaries: list[dict]) -> pd.DataFrame:
-    """The percentile summaries as the notebook shows them (ms), with n and the achieved coverage."""
+    """The percentile summaries as the notebook shows them (ms), with n, the runs it pools and the achieved coverage."""
     scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
     rows = []
     for s in summaries:
         factor = scale.get(s["unit"], float("nan"))
         rows.append({"variant": s["filters"]["variant"], "scenario": s["filters"]["scenario"],
                      "percentile": s["statistic"], "latency (ms)": s["value"] * factor,
-                     "CI (ms)": tuple(v * factor for v in s["ci"]) if s["ci"] else None, "n": s["n"],
-                     "coverage": s["coverage"], "note": s["note"]})
+                     "CI (ms)": tuple(v * factor for v in s["ci"]) if s["ci"] else None, "n (queries)": s["n"],
+                     "LoadGen runs": s.get("runs", 1), "coverage": s["coverage"], "note": s["note"]})
     return pd.DataFrame(rows)
 
 
@@ -239,8 +285,10 @@ def ratio_rows(frame: pd.DataFrame, head: pd.DataFrame) -> list[dict]:
         variant = str(h["variant"])
         offline, server = h.get("Offline samples/s"), h.get("Server latency-bounded QPS")
         if pd.notna(offline) and pd.notna(server) and offline:
+            runs = h.get("Offline runs")
+            over = f"; the median of {int(runs)} runs" if pd.notna(runs) and runs > 1 else ""
             rows.append(derived.row(_variant_config(frame, variant, "Server"), "server_offline_throughput_ratio",
-                                    server / offline, "1", base_case=f"Offline samples/s of {variant} (LoadGen)",
+                                    server / offline, "1", base_case=f"Offline samples/s of {variant} (LoadGen{over})",
                                     base_value=offline, base_unit="samples/s"))
         base = head[(head["workload"] == h["workload"]) & (head["precision"] == "fp32")]
         if pd.notna(h.get("accuracy")) and not base.empty and pd.notna(base["accuracy"].iloc[0]) and base["accuracy"].iloc[0]:

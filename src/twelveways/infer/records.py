@@ -6,7 +6,8 @@ the verdict and each criterion as 1/0 rows.  The ``valid`` column is LoadGen's o
 ("Result is : VALID") and is never overridden; accuracy runs are valid when the accuracy log
 covers every sample exactly once.  Extra factors: scenario, mode, variant (``<model>-<precision
 variant>``; the model is the ``workload``), target_qps, below_statistical_minimum, role (pilot,
-performance, search, load_sweep, accuracy, summary, cost), query_seq, sample_index.
+performance, search, load_sweep, accuracy, summary, cost), query_seq, sample_index.  A scenario's
+repeated performance runs (``infer.performance_runs``) differ only in ``run_id``: they are replicates.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ METRICS = {
     "min_duration / run_wall_time": "LoadGen's min duration and the run's wall time, s",
     "latency_bounded_qps": "Server summary: highest target QPS LoadGen called VALID (NaN: none)",
     "server_search_runs": "Server probes made by the search",
-    "offline_samples_per_second / server_throughput_loss": "Offline samples/s, and 1 - latency_bounded_qps / it",
+    "offline_samples_per_second / server_throughput_loss": "Offline samples/s (LoadGen's; the median over the "
+        "variant's Offline runs when it has several), and 1 - latency_bounded_qps / it",
     "accuracy / accuracy_samples / accuracy_correct": "AccuracyOnly: top-1 accuracy over every test sample once",
     "item_correct": "AccuracyOnly: one row per test sample (sample_index = its QSL index): 1 when its top-1 "
                     "prediction is right, else 0 (variants scored on the same samples are compared item by item)",
@@ -71,7 +73,7 @@ METRICS = {
     "accuracy_within_tolerance": "1 when the configured relative-accuracy definition passes",
     "quality_target / quality_target_met": "the training quality target and whether this variant reaches it",
     "training_*": "the checkpoint's training cost from its description (time to quality, total time, epochs)",
-    "inference_time_per_sample": "1 / Offline samples per second, s",
+    "inference_time_per_sample": "1 / Offline samples per second (the median over runs when several), s",
     "training_cost_in_inferences": "training time to quality x Offline samples/s: inferences that cost as much",
 }
 
@@ -154,7 +156,7 @@ def _with_base(frame: pd.DataFrame, base: dict) -> pd.DataFrame:
 
 def base_factors(*, model, variant, scenario: str, mode: str, role: str, run_id: str, threads: int, seed: int,
                  valid: bool, below_minimum: bool, target_qps: float = math.nan,
-                 implementation: str = "torch-python-sut") -> dict:
+                 implementation: str = "torch-python-sut", stop_reason: str | None = None) -> dict:
     """The factor columns every row of one run shares."""
     return {
         "benchmark": "infer", "workload": model.name, "implementation": implementation,
@@ -162,13 +164,15 @@ def base_factors(*, model, variant, scenario: str, mode: str, role: str, run_id:
         "seed": int(seed), "run_id": run_id, "iteration": -1, "rank": -1, "valid": bool(valid),
         "scenario": scenario, "mode": mode, "variant": f"{model.name}-{variant.name}",
         "target_qps": float(target_qps), "below_statistical_minimum": bool(below_minimum), "role": role,
-        "stop_reason": STOP_REASON,
+        "stop_reason": STOP_REASON if stop_reason is None else stop_reason,
     }
 
 
 #: Why a configuration holds one run (R5 note): each scenario/variant is one LoadGen run that ends when
 #: LoadGen's min duration and min query count are met, as MLPerf prescribes; not repeated to a CI target.
 STOP_REASON = "one_loadgen_run"
+#: The same with ``infer.performance_runs`` above 1: a fixed number of such runs, not repeated to a CI target.
+FIXED_RUNS = "fixed_loadgen_runs"
 #: Per-run summaries of other rows (exempt from R5's per-configuration CI): LoadGen's own summary
 #: values of a run, and values derived across runs or copied from the training stage.
 DERIVED_METRICS = ["samples_per_second", "completed_samples_per_second", "scheduled_samples_per_second",
@@ -182,6 +186,15 @@ METRIC_KINDS = {"latency_bound": "other", "min_duration": "other", "target_laten
                 "item_correct": "other"}  # per-item outcomes: what accuracy counts, never summarized themselves
 
 
+def _runs_text(cfg: InferConfig) -> str:
+    """How many LoadGen performance runs each scenario holds per variant, in words (R5's note)."""
+    from . import scenarios
+
+    counts = [f"{name} {cfg.runs_per_variant(name)}" for name in scenarios.SCENARIOS if name != "Server"]
+    return ("LoadGen performance runs per variant (infer.performance_runs): " + ", ".join(counts)
+            + "; Server: its QPS search and load sweep")
+
+
 def checklist_attrs(cfg: InferConfig, model_names: list[str]) -> dict:
     """What the checklist reads (docs/checklist-evidence.md), stated by the benchmark that knows it."""
     from . import scenarios, variants
@@ -189,9 +202,10 @@ def checklist_attrs(cfg: InferConfig, model_names: list[str]) -> dict:
     return {
         "derived_metrics": DERIVED_METRICS,
         "metric_kinds": METRIC_KINDS,
-        "ci_notes": {"run_wall_time": "one LoadGen run per scenario and variant (MLPerf), not repeated to a CI target",
-                     "latency": "per-query latencies of one LoadGen run, which ends at LoadGen's min duration and "
-                                "min query count; tails are reported as LoadGen's percentiles and early-stopping estimates"},
+        "ci_notes": {"run_wall_time": f"{_runs_text(cfg)}, not repeated to a CI target",
+                     "latency": "per-query latencies of LoadGen runs, each of which ends at LoadGen's min duration and "
+                                f"min query count ({_runs_text(cfg)}; the runs are the replicates, queries describe "
+                                "one run); tails are reported as LoadGen's percentiles and early-stopping estimates"},
         "tail_metrics": ["latency"],
         "timer": "LoadGen's clock (std::chrono steady clock, ns): latency = completion minus scheduled issue time; "
                  "run_wall_time: time.perf_counter around the LoadGen run",

@@ -5,16 +5,18 @@ Usage::
     python -m twelveways.infer.run --config results/config.json --model results/models/reference.pt \\
         --output results/inference.nc [--environment results/environment.json] [--logs results/inference]
 
-Work units (model, variant, scenario or accuracy) run in an order shuffled with the config seed,
-so drift cannot masquerade as a difference between variants.  LoadGen logs stay under
-``<logs>/<model>-<variant>/<scenario>/<run>/``.  Expected problems print one ``error:`` line and
-exit 1.
+Work units (model, variant, scenario or accuracy, and each of a scenario's ``infer.performance_runs``)
+run in an order shuffled with the config seed, so drift cannot masquerade as a difference between
+variants.  LoadGen logs stay under ``<logs>/<model>-<variant>/<scenario>/<run>/`` (the n-th
+performance run of several: ``performance/run_<n>``, MLPerf's layout).  Expected problems print
+one ``error:`` line and exit 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 import time
 from dataclasses import asdict
@@ -96,8 +98,8 @@ def execute(config: dict, model_paths: list[Path] | None, output: Path, logs: Pa
             harness.fresh_directory(logs / f"{m.name}-{v}")
     stage = _Stage(cfg, logs)
     with _progress(progress, len(units)) as advance:
-        for index, variant_name, kind in units:
-            stage.run_unit(*loaded[index], variant_name, kind, advance)
+        for index, variant_name, kind, number in units:
+            stage.run_unit(*loaded[index], variant_name, kind, number, advance)
     frames = stage.frames + _derived_rows(cfg, loaded, stage.outcome, logs)
     frame = pd.concat(frames, ignore_index=True)
     ds = results.from_frame(frame, "infer", attrs={**results.provenance(environment, config),
@@ -107,26 +109,39 @@ def execute(config: dict, model_paths: list[Path] | None, output: Path, logs: Pa
     return ds
 
 
-def work_units(cfg: InferConfig, models: int, seed: int) -> list[tuple[int, str, str]]:
-    """(model index, variant, scenario or "accuracy") in an order shuffled with the seed (drift must not
-    look like a difference between variants), except that a variant's Server search comes after
-    its Offline run, whose throughput is the search's upper bracket."""
+def work_units(cfg: InferConfig, models: int, seed: int) -> list[tuple[int, str, str, int]]:
+    """(model index, variant, scenario or "accuracy", run number) in an order shuffled with the seed.
+
+    Each of a scenario's ``infer.performance_runs`` is its own unit, so drift hits the repeated runs
+    of every variant alike instead of one variant's block; a variant's Server search comes after its
+    first Offline run, whose throughput is the search's upper bracket.
+    """
     from ..measure import seeded_order
 
-    kinds = list(cfg.scenarios) + (["accuracy"] if cfg.accuracy_mode else [])
-    shuffled = seeded_order([(i, v, k) for i in range(models) for v in cfg.variants for k in kinds], seed)
-    if "Offline" not in kinds:
+    kinds = [(kind, number) for kind in cfg.scenarios for number in range(1, cfg.runs_per_variant(kind) + 1)]
+    kinds += [("accuracy", 1)] if cfg.accuracy_mode else []
+    shuffled = seeded_order([(i, v, k, n) for i in range(models) for v in cfg.variants for k, n in kinds], seed)
+    if "Offline" not in cfg.scenarios:
         return shuffled
-    ordered, waiting = [], {}
+    ordered, waiting, offline_done = [], {}, set()
     for unit in shuffled:
         key = unit[:2]
-        if unit[2] == "Server" and (*key, "Offline") not in ordered:
+        if unit[2] == "Server" and key not in offline_done:
             waiting[key] = unit
             continue
         ordered.append(unit)
-        if unit[2] == "Offline" and key in waiting:
-            ordered.append(waiting.pop(key))
+        if unit[2] == "Offline":
+            offline_done.add(key)
+            if key in waiting:
+                ordered.append(waiting.pop(key))
     return ordered
+
+
+def performance_folder(number: int, runs: int) -> str:
+    """The folder of a scenario's n-th of ``runs`` performance runs (the end of its run_id): ``performance`` for
+    one run; ``performance/run_1``, ``performance/run_2``, ... for several, MLPerf's submission layout, so the
+    LoadGen reader (``twelveways audit results/inference``) names the scenario and model of every run."""
+    return "performance" if runs == 1 else f"performance/run_{number}"
 
 
 class _Stage:
@@ -135,7 +150,7 @@ class _Stage:
     def __init__(self, cfg: InferConfig, logs: Path):
         self.cfg, self.logs = cfg, logs
         self.frames: list = []
-        self.outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline", "server": SearchResult}
+        self.outcome: dict = {}  # (model, variant) -> {"prep", "accuracy_run", "offline": [runs], "server": SearchResult}
         self.seconds: dict = {}  # (model, variant) -> wall seconds of its units, pilots included
         self.pending_pilots: list = []
         self.variants = _Variants(cfg, logs, lambda key, name, parsed: self.pending_pilots.append((name, parsed)))
@@ -143,32 +158,35 @@ class _Stage:
     def add_run(self, prep, name: str, parsed: dict, role: str, target_qps: float = math.nan) -> None:
         from . import records
 
+        repeated = role == "performance" and self.cfg.runs_per_variant(name) > 1
         base = records.base_factors(model=prep.model, variant=prep.variant, scenario=name, mode="PerformanceOnly",
                                     role=role, run_id=str(Path(parsed["run_dir"]).relative_to(self.logs)),
                                     threads=self.cfg.threads, seed=self.cfg.seed, valid=parsed["valid"],
-                                    below_minimum=parsed["below_minimum"], target_qps=target_qps)
+                                    below_minimum=parsed["below_minimum"], target_qps=target_qps,
+                                    stop_reason=records.FIXED_RUNS if repeated else records.STOP_REASON)
         self.frames.append(records.run_rows(base, parsed, self.cfg.max_latency_rows))
 
-    def run_unit(self, m, split, variant_name: str, kind: str, advance) -> None:
+    def run_unit(self, m, split, variant_name: str, kind: str, number: int, advance) -> None:
         started = time.perf_counter()
         prep = self.variants.get(m, split, variant_name)
         slot = self.outcome.setdefault((m.name, variant_name), {"prep": prep})
         while self.pending_pilots:
             self.add_run(prep, *self.pending_pilots.pop(0), "pilot")
-        advance(f"{prep.label} {kind}")
-        self._run_kind(prep, slot, kind, self.logs / prep.label)
+        total = self.cfg.runs_per_variant(kind) if kind != "accuracy" else 1
+        advance(f"{prep.label} {kind}" + (f" run {number}/{total}" if total > 1 else ""))
+        self._run_kind(prep, slot, kind, number, self.logs / prep.label)
         key = (m.name, variant_name)
         self.seconds[key] = self.seconds.get(key, 0.0) + time.perf_counter() - started
 
-    def _run_kind(self, prep, slot: dict, kind: str, where: Path) -> None:
+    def _run_kind(self, prep, slot: dict, kind: str, number: int, where: Path) -> None:
         from . import runs
 
         cfg, seed = self.cfg, self.cfg.seed
         if kind == "accuracy":
             slot["accuracy_run"] = runs.accuracy_run(prep, cfg, seed, where / "Offline" / "accuracy")
         elif kind == "Server":
-            offline = slot.get("offline")
-            ceiling = offline["summary"]["values"].get("Samples per second") if offline and offline["valid"] else None
+            rates = [_samples_per_second(run) for run in slot.get("offline", []) if run["valid"]]
+            ceiling = max((r for r in rates if r is not None), default=None)  # no latency bound beats Offline
             result = runs.server_search(prep, cfg, seed, where / "Server", ceiling=ceiling,
                                         on_probe=lambda q, p: self.add_run(prep, "Server", p, "search", q))
             slot["server"] = result
@@ -178,10 +196,11 @@ class _Stage:
                                               target_qps=qps)
                 self.add_run(prep, "Server", parsed, "load_sweep", qps)
         else:
-            parsed = runs.performance_run(prep, kind, cfg, seed, where / kind / "performance")
+            folder = performance_folder(number, cfg.runs_per_variant(kind))
+            parsed = runs.performance_run(prep, kind, cfg, seed, where / kind / folder)
             self.add_run(prep, kind, parsed, "performance")
             if kind == "Offline":
-                slot["offline"] = parsed
+                slot.setdefault("offline", []).append(parsed)
 
     def seconds_by_model(self) -> dict:
         """{model: {"total": s, variant: s, ...}}: where the stage's time went (make bench reads it)."""
@@ -211,8 +230,8 @@ def _derived_rows(cfg: InferConfig, loaded, outcome, logs):
                                             role=role, run_id=run_id, threads=cfg.threads, seed=cfg.seed, valid=valid,
                                             below_minimum=below)
 
-            offline = slot.get("offline")
-            sps = offline["summary"]["values"].get("Samples per second") if offline else None
+            offline = slot.get("offline", [])
+            sps = _median_rate(offline)
             if slot.get("accuracy_run"):
                 run = slot["accuracy_run"]
                 factors = base("Offline", "AccuracyOnly", "accuracy", True, str(Path(run["run_dir"]).relative_to(logs)))
@@ -227,9 +246,21 @@ def _derived_rows(cfg: InferConfig, loaded, outcome, logs):
             costs = _cost_values(m, sps)
             if costs:
                 frames.append(records.value_rows(
-                    base("Offline", "PerformanceOnly", "cost", bool(offline and offline["valid"]), f"{prep.label}/cost",
-                         below=bool(offline and offline["below_minimum"])), costs))
+                    base("Offline", "PerformanceOnly", "cost", bool(offline) and all(r["valid"] for r in offline),
+                         f"{prep.label}/cost", below=any(r["below_minimum"] for r in offline)), costs))
     return frames
+
+
+def _samples_per_second(parsed: dict) -> float | None:
+    rate = parsed["summary"]["values"].get("Samples per second")
+    return float(rate) if isinstance(rate, (int, float)) and not isinstance(rate, bool) else None
+
+
+def _median_rate(offline_runs: list[dict]) -> float | None:
+    """The variant's Offline samples/s: LoadGen's number of its one run, the median over several (a summary
+    of run summaries, never their queries pooled); what the cost and the Server/Offline loss divide by."""
+    rates = [r for r in map(_samples_per_second, offline_runs) if r is not None]
+    return float(statistics.median(rates)) if rates else None
 
 
 def _accuracy_values(cfg: InferConfig, m, run, reference) -> list[tuple]:

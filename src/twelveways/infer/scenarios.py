@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from .querycount import min_query_count
-from .settings import InferConfig
+from .settings import SCENARIO_KEYS, InferConfig
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,7 @@ def min_queries(scenario: Scenario, cfg: InferConfig) -> int:
     """Query (Offline: sample) count for a run: MLPerf's statistical minimum or the configured small one."""
     if cfg.statistical_minimum:
         return min_query_count(percentile(scenario, cfg), cfg.confidence)
-    key = {"SingleStream": "single_stream", "MultiStream": "multi_stream", "Server": "server", "Offline": "offline"}
-    return cfg.min_queries[key[scenario.name]]
+    return cfg.min_queries[SCENARIO_KEYS[scenario.name]]
 
 
 def probe_floor_qps(cfg: InferConfig, cap_s: float) -> float:

@@ -12,14 +12,18 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+#: Each LoadGen scenario's key in the keyed config objects (``min_queries``, ``percentiles``, ``performance_runs``).
+SCENARIO_KEYS = MappingProxyType({"SingleStream": "single_stream", "MultiStream": "multi_stream", "Server": "server",
+                                  "Offline": "offline"})
+
 
 @dataclass(frozen=True)
 class InferConfig:
     """Config section ``infer`` plus the project ``seed`` (run order, pilots, LoadGen seeds).
 
-    ``percentiles`` (single_stream, multi_stream, server) and ``min_queries`` (those and offline) are
-    keyed like the schema; ``section`` is the validated mapping as given, which the results record
-    verbatim (attr ``infer_config``).
+    ``percentiles`` (single_stream, multi_stream, server), ``min_queries`` (those and offline) and
+    ``performance_runs`` (single_stream, multi_stream, offline) are keyed like the schema; ``section``
+    is the validated mapping as given, which the results record verbatim (attr ``infer_config``).
     """
 
     models: tuple[str, ...]
@@ -28,6 +32,7 @@ class InferConfig:
     accuracy_mode: bool
     percentiles: Mapping[str, float]
     min_queries: Mapping[str, int]
+    performance_runs: Mapping[str, int]
     seed: int
     statistical_minimum: bool
     confidence: float
@@ -56,6 +61,7 @@ class InferConfig:
             statistical_minimum=bool(infer["statistical_minimum"]), confidence=float(infer["confidence"]),
             min_queries=MappingProxyType({k: int(v) for k, v in infer["min_queries"].items()}),
             percentiles=MappingProxyType({k: float(v) for k, v in infer["percentiles"].items()}),
+            performance_runs=MappingProxyType({k: int(v) for k, v in infer["performance_runs"].items()}),
             multistream_samples_per_query=int(infer["multistream_samples_per_query"]),
             server_latency_bound_ms=float(infer["server_latency_bound_ms"]),
             server_max_batch=int(infer["server_max_batch"]), offline_batch=int(infer["offline_batch"]),
@@ -68,6 +74,11 @@ class InferConfig:
                                   tolerance=float(infer["accuracy"]["tolerance"])),
             section=MappingProxyType(dict(infer)),
         )
+
+    def runs_per_variant(self, scenario: str) -> int:
+        """LoadGen performance runs of one variant in ``scenario``; Server: 1 (its search and load sweep are
+        its runs, and no key repeats them)."""
+        return self.performance_runs.get(SCENARIO_KEYS[scenario], 1)
 
 
 @dataclass(frozen=True)

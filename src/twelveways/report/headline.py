@@ -294,8 +294,13 @@ MLPERF_METRICS = (
 )
 
 
+#: Which raw count says how many LoadGen runs a throughput metric of ``analysis.reported`` summarizes.
+RUN_COUNTS = {"samples_per_second": "offline_runs"}
+
+
 def _loadgen_numbers(results_dir: Path | None) -> tuple[dict, dict]:
-    """Per variant from the raw inference.nc: LoadGen's throughput metrics, and (correct, items) of its accuracy run."""
+    """Per variant from the raw inference.nc: LoadGen's throughput metrics as {metric: {variant: (value, runs)}}
+    (runs: how many runs the value is the median of), and (correct, items) of its accuracy run."""
     if results_dir is None or not (results_dir / "inference.nc").is_file():
         return {}, {}
     from ..infer import analysis
@@ -305,10 +310,25 @@ def _loadgen_numbers(results_dir: Path | None) -> tuple[dict, dict]:
     except Exception:  # a damaged results file: the table says the numbers are missing; the checklist judges it
         return {}, {}
     numbers = analysis.reported(frame)
-    throughput = {metric: numbers[metric].dropna().to_dict() for metric in ("latency_bounded_qps", "samples_per_second")}
+    throughput = {}
+    for metric in ("latency_bounded_qps", "samples_per_second"):
+        runs = numbers[RUN_COUNTS[metric]] if metric in RUN_COUNTS else pd.Series(1, index=numbers.index)
+        throughput[metric] = {v: (value, int(runs.get(v)) if pd.notna(runs.get(v)) else 1)
+                              for v, value in numbers[metric].dropna().items()}
     counted = numbers[(numbers["accuracy_samples"] > 0) & numbers["accuracy_correct"].notna()]
     accuracy = {v: (int(row["accuracy_correct"]), int(row["accuracy_samples"])) for v, row in counted.iterrows()}
     return throughput, accuracy
+
+
+def _throughput_cell(found: tuple[float, int] | None, unit: str) -> str:
+    """LoadGen's number of one run, or the median of several with their count (hover: what the value is)."""
+    if found is None or not np.isfinite(found[0]):
+        return "no VALID run"
+    value, runs = found
+    if runs < 2:
+        return f"{_e(number(value))} {_e(unit)}"
+    how = f"median of the {runs} LoadGen runs' reported values"
+    return f"<span title='{_e(how)}'>{_e(number(value))} {_e(unit)} · median of {runs} runs</span>"
 
 
 def _latency_cell(summaries: Sequence[tuple[str, dict]], variant: str, scenario: str, statistic: str) -> str:
@@ -319,7 +339,9 @@ def _latency_cell(summaries: Sequence[tuple[str, dict]], variant: str, scenario:
     if found is None:
         return "—"
     value, how = value_text(found, "ms")
-    return f"<span title='{_e(how)}'>{_e(value)}</span>"
+    runs = int(found.get("runs") or 1)
+    pooled = f" · {runs} runs pooled" if runs > 1 else ""
+    return f"<span title='{_e(how)}'>{_e(value)}{_e(pooled)}</span>"
 
 
 def _accuracy_cell(count: tuple[int, int] | None, confidence: float) -> str:
@@ -347,9 +369,7 @@ def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Pat
         cells = []
         for _, scenario, metric, unit in MLPERF_METRICS:
             if metric in throughput:
-                value = throughput[metric].get(variant)
-                cells.append(f"{_e(number(value))} {_e(unit)}" if value is not None and np.isfinite(value)
-                             else "no VALID run")
+                cells.append(_throughput_cell(throughput[metric].get(variant), unit))
             else:
                 cells.append(_latency_cell(summaries, variant, scenario, metric))
         cells.append(_accuracy_cell(accuracy.get(variant), confidence))
@@ -360,9 +380,11 @@ def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Pat
     return (f"<p class='tw-claims-head'>Inference, as MLPerf reports each scenario "
             f"(<a href='#{_e(anchor)}'>figures</a>):</p>"
             f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p class='tw-muted tw-small-print'>Latencies: percentiles of the per-query latencies of one LoadGen "
-            f"performance run with {confidence:.0%} order-statistic CIs (hover for n and coverage); Server and Offline: "
-            "LoadGen's reported numbers (Server: the highest target QPS LoadGen called VALID); accuracy: one "
+            f"<p class='tw-muted tw-small-print'>Latencies: percentiles of the per-query latencies of the LoadGen "
+            f"performance runs with {confidence:.0%} order-statistic CIs (hover for n and coverage; where a variant "
+            "has several runs their queries are pooled, and the interval leaves out how much the runs differ: the "
+            "claims compare runs); Server and Offline: LoadGen's reported numbers (Server: the highest target QPS "
+            "LoadGen called VALID; several Offline runs: their median); accuracy: one "
             f"AccuracyOnly pass with its {confidence:.0%} exact binomial CI from the test-set size.</p>")
 
 
