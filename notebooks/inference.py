@@ -188,14 +188,14 @@ tables.note(analysis.search_note(attrs))
 tp = head[["variant", "Offline samples/s", "Server latency-bounded QPS"]].melt(
     id_vars="variant", var_name="scenario", value_name="samples per second")
 if tp["samples per second"].notna().any():
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    # points, not bars: a bar's length means nothing on a log axis
-    sns.stripplot(data=tp, x="variant", y="samples per second", hue="scenario", order=VARIANTS, dodge=True,
-                  jitter=False, size=8, ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("samples per second (log scale)")
+    fig, ax = plt.subplots(figsize=(7.5, 1.2 + plots.CATEGORY_HEIGHT * 1.5 * len(VARIANTS)))
+    # points, not bars: a bar's length means nothing on a log axis; variants on the y axis, one label a line
+    sns.stripplot(data=tp, y="variant", x="samples per second", hue="scenario", order=VARIANTS, dodge=True,
+                  jitter=False, size=8, ax=ax, orient="h")
+    ax.set_xscale("log")
+    ax.set_xlabel("samples per second (log scale)")
+    ax.set_ylabel("")
     ax.set_title("Offline throughput vs latency-bounded Server throughput")
-    ax.tick_params(axis="x", rotation=30)
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     plots.save(fig, figures, "server_vs_offline",

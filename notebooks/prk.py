@@ -97,17 +97,18 @@ tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {s
 # %% [markdown]
 # ## Every timed iteration
 #
-# One panel per kernel (n = problem size where a kernel ran at several); each dot is one timed
-# iteration (warm-up excluded), over a violin (eight or more samples) or a box (fewer).
+# One panel per kernel, one row per configuration (implementation, ranks r × threads t, and n = problem
+# size where a kernel ran at several); each dot is one timed iteration (warm-up excluded), over a
+# violin (eight or more samples) or a box (fewer).
 
 # %%
-fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)  # three a row: the page, not a long strip
+per_workload = times.groupby("workload")["label"].nunique().reindex(workloads)
+fig, axes = plots.category_panels(per_workload.tolist(), ncols=3)  # labels on the y axis: one line each
 for ax, workload in zip(axes, workloads):
     part = times[times["workload"] == workload].sort_values("label")
     spread = part["time_s"].max() / part["time_s"].min()
     plots.distribution(part, x="label", y="time_s", ax=ax, log=spread > 20, ylabel="time per iteration (s)",
-                       title=workload)
-    ax.set_xlabel("")
+                       title=workload, horizontal=True)
 fig.tight_layout()
 plots.show(fig, figures_dir, "distributions",
            declaration=dict(shows="distribution", lines="none", x="configuration", x_kind="categorical"))
@@ -127,11 +128,11 @@ if len(wide):
                 "(the sample or time budget ran out first; see the stop reasons).", "warning")
 
 # %%
-fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)
+fig, axes = plots.category_panels(summary.groupby("workload")["label"].nunique().reindex(workloads).tolist(), ncols=3)
 for ax, workload in zip(axes, workloads):
     part = summary[summary["workload"] == workload].sort_values("label")
     plots.ci_bars(part, x="label", estimate="median_s", low="ci_low_s", high="ci_high_s", ax=ax,
-                  log=part["median_s"].max() / part["median_s"].min() > 20,
+                  log=part["median_s"].max() / part["median_s"].min() > 20, horizontal=True,
                   ylabel="median time per iteration (s)", title=f"{workload}: median, {percent(confidence)} CI")
 fig.tight_layout()
 plots.show(fig, figures_dir, "median-ci",

@@ -150,12 +150,13 @@ if not speed.empty:
                       var_name="measure", value_name="factor").dropna()
     long["configuration"] = (long["ranks"].astype(str) + " ranks " + long["scaling"] + " "
                              + long["sparsification"].where(long["sparsification"] != "none", "dense"))
-    fig, ax = plt.subplots(figsize=(9, 3.6))
-    sns.stripplot(data=long, x="configuration", y="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False)
-    ax.set(yscale="log", ylabel="factor over the base (log; 1 = no change)",
+    fig, ax = plt.subplots(figsize=(9, 1.2 + plots.CATEGORY_HEIGHT * 2 * long["configuration"].nunique()))
+    # configurations on the y axis, one label a line
+    sns.stripplot(data=long, y="configuration", x="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False,
+                  orient="h")
+    ax.set(xscale="log", xlabel="factor over the base (log; 1 = no change)", ylabel="",
            title=f"F2: base case = {speed['base_case'].iloc[0].split(',')[0]}, "
                  f"{speed['base_time_per_step_s'].iloc[0] * 1e3:.2f} ms/step, score {speed['base_score_s'].iloc[0]:.3f} s")
-    ax.tick_params(axis="x", labelrotation=15)
     ax.legend(fontsize="small")
     plots.save(fig, figdir, "f2-per-iteration-vs-end-to-end",
                declaration=dict(shows="summary", lines="none", x="configuration", x_kind="categorical"))

@@ -18,8 +18,10 @@ Statistics come from ``twelveways.stats`` (scipy, statsmodels); these helpers on
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -124,29 +126,94 @@ def alt_text(fig: plt.Figure, name: str) -> str:
     return ". ".join(parts)[:900] + "."
 
 
-def _overlaps(labels) -> bool:
-    boxes = [label.get_window_extent() for label in labels if label.get_visible() and label.get_text()]
-    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+def _drawn_tick_labels(axis) -> list:
+    """The tick labels ``axis`` draws: major and minor, visible, with text, at a tick inside the view."""
+    low, high = sorted(axis.get_view_interval())
+    slack = (high - low) * 1e-9
+    labels = []
+    for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+        if low - slack <= tick.get_loc() <= high + slack:
+            labels += [label for label in (tick.label1, tick.label2) if label.get_visible() and label.get_text()]
+    return labels
+
+
+def _colliding(axis) -> list[tuple[str, str]]:
+    """Pairs of drawn tick labels of ``axis`` whose boxes intersect (call after a draw)."""
+    from itertools import combinations
+
+    boxes = [(label.get_text(), label.get_window_extent()) for label in _drawn_tick_labels(axis)]
+    return [(first, second) for (first, a), (second, b) in combinations(boxes, 2) if a.overlaps(b)]
+
+
+def tick_label_collisions(fig: plt.Figure) -> list[str]:
+    """Every pair of tick labels of one axis whose drawn boxes intersect (a reader sees a smudge), in words.
+
+    Measured on the rendered figure (``get_window_extent`` after a draw), so rotation, font size and
+    the panel's final size all count; empty when every label stands clear of the others.
+    """
+    fig.canvas.draw()
+    found = []
+    for number, ax in enumerate(a for a in fig.axes if a.get_visible()):
+        panel = " ".join(ax.get_title().split()) or f"panel {number + 1}"
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            found += [f"{panel}, {name} axis: {first!r} overlaps {second!r}" for first, second in _colliding(axis)]
+    return found
+
+
+def _number_steps(axis) -> list:
+    """Ways to thin a numeric axis, gentlest first: a log axis labelled at 1, 2, 5 per decade in plain numbers,
+    then at 1 and 3, then at its decades only; a linear one at four, then three round numbers.  Minor labels go in every step."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    def log_at(subs):
+        def step():
+            axis.set_major_locator(LogLocator(base=10, subs=subs))
+            axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.set_minor_formatter(NullFormatter())
+        return step
+
+    def linear_at(bins):
+        def step():
+            axis.set_major_locator(MaxNLocator(nbins=bins))
+            axis.set_minor_formatter(NullFormatter())
+        return step
+
+    if axis.get_scale() == "log":
+        return [log_at((1.0, 2.0, 5.0)), log_at((1.0, 3.0)), log_at((1.0,))]
+    return [linear_at(4), linear_at(3)] if axis.get_scale() == "linear" else []
+
+
+def _upright(ax) -> None:
+    """The x tick labels turned to 90°: each then needs only a line's height of room along the axis."""
+    plt.setp(ax.get_xticklabels(), rotation=90, ha="center", rotation_mode="default")
 
 
 def readable_ticks(fig: plt.Figure) -> None:
-    """Numeric tick labels that collide (``10000120001400016000``) are thinned, then rotated."""
-    from matplotlib.ticker import MaxNLocator
+    """Tick labels that collide (``10000120001400016000``) are made legible: numeric ones thinned, the words
+    of a categorical x axis turned upright (90°, one label per line width); measured again after each step.
 
+    A safety net: figures with many categories are drawn with their labels on the y axis in the first place
+    (``horizontal=True`` of :func:`distribution` and :func:`ci_bars`).
+    """
     fig.canvas.draw()
     for ax in fig.axes:
-        labels = ax.get_xticklabels()
-        if not _overlaps(labels):
-            continue
-        if ax.get_xscale() == "linear" and all(_numeric(label.get_text()) for label in labels if label.get_text()):
-            ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
-            fig.canvas.draw()
-            labels = ax.get_xticklabels()
-        if _overlaps(labels):
-            plt.setp(labels, rotation=30, ha="right", rotation_mode="anchor")
+        for axis in (ax.xaxis, ax.yaxis):
+            if not _colliding(axis):
+                continue
+            numeric = all(_numeric(label.get_text()) for label in _drawn_tick_labels(axis))
+            steps = _number_steps(axis) if numeric else []
+            if axis is ax.xaxis:
+                steps.append(partial(_upright, ax))
+            for step in steps:
+                step()
+                fig.canvas.draw()
+                if not _colliding(axis):
+                    break
 
 
 def _numeric(text: str) -> bool:
+    """A number as matplotlib writes one: minus sign, thousands commas, or mathtext such as ``$\\mathdefault{10^{-3}}$``."""
+    text = re.sub(r"\\mathdefault|\\times|[${}]", "", text).replace("^", "e").replace("10e", "1e")
     try:
         float(text.replace("\u2212", "-").replace(",", ""))
     except ValueError:
@@ -288,15 +355,43 @@ def _axes(ax):
     return ax
 
 
+#: Height per category of a horizontal panel (inches): one line of tick-label text and some air.
+CATEGORY_HEIGHT = 0.24
+
+
+def category_panels(sizes: Sequence[int], *, ncols: int = 3, width: float = 4.4, frame: float = 1.1):
+    """A figure of one panel per group, each with ``sizes[i]`` categories on its y axis.
+
+    Each row of panels is as tall as its largest group needs (:data:`CATEGORY_HEIGHT` per category plus
+    ``frame`` for title and axis), so every configuration label gets a line of its own however many a
+    kernel has; spare panels of the last row are hidden.
+    """
+    sizes = [max(int(size), 1) for size in sizes]
+    ncols = max(1, min(ncols, len(sizes)))
+    rows = [sizes[i:i + ncols] for i in range(0, len(sizes), ncols)]
+    heights = [CATEGORY_HEIGHT * max(row) + frame for row in rows]
+    fig, axes = plt.subplots(len(rows), ncols, figsize=(width * ncols, sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    for ax in axes.flat[len(sizes):]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:len(sizes)])
+
+
 def distribution(data: pd.DataFrame, x: str, y: str, hue: str | None = None, *, order: Sequence | None = None,
-                 ax=None, log: bool = False, ylabel: str | None = None, title: str | None = None):
-    """Every sample as a point, over a violin (enough points) or a box (few points)."""
+                 ax=None, log: bool = False, ylabel: str | None = None, title: str | None = None,
+                 horizontal: bool = False):
+    """Every sample as a point, over a violin (enough points) or a box (few points).
+
+    ``x`` names the categories, ``y`` the values; ``horizontal`` puts the categories on the y axis, one
+    label per line, so that long configuration names never run into one another.
+    """
     ax = _axes(ax)
     if data.empty:
         ax.text(0.5, 0.5, "no valid samples", ha="center", va="center", transform=ax.transAxes)
         return ax
     groups = data.groupby([x] + ([hue] if hue else []), observed=True)[y].size()
-    common = dict(data=data, x=x, y=y, hue=hue, order=order, ax=ax, log_scale=10 if log else None)
+    axes = dict(x=y, y=x, orient="h") if horizontal else dict(x=x, y=y)
+    common = dict(data=data, **axes, hue=hue, order=order, ax=ax, log_scale=10 if log else None)
     if int(groups.min()) >= MIN_VIOLIN_POINTS:
         sns.violinplot(**common, cut=0, inner=None, density_norm="width", fill=True, linewidth=0.6,
                        alpha=0.35, legend=False)
@@ -304,17 +399,24 @@ def distribution(data: pd.DataFrame, x: str, y: str, hue: str | None = None, *, 
         sns.boxplot(**common, showfliers=False, fill=False, linewidth=0.8, legend=False)
     sns.stripplot(**common, dodge=bool(hue), jitter=0.2, size=3, alpha=0.75, linewidth=0,
                   legend=bool(hue))
-    ax.set_ylabel(ylabel or y)
     if title:
         ax.set_title(title)
+    if horizontal:
+        ax.set_xlabel(ylabel or y)
+        ax.set_ylabel("")
+        return ax
+    ax.set_ylabel(ylabel or y)
     plt.setp(ax.get_xticklabels(), rotation=30, ha="right", rotation_mode="anchor")
     return ax
 
 
 def ci_bars(summary: pd.DataFrame, x: str, estimate: str, low: str, high: str, hue: str | None = None, *,
             ax=None, log: bool = False, ylabel: str | None = None, title: str | None = None,
-            label_ci: str = "95% CI of the median"):
-    """Point estimates with CI bars per category, deliberately not joined by lines (R12)."""
+            label_ci: str = "95% CI of the median", horizontal: bool = False):
+    """Point estimates with CI bars per category, deliberately not joined by lines (R12).
+
+    ``horizontal`` puts the categories on the y axis (first at the top), one label per line.
+    """
     ax = _axes(ax)
     categories = list(dict.fromkeys(summary[x].astype(str)))
     positions = {name: i for i, name in enumerate(categories)}
@@ -324,23 +426,36 @@ def ci_bars(summary: pd.DataFrame, x: str, estimate: str, low: str, high: str, h
     for i, level in enumerate(hues):
         part = summary if level is None else summary[summary[hue].astype(str) == level]
         offset = 0.0 if len(hues) == 1 else -width / 2 + width * (i + 0.5) / len(hues)
-        xs = np.array([positions[str(v)] for v in part[x]]) + offset
+        places = np.array([positions[str(v)] for v in part[x]]) + offset
         centre = part[estimate].to_numpy(float)
-        lower = np.clip(centre - part[low].to_numpy(float), 0, None)
-        upper = np.clip(part[high].to_numpy(float) - centre, 0, None)
-        ax.errorbar(xs, centre, yerr=[lower, upper], fmt="o", linestyle="none", capsize=3, color=palette[i],
-                    label=level)
-    ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right", rotation_mode="anchor")
-    ax.set_xlim(-0.5, len(categories) - 0.5)
+        error = [np.clip(centre - part[low].to_numpy(float), 0, None),
+                 np.clip(part[high].to_numpy(float) - centre, 0, None)]
+        drawn = dict(xerr=error) if horizontal else dict(yerr=error)
+        ax.errorbar(*((centre, places) if horizontal else (places, centre)), **drawn, fmt="o", linestyle="none",
+                    capsize=3, color=palette[i], label=level)
+    _category_axis(ax, categories, horizontal)
+    value_axis = ax.xaxis if horizontal else ax.yaxis
     if log:
-        ax.set_yscale("log")
+        (ax.set_xscale if horizontal else ax.set_yscale)("log")
+    elif horizontal:
+        ax.set_xlim(left=0)  # differences are read against zero, not against an arbitrary floor
     else:
-        ax.set_ylim(bottom=0)  # differences are read against zero, not against an arbitrary floor
-    ax.set_ylabel(ylabel or estimate)
+        ax.set_ylim(bottom=0)
+    value_axis.set_label_text(ylabel or estimate)
     ax.set_title(title or f"median with {label_ci}")
     if hue:
         ax.legend(title=hue, fontsize="small")
     return ax
+
+
+def _category_axis(ax, categories: Sequence[str], horizontal: bool) -> None:
+    """Categories as ticks: on the y axis top to bottom (horizontal), else on the x axis at 30°."""
+    if horizontal:
+        ax.set_yticks(range(len(categories)), categories)
+        ax.set_ylim(len(categories) - 0.5, -0.5)
+        return
+    ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_xlim(-0.5, len(categories) - 0.5)
 
 
 def qq(samples, *, ax=None, title: str | None = None):
