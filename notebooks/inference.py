@@ -171,7 +171,7 @@ if variants:
         ax.set_yscale("log")
         ax.set_xlabel("target QPS (offered load)")
         ax.set_ylabel("latency (ms, log scale)")
-        ax.set_title(variant)
+        ax.set_title(f"{variant} (fit to {next(iter(fit.values())).n:,} queries)", fontsize="small")
         ax.legend(fontsize="x-small")
     fig.tight_layout()
     plots.save(fig, figures, "latency_vs_load",
@@ -227,8 +227,8 @@ if len(points) and points[["accuracy", "Offline samples/s"]].notna().all(axis=No
     sns.scatterplot(data=points, x="Offline samples/s", y="accuracy", hue="workload", style="precision",
                     size="SingleStream p90 latency (ms)", sizes=(40, 300), ax=ax)
     for _, row in points[points["on Pareto front"] == "yes"].iterrows():
-        ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(6, 6),
-                    fontsize="x-small")
+        ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(0, 7),
+                    ha="center", fontsize="x-small")  # above its point: clear of the legend at the right
     bars = analysis.accuracy_intervals(frame, confidence).reindex(points["variant"])
     ax.errorbar(points["Offline samples/s"], points["accuracy"], yerr=[points["accuracy"] - bars["low"].to_numpy(),
                 bars["high"].to_numpy() - points["accuracy"]], fmt="none", ecolor="0.5", elinewidth=1, capsize=3,

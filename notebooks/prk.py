@@ -178,7 +178,8 @@ for kind in ("strong", "weak"):
         continue
     scaling_tables[kind] = table
     groups = list(table.groupby("group"))
-    fig, axes = grid(len(groups), width=5.8, height=3.0, ncols=2)  # two panels a row: drawn for the page, not one tall strip
+    lines = table.groupby("group")["base"].first().map(lambda base: len(base.split("; "))).max()
+    fig, axes = grid(len(groups), width=4.4, height=2.9 + 0.3 * lines, ncols=3)  # base cases printed under each panel
     fit_rows = []
     for ax, (group, part) in zip(axes, groups):
         fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else {}
@@ -189,7 +190,9 @@ for kind in ("strong", "weak"):
                       "drawn": impl in drawn} for impl, (fit, _) in fits.items()]
         derived_fits += pa.fit_records(part, fits, drawn)
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
-                      base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}")
+                      base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}",
+                      hue_order=sorted(table["implementation"].unique()), legend=False, wrap=60)
+    plots.shared_legend(fig, axes)  # one colour per implementation in every panel
     fig.tight_layout()
     drew_model = kind == "strong" and any(row["drawn"] for row in fit_rows)
     plots.show(fig, figures_dir, f"scaling-{kind}", declaration=dict(

@@ -160,6 +160,35 @@ def tick_label_collisions(fig: plt.Figure) -> list[str]:
     return found
 
 
+def _texts(fig: plt.Figure) -> list[tuple[str, object]]:
+    """(name, artist) of every text a reader reads in ``fig``: titles, axis labels, drawn tick labels, legends,
+    annotations, the figure's own texts and legends."""
+    found = []
+    for number, ax in enumerate(a for a in fig.axes if a.get_visible()):
+        panel = " ".join(ax.get_title().split()) or f"panel {number + 1}"
+        found += [(f"{panel}: title", ax.title), (f"{panel}: x label", ax.xaxis.label),
+                  (f"{panel}: y label", ax.yaxis.label)]
+        found += [(f"{panel}: tick {label.get_text()!r}", label) for axis in (ax.xaxis, ax.yaxis)
+                  for label in _drawn_tick_labels(axis)]
+        found += [(f"{panel}: text {text.get_text()[:30]!r}", text) for text in ax.texts]
+        found += [(f"{panel}: legend", ax.get_legend())] if ax.get_legend() else []
+    found += [(f"figure text {text.get_text()[:30]!r}", text) for text in fig.texts]
+    found += [("figure legend", legend) for legend in fig.legends]
+    return [(name, artist) for name, artist in found
+            if artist.get_visible() and (not hasattr(artist, "get_text") or artist.get_text().strip())]
+
+
+def text_collisions(fig: plt.Figure) -> list[str]:
+    """Every pair of texts of ``fig`` (see :func:`_texts`) whose drawn boxes intersect, in words: a title over a
+    neighbour's label, a legend over a tick label.  Measured after a draw, like :func:`tick_label_collisions`."""
+    from itertools import combinations
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(name, artist.get_window_extent(renderer)) for name, artist in _texts(fig)]
+    return [f"{first} overlaps {second}" for (first, a), (second, b) in combinations(boxes, 2) if a.overlaps(b)]
+
+
 def _number_steps(axis) -> list:
     """Ways to thin a numeric axis, gentlest first: a log axis labelled at 1, 2, 5 per decade in plain numbers,
     then at 1 and 3, then at its decades only; a linear one at four, then three round numbers.  Minor labels go in every step."""
@@ -503,53 +532,84 @@ def amdahl(p, serial_fraction: float, scale: float = 1.0):
 
 def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high: str | None = None,
             hue: str | None = None, *, kind: str = "strong", base_label: str | None = None,
-            amdahl_fits: Mapping[str, tuple[float, float]] | None = None, ax=None, title: str | None = None):
+            amdahl_fits: Mapping[str, tuple[float, float]] | None = None, ax=None, title: str | None = None,
+            hue_order: Sequence | None = None, legend: bool = True, wrap: int = 90):
     """Strong (speedup) or weak (efficiency) scaling: measured points with CI, ideal and Amdahl lines.
 
     ``amdahl_fits`` maps a hue level to ``(fit, scale)``, ``fit`` a ``twelveways.stats.AmdahlFit``
     (or a bare serial fraction); ``base_label`` states the base case and its absolute value,
-    printed on the figure (R1).
+    printed under the panel, wrapped at ``wrap`` characters (R1).  ``hue_order`` (default: the levels
+    here) fixes each level's colour, so that panels drawn one by one agree; ``legend=False`` leaves the
+    measured series to :func:`shared_legend` and keeps only this panel's fits in a legend of its own.
     """
     if kind not in ("strong", "weak"):
         raise ValueError(f"kind must be 'strong' or 'weak', not {kind!r}")
     ax = _axes(ax)
     hues = list(dict.fromkeys(summary[hue].astype(str))) if hue else [None]
-    palette = dict(zip(hues, sns.color_palette(n_colors=max(len(hues), 1))))
+    colours = {level: colour for level, (colour, _) in series_styles(hue_order or [str(h) for h in hues]).items()}
     pmax = max(float(summary[x].max()), 2.0)
     grid = np.linspace(1.0, pmax, 200)
     if kind == "strong":
         ax.plot(grid, grid, linestyle="--", color="0.45", linewidth=1, label="ideal (linear)")
     else:
         ax.axhline(1.0, linestyle="--", color="0.45", linewidth=1, label="ideal (constant)")
+    fits = []
     for level in hues:
         part = summary if level is None else summary[summary[hue].astype(str) == level]
+        colour = colours.get(str(level), "C0")
         yerr = None
         if low and high:
             centre = part[y].to_numpy(float)
             yerr = [np.clip(centre - part[low].to_numpy(float), 0, None),
                     np.clip(part[high].to_numpy(float) - centre, 0, None)]
         ax.errorbar(part[x].to_numpy(float), part[y].to_numpy(float), yerr=yerr, fmt="o", linestyle="none",
-                    capsize=3, color=palette[level], label=level or "measured")
-        levels = part[x].nunique()
-        if amdahl_fits and level in amdahl_fits and kind == "strong" and levels >= MIN_MODEL_LEVELS:
-            fit, scale = amdahl_fits[level]
-            fraction = float(getattr(fit, "serial_fraction", fit))
-            points = f"{fit.n} runs at {levels} counts" if hasattr(fit, "n") else f"{levels} counts"
-            label = f"{level}: Amdahl fit to {points}, serial fraction {fraction:.3f}"
-            if getattr(fit, "ci", None):
-                label += f" (CI {fit.ci[0]:.2f}–{fit.ci[1]:.2f})"
-            ax.plot(grid, amdahl(grid, fraction, scale), linestyle=":", color=palette[level], linewidth=1.2,
-                    label=label)
+                    capsize=3, color=colour, label=level or "measured")
+        if amdahl_fits and level in amdahl_fits and kind == "strong" and part[x].nunique() >= MIN_MODEL_LEVELS:
+            fits += ax.plot(grid, amdahl(grid, *_fraction(amdahl_fits[level])), linestyle=":", color=colour,
+                            linewidth=1.2, label=_fit_label(level, amdahl_fits[level][0], part[x].nunique()))
     ax.set_xlabel("processing elements (ranks × threads)")
     ax.set_xticks(sorted(set(summary[x].astype(int))))
-    ax.set_ylabel("speedup over the base case" if kind == "strong" else "weak-scaling efficiency T(1)/T(p)")
-    heading = title or f"{kind} scaling"
+    ax.set_ylabel("speedup over the base case" if kind == "strong" else "efficiency T(1)/T(p)")  # short: fits a panel
+    ax.set_title(title or f"{kind} scaling", fontsize="small")
     if base_label:
-        heading += "\n" + "\n".join(textwrap.fill(part, 90) for part in base_label.split("; "))
-    ax.set_title(heading, fontsize="small")
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        ax.annotate("\n".join(textwrap.fill(part, wrap) for part in base_label.split("; ")), xy=(0, 0),
+                    xycoords="axes fraction", xytext=(0, -42), textcoords="offset points", va="top", ha="left",
+                    fontsize="x-small", color="0.2")
+    if legend or fits:
+        ax.legend(handles=None if legend else fits, fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0)
     ax.set_ylim(bottom=0)
     return ax
+
+
+def _fraction(fit_and_scale) -> tuple[float, float]:
+    fit, scale = fit_and_scale
+    return float(getattr(fit, "serial_fraction", fit)), scale
+
+
+def _fit_label(level: str, fit, levels: int) -> str:
+    """What an Amdahl line is fitted to, its serial fraction and that fraction's CI (legend text)."""
+    points = f"{fit.n} runs at {levels} counts" if hasattr(fit, "n") else f"{levels} counts"
+    label = f"{level}: Amdahl fit to {points}, serial fraction {float(getattr(fit, 'serial_fraction', fit)):.3f}"
+    if getattr(fit, "ci", None):
+        label += f" (CI {fit.ci[0]:.2f}–{fit.ci[1]:.2f})"
+    return label
+
+
+def shared_legend(fig: plt.Figure, axes: Sequence) -> None:
+    """One legend above the panels for the series they share (the first handle of each label: colours are
+    fixed per level, see ``hue_order``), so no panel gives up width to a legend of its own; entries of a
+    panel's own legend (its fits) stay there."""
+    entries: dict[str, object] = {}
+    for ax in axes:
+        own = {text.get_text() for text in ax.get_legend().get_texts()} if ax.get_legend() else set()
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in own and not label.startswith("_"):
+                entries.setdefault(label, handle)
+    order = sorted(entries, key=lambda label: (not label.startswith("ideal"), label))  # the reference line first
+    if entries:
+        fig.legend([entries[label] for label in order], order, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                   ncol=min(len(entries), 6), fontsize="small", frameon=False)
 
 
 def roofline(points: pd.DataFrame, intensity: str, performance: str, *, bandwidth: float | None,
@@ -658,6 +718,6 @@ def quantile_lines(ax, x, y, quantiles: Sequence[float] = (0.5, 0.9, 0.99), *, c
     for q, line in fits.items():
         colour, dash = styles[f"p{q * 100:g}"]
         ax.plot(grid, 10 ** line.predict(grid), color=colour, linestyle=dash,
-                label=f"p{q * 100:g} (QuantReg on log latency, n={line.n})")
+                label=f"p{q * 100:g} (QuantReg on log latency)")  # n goes in the panel's title: one legend serves all
     ax.set_yscale("log")
     return fits
