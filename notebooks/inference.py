@@ -113,15 +113,17 @@ shown = lat[(lat["role"] == "performance") | ((lat["scenario"] == "Server") &
 scenarios = [s for s in ("SingleStream", "MultiStream", "Server", "Offline") if s in set(shown["scenario"])]
 scenarios = [s for s in scenarios if s != "Offline"]  # one query per Offline run: no distribution
 if scenarios:
-    ncols = min(2, len(scenarios))  # two panels a row: drawn for the page at its natural size
-    fig, axes = plt.subplots(-(-len(scenarios) // ncols), ncols, figsize=(5.6 * ncols, 3.8 * -(-len(scenarios) // ncols)),
+    ncols = min(3, len(scenarios))  # three panels a row, one legend above them: drawn for the page
+    fig, axes = plt.subplots(-(-len(scenarios) // ncols), ncols, figsize=(4.3 * ncols, 3.4 * -(-len(scenarios) // ncols)),
                              squeeze=False)
     for ax in axes.flat[len(scenarios):]:
         ax.set_visible(False)
     for ax, scenario in zip(axes.flat, scenarios):
         part = shown[shown["scenario"] == scenario]
         plots.latency_cdf(part, "latency_ms", hue="variant", ax=ax, xlabel="latency (ms, log scale)",
-                          title=f"{scenario}: per-query latency")
+                          title=f"{scenario}: per-query latency", hue_order=VARIANTS)
+        ax.get_legend().remove()  # each variant keeps its colour and line style in every panel: one legend serves
+    plots.shared_legend(fig, list(axes.flat[:len(scenarios)]))
     fig.tight_layout()
     plots.save(fig, figures, "latency_cdf",
                declaration=dict(shows="distribution", lines="connect_levels", x="latency", x_kind="continuous"))

@@ -153,7 +153,8 @@ for ax, (_, row) in zip(axes, largest.iterrows()):
     plots.qq(times.loc[mask, "time_s"], ax=ax, title=f"{row['workload']} {row['config']}, size {row['size']}")
 fig.tight_layout()
 plots.show(fig, figures_dir, "qq", declaration=dict(shows="samples", lines="model", x="normal quantiles",
-                                                      x_kind="continuous"))
+                                                      x_kind="continuous"),
+           fold="Q–Q plots against the normal distribution, one per kernel")
 tested = summary["shapiro_p"].notna()
 rejected = int((summary.loc[tested, "shapiro_p"] < 0.05).sum())
 tables.note(f"Shapiro–Wilk rejects normality (p < 0.05) for {rejected} of {int(tested.sum())} configurations.")

@@ -321,15 +321,15 @@ def _write(folder, name: str, png: bytes, data: pd.DataFrame) -> Path | None:
     return path
 
 
-def _display(png: bytes, name: str, alt: str, path: Path | None) -> None:
-    """Show the PNG in a notebook with its alt text and CSV path in the output metadata (the report reads them)."""
+def _display(png: bytes, name: str, alt: str, path: Path | None, fold: str | None = None) -> None:
+    """Show the PNG in a notebook with its alt text, CSV path and fold in the output metadata (the report reads them)."""
     try:
         from IPython import get_ipython
         from IPython.display import Image, display
     except ImportError:
         return
     if get_ipython() is not None:
-        meta = {"alt": alt, "twelveways": {"figure": str(name), "alt": alt,
+        meta = {"alt": alt, "twelveways": {"figure": str(name), "alt": alt, "fold": fold or "",
                                           "csv": str(path.with_suffix(".csv")) if path else ""}}
         display(Image(data=png, format="png"), metadata={"image/png": {"alt": alt}, **meta})
 
@@ -345,30 +345,32 @@ class FigurePath(type(Path())):
 
 
 def save(fig: plt.Figure, figures_dir: str | os.PathLike | None, name: str, *,
-         declaration: Mapping | None = None) -> Path | None:
+         declaration: Mapping | None = None, fold: str | None = None) -> Path | None:
     """Write ``fig`` as ``<figures_dir>/<name>.png`` with the data behind it as ``<name>.csv``, display it
     once with a real alt text (in a notebook) and close it, so a following ``plt.show()`` draws nothing twice.
 
-    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``.
+    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``; ``fold``, a
+    one-line summary, makes the report fold the figure under it (a diagnostic, not the story).
     """
     if declaration is not None:
         declare(name, **declaration)
     png, data, alt = _render(fig, name)
     path = _write(figures_dir, name, png, data)
-    _display(png, name, alt, path)
+    _display(png, name, alt, path, fold)
     plt.close(fig)
     return FigurePath(path) if path else None
 
 
 def show(fig: plt.Figure, figures_dir: str | os.PathLike | None = None, name: str | None = None, *,
-         declaration: Mapping | None = None) -> Path | None:
+         declaration: Mapping | None = None, fold: str | None = None) -> Path | None:
     """Render ``fig`` once as PNG, save it with its CSV (when a folder is given) and display it.
 
-    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``.
+    ``declaration`` ({shows, lines, x, x_kind}) is recorded with :func:`declare` under ``name``; ``fold``
+    as in :func:`save`.
     """
     if declaration is not None and not name:
         raise ResultsError("a declared figure needs a name")
-    return save(fig, figures_dir, name or "figure", declaration=declaration) if name else \
+    return save(fig, figures_dir, name or "figure", declaration=declaration, fold=fold) if name else \
         _show_unnamed(fig)
 
 

@@ -236,6 +236,20 @@ def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_afte
     return (f"<p class='tw-caption'>{title}</p>" if title else "") + body
 
 
+def parts_html(parts) -> str:
+    """(title, table) pairs each folded under its title, side by side while closed: twenty parts of a capture
+    take a few lines of the page, and each opens on its own."""
+    return "<div class='tw-parts'>" + "".join(table_html(frame, title, collapse_after=0) for title, frame in parts) \
+        + "</div>"
+
+
+def show_parts(parts) -> None:
+    """Display :func:`parts_html` in a notebook (IPython)."""
+    from IPython.display import HTML, display
+
+    display(HTML(parts_html(parts)))
+
+
 def show(frame: pd.DataFrame, caption: str | None = None, **kwargs) -> None:
     """Display an escaped table in a notebook (IPython)."""
     from IPython.display import HTML, display
