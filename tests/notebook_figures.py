@@ -65,8 +65,8 @@ def notebook_figures(source_set: Path, output: Path, measure: Callable, names: l
             return rendered
 
         plots._render = spy
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
+        try:  # the notebooks' plots.setup() changes matplotlib's settings: restored after each
+            with contextlib.redirect_stdout(io.StringIO()), matplotlib.rc_context():
                 _run_cells(nb.notebook_source(name), _parameters(name, layout, Path(output)))
         finally:
             plots._render = original

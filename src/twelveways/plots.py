@@ -109,6 +109,10 @@ def figure_data(fig: plt.Figure) -> pd.DataFrame:
     return data
 
 
+#: The gid of a panel's note (a base case printed under it): the alt text repeats it.
+NOTE = "twelveways-note"
+
+
 def alt_text(fig: plt.Figure, name: str) -> str:
     """What the figure shows, in words: its declaration, panels, axes and series (the <img> alt text)."""
     declaration = _DECLARED.get(str(name), {})
@@ -122,6 +126,7 @@ def alt_text(fig: plt.Figure, name: str) -> str:
         text = f"{title}: {ax.get_ylabel() or 'y'} against {ax.get_xlabel() or 'x'}"
         if labels:
             text += f"; series {', '.join(dict.fromkeys(labels[:8]))}" + (" and more" if len(labels) > 8 else "")
+        text += "".join(f"; {' '.join(note.get_text().split())}" for note in ax.texts if note.get_gid() == NOTE)
         parts.append(text)
     return ". ".join(parts)[:900] + "."
 
@@ -576,7 +581,7 @@ def scaling(summary: pd.DataFrame, x: str, y: str, low: str | None = None, high:
     if base_label:
         ax.annotate("\n".join(textwrap.fill(part, wrap) for part in base_label.split("; ")), xy=(0, 0),
                     xycoords="axes fraction", xytext=(0, -42), textcoords="offset points", va="top", ha="left",
-                    fontsize="x-small", color="0.2")
+                    fontsize="x-small", color="0.2", gid=NOTE)
     if legend or fits:
         ax.legend(handles=None if legend else fits, fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0),
                   borderaxespad=0)
