@@ -48,6 +48,7 @@ def test_horizontal_panels_give_every_configuration_a_line_of_its_own():
     fig, (left, right) = plots.category_panels([len(LABELS), len(LABELS)], ncols=2)
     plots.distribution(samples, x="label", y="time_s", ax=left, horizontal=True, log=True, ylabel="time (s)")
     plots.ci_bars(summary, "label", "m", "lo", "hi", ax=right, horizontal=True, ylabel="median time (s)")
+    fig.tight_layout()
     assert plots.tick_label_collisions(fig) == [] and plots.text_collisions(fig) == []
     for ax in (left, right):
         shown = [label.get_text() for label in ax.get_yticklabels()]
@@ -88,6 +89,28 @@ def test_text_collisions_see_a_title_over_its_neighbour_and_the_fix():
     fig.tight_layout()
     assert plots.text_collisions(fig) == []
     assert [text.get_text() for text in fig.legends[0].get_texts()] == ["ideal (linear)", "c-mpi"]
+    plt.close(fig)
+
+
+def test_text_collisions_see_a_label_inside_the_neighbouring_panel():
+    fig, axes = plt.subplots(1, 2, figsize=(5, 2.5))
+    fig.subplots_adjust(wspace=0.02)
+    axes[1].set_ylabel("samples per second")
+    assert any("reaches into the panel" in line for line in plots.text_collisions(fig))
+    plt.close(fig)
+
+
+def test_a_legend_under_its_panel_clears_the_tick_labels_however_short_the_panel():
+    fig, axes = plt.subplots(2, 2, figsize=(7, 4.4))
+    for number, ax in enumerate(axes.flat):
+        ax.plot([0, 1], [0, 1], "o", color=f"C{number}", label="measured")  # one label, four colours: no shared legend
+        ax.set_xticks([0, 1], ["a long category", "another one"], rotation=30, ha="right")
+        ax.set(xlabel="category", title=f"panel {number}")
+        ax.legend()
+    fig.tight_layout()
+    plots.legends_outside(fig)
+    assert all(ax.get_legend().get_bbox_to_anchor().bounds != ax.bbox.bounds for ax in axes.flat)
+    assert [line for line in plots.text_collisions(fig) if "legend" in line and "title" not in line] == []
     plt.close(fig)
 
 

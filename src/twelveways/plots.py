@@ -184,14 +184,19 @@ def _texts(fig: plt.Figure) -> list[tuple[str, object]]:
 
 
 def text_collisions(fig: plt.Figure) -> list[str]:
-    """Every pair of texts of ``fig`` (see :func:`_texts`) whose drawn boxes intersect, in words: a title over a
-    neighbour's label, a legend over a tick label.  Measured after a draw, like :func:`tick_label_collisions`."""
+    """Every pair of texts of ``fig`` (see :func:`_texts`) whose drawn boxes intersect, and every text that reaches
+    into another panel's plotting area, in words: a title over a neighbour's label, a legend over a tick label, a
+    y label inside the panel to its left.  Measured after a draw, like :func:`tick_label_collisions`."""
     from itertools import combinations
 
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     boxes = [(name, artist.get_window_extent(renderer)) for name, artist in _texts(fig)]
-    return [f"{first} overlaps {second}" for (first, a), (second, b) in combinations(boxes, 2) if a.overlaps(b)]
+    found = [f"{first} overlaps {second}" for (first, a), (second, b) in combinations(boxes, 2) if a.overlaps(b)]
+    panels = [(" ".join(ax.get_title().split()) or f"panel {number + 1}", ax.get_window_extent(renderer))
+              for number, ax in enumerate(a for a in fig.axes if a.get_visible())]
+    return found + [f"{name} reaches into the panel {panel}" for name, box in boxes for panel, area in panels
+                    if not name.startswith(f"{panel}: ") and box.overlaps(area)]
 
 
 def _number_steps(axis) -> list:
@@ -265,11 +270,13 @@ def _colour(handle) -> tuple:
 
     for getter in ("get_color", "get_facecolor", "get_edgecolor"):
         try:
-            value = np.asarray(getattr(handle, getter)())
+            value = getattr(handle, getter)()
+            value = value if isinstance(value, str) else np.asarray(value)  # "C0", "red" or RGBA rows
+            if isinstance(value, str) or value.size:
+                first = value if isinstance(value, str) or value.ndim == 1 else value.reshape(-1, value.shape[-1])[0]
+                return tuple(np.round(to_rgba(first), 3))
         except (AttributeError, TypeError, ValueError):
             continue
-        if value.size:
-            return tuple(np.round(to_rgba(value.reshape(-1, value.shape[-1])[0] if value.ndim > 1 else value), 3))
     return ()
 
 
@@ -300,16 +307,28 @@ def legends_outside(fig: plt.Figure) -> None:
                    bbox_to_anchor=(1.0, 0.98), borderaxespad=0)
         return
     for ax in panels:
-        ax.legend(*ax.get_legend_handles_labels(), fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.22),
-                  frameon=False)
+        _legend_below(fig, ax)
+
+
+def _legend_below(fig: plt.Figure, ax) -> None:
+    """``ax``'s legend under its x axis: below the lowest tick label or axis label as drawn, whatever the panel's height."""
+    from matplotlib.transforms import offset_copy
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axis = ax.xaxis.get_tightbbox(renderer)
+    drop = ax.get_window_extent(renderer).y0 - axis.y0 + 4 if axis is not None else 30
+    below = offset_copy(ax.transAxes, fig=fig, y=-drop * 72 / fig.dpi, units="points")
+    ax.legend(*ax.get_legend_handles_labels(), fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, 0),
+              bbox_transform=below, frameon=False)
 
 
 def _render(fig: plt.Figure, name: str) -> tuple[bytes, pd.DataFrame, str]:
     """PNG bytes, the data behind it and its alt text, after making ticks and legends readable."""
     import io
 
-    legends_outside(fig)
     readable_ticks(fig)
+    legends_outside(fig)  # after the ticks: a legend under a panel goes below its tick labels as finally drawn
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue(), figure_data(fig), alt_text(fig, name)
