@@ -192,7 +192,7 @@ for kind in ("strong", "weak"):
         derived_fits += pa.fit_records(part, fits, drawn)
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
                       base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}",
-                      hue_order=sorted(table["implementation"].unique()), legend=False, wrap=60)
+                      hue_order=sorted(summary["implementation"].unique()), legend=False, wrap=60)
     plots.shared_legend(fig, axes)  # one colour per implementation in every panel
     fig.tight_layout()
     drew_model = kind == "strong" and any(row["drawn"] for row in fit_rows)
