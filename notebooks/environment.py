@@ -75,8 +75,7 @@ else:
 # Every field as captured, folded by part (click a part to open it).
 
 # %%
-for title, frame in tables.sections(capture):
-    tables.show(frame, title, collapse_after=0)
+tables.show_parts(tables.sections(capture))
 
 # %% [markdown]
 # ## The configuration of this run

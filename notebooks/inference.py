@@ -117,15 +117,17 @@ shown = lat[(lat["role"] == "performance") | ((lat["scenario"] == "Server") &
 scenarios = [s for s in ("SingleStream", "MultiStream", "Server", "Offline") if s in set(shown["scenario"])]
 scenarios = [s for s in scenarios if s != "Offline"]  # one query per Offline run: no distribution
 if scenarios:
-    ncols = min(2, len(scenarios))  # two panels a row: drawn for the page at its natural size
-    fig, axes = plt.subplots(-(-len(scenarios) // ncols), ncols, figsize=(5.6 * ncols, 3.8 * -(-len(scenarios) // ncols)),
+    ncols = min(3, len(scenarios))  # three panels a row, one legend above them: drawn for the page
+    fig, axes = plt.subplots(-(-len(scenarios) // ncols), ncols, figsize=(4.3 * ncols, 3.4 * -(-len(scenarios) // ncols)),
                              squeeze=False)
     for ax in axes.flat[len(scenarios):]:
         ax.set_visible(False)
     for ax, scenario in zip(axes.flat, scenarios):
         part = shown[shown["scenario"] == scenario]
         plots.latency_cdf(part, "latency_ms", hue="variant", ax=ax, xlabel="latency (ms, log scale)",
-                          title=f"{scenario}: per-query latency")
+                          title=f"{scenario}: per-query latency", hue_order=VARIANTS)
+        ax.get_legend().remove()  # each variant keeps its colour and line style in every panel: one legend serves
+    plots.shared_legend(fig, list(axes.flat[:len(scenarios)]))
     fig.tight_layout()
     plots.save(fig, figures, "latency_cdf",
                declaration=dict(shows="distribution", lines="connect_levels", x="latency", x_kind="continuous"))
@@ -175,7 +177,7 @@ if variants:
         ax.set_yscale("log")
         ax.set_xlabel("target QPS (offered load)")
         ax.set_ylabel("latency (ms, log scale)")
-        ax.set_title(variant)
+        ax.set_title(f"{variant} (fit to {next(iter(fit.values())).n:,} queries)", fontsize="small")
         ax.legend(fontsize="x-small")
     fig.tight_layout()
     plots.save(fig, figures, "latency_vs_load",
@@ -192,14 +194,14 @@ tables.note(analysis.search_note(attrs))
 tp = head[["variant", "Offline samples/s", "Server latency-bounded QPS"]].melt(
     id_vars="variant", var_name="scenario", value_name="samples per second")
 if tp["samples per second"].notna().any():
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    # points, not bars: a bar's length means nothing on a log axis
-    sns.stripplot(data=tp, x="variant", y="samples per second", hue="scenario", order=VARIANTS, dodge=True,
-                  jitter=False, size=8, ax=ax)
-    ax.set_yscale("log")
-    ax.set_ylabel("samples per second (log scale)")
+    fig, ax = plt.subplots(figsize=(7.5, 1.2 + plots.CATEGORY_HEIGHT * 1.5 * len(VARIANTS)))
+    # points, not bars: a bar's length means nothing on a log axis; variants on the y axis, one label a line
+    sns.stripplot(data=tp, y="variant", x="samples per second", hue="scenario", order=VARIANTS, dodge=True,
+                  jitter=False, size=8, ax=ax, orient="h")
+    ax.set_xscale("log")
+    ax.set_xlabel("samples per second (log scale)")
+    ax.set_ylabel("")
     ax.set_title("Offline throughput vs latency-bounded Server throughput")
-    ax.tick_params(axis="x", rotation=30)
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     plots.save(fig, figures, "server_vs_offline",
@@ -232,8 +234,8 @@ if len(points) and points[["accuracy", "Offline samples/s"]].notna().all(axis=No
     sns.scatterplot(data=points, x="Offline samples/s", y="accuracy", hue="workload", style="precision",
                     size="SingleStream p90 latency (ms)", sizes=(40, 300), ax=ax)
     for _, row in points[points["on Pareto front"] == "yes"].iterrows():
-        ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(6, 6),
-                    fontsize="x-small")
+        ax.annotate("front", (row["Offline samples/s"], row["accuracy"]), textcoords="offset points", xytext=(0, 7),
+                    ha="center", fontsize="x-small")  # above its point: clear of the legend at the right
     bars = analysis.accuracy_intervals(frame, confidence).reindex(points["variant"])
     ax.errorbar(points["Offline samples/s"], points["accuracy"], yerr=[points["accuracy"] - bars["low"].to_numpy(),
                 bars["high"].to_numpy() - points["accuracy"]], fmt="none", ecolor="0.5", elinewidth=1, capsize=3,

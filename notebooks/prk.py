@@ -102,17 +102,18 @@ tables.note(f"Results file: schema {attrs.get('schema_version')}, environment {s
 # %% [markdown]
 # ## Every timed iteration
 #
-# One panel per kernel (n = problem size where a kernel ran at several); each dot is one timed
-# iteration (warm-up excluded), over a violin (eight or more samples) or a box (fewer).
+# One panel per kernel, one row per configuration (implementation, ranks r × threads t, and n = problem
+# size where a kernel ran at several); each dot is one timed iteration (warm-up excluded), over a
+# violin (eight or more samples) or a box (fewer).
 
 # %%
-fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)  # three a row: the page, not a long strip
+per_workload = times.groupby("workload")["label"].nunique().reindex(workloads)
+fig, axes = plots.category_panels(per_workload.tolist(), ncols=3)  # labels on the y axis: one line each
 for ax, workload in zip(axes, workloads):
     part = times[times["workload"] == workload].sort_values("label")
     spread = part["time_s"].max() / part["time_s"].min()
     plots.distribution(part, x="label", y="time_s", ax=ax, log=spread > 20, ylabel="time per iteration (s)",
-                       title=workload)
-    ax.set_xlabel("")
+                       title=workload, horizontal=True)
 fig.tight_layout()
 plots.show(fig, figures_dir, "distributions",
            declaration=dict(shows="distribution", lines="none", x="configuration", x_kind="categorical"))
@@ -139,11 +140,11 @@ if single:
     tables.note(f"{single} of {len(summary)} configurations ran once: no interval over invocations.")
 
 # %%
-fig, axes = grid(len(workloads), width=4.3, height=3.1, ncols=3)
+fig, axes = plots.category_panels(summary.groupby("workload")["label"].nunique().reindex(workloads).tolist(), ncols=3)
 for ax, workload in zip(axes, workloads):
     part = summary[summary["workload"] == workload].sort_values("label")
     plots.ci_bars(part, x="label", estimate="time_s", low="ci_low_s", high="ci_high_s", ax=ax,
-                  log=part["time_s"].max() / part["time_s"].min() > 20,
+                  log=part["time_s"].max() / part["time_s"].min() > 20, horizontal=True,
                   ylabel="time per iteration (s)", title=f"{workload}: {percent(confidence)} CI over invocations")
 fig.tight_layout()
 plots.show(fig, figures_dir, "time-ci",
@@ -167,7 +168,8 @@ for ax, (_, row) in zip(axes, largest.iterrows()):
              title=f"{row['workload']} {row['config']}, size {row['size']}")
 fig.tight_layout()
 plots.show(fig, figures_dir, "qq", declaration=dict(shows="summary", lines="model", x="normal quantiles",
-                                                      x_kind="continuous"))
+                                                      x_kind="continuous"),
+           fold="Q–Q plots of the log invocation means against the normal distribution, one per kernel")
 tables.note(pa.normality_sentence(summary))
 
 # %% [markdown]
@@ -190,7 +192,8 @@ for kind in ("strong", "weak"):
         continue
     scaling_tables[kind] = table
     groups = list(table.groupby("group"))
-    fig, axes = grid(len(groups), width=5.8, height=3.0, ncols=2)  # two panels a row: drawn for the page, not one tall strip
+    lines = table.groupby("group")["base"].first().map(lambda base: len(base.split("; "))).max()
+    fig, axes = grid(len(groups), width=4.4, height=2.9 + 0.3 * lines, ncols=3)  # base cases printed under each panel
     fit_rows = []
     for ax, (group, part) in zip(axes, groups):
         fits = pa.amdahl_fits(part, times, confidence) if kind == "strong" else {}
@@ -201,7 +204,9 @@ for kind in ("strong", "weak"):
                       "drawn": impl in drawn} for impl, (fit, _) in fits.items()]
         derived_fits += pa.fit_records(part, fits, drawn)
         plots.scaling(part, x="pe", y="value", low="low", high="high", hue="implementation", kind=kind,
-                      base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}")
+                      base_label=part["base"].iloc[0], amdahl_fits=drawn, ax=ax, title=f"{kind} scaling: {group}",
+                      hue_order=sorted(summary["implementation"].unique()), legend=False, wrap=60)
+    plots.shared_legend(fig, axes)  # one colour per implementation in every panel
     fig.tight_layout()
     drew_model = kind == "strong" and any(row["drawn"] for row in fit_rows)
     plots.show(fig, figures_dir, f"scaling-{kind}", declaration=dict(

@@ -98,7 +98,7 @@ if not score_table.empty:
 # %%
 batch = ta.in_study(runs, "batch_size")
 if not batch.empty:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))  # the page's width: text at the size it was drawn
     order = sorted(batch["batch_size"].unique())
     plotted = marked(batch, "time_to_train", "time_to_train_spent")
     sns.stripplot(data=plotted, x="batch_size", y="plotted", hue="outcome", order=order, ax=axes[0],
@@ -112,6 +112,7 @@ if not batch.empty:
     rule = batch["lr_rule"].iloc[0]
     fig.suptitle(f"F1: batch-size sweep, {batch['workload'].iloc[0]} on {batch['dataset'].iloc[0]}, "
                  f"lr scaled by the '{rule}' rule", y=1.02)
+    fig.tight_layout()  # each panel's labels clear of its neighbour
     plots.save(fig, figdir, "f1-batch-size",
                declaration=dict(shows="samples", lines="none", x="batch_size", x_kind="categorical"))
     plt.show()
@@ -150,12 +151,13 @@ if not speed.empty:
                       var_name="measure", value_name="factor").dropna()
     long["configuration"] = (long["ranks"].astype(str) + " ranks " + long["scaling"] + " "
                              + long["sparsification"].where(long["sparsification"] != "none", "dense"))
-    fig, ax = plt.subplots(figsize=(9, 3.6))
-    sns.stripplot(data=long, x="configuration", y="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False)
-    ax.set(yscale="log", ylabel="factor over the base (log; 1 = no change)",
+    fig, ax = plt.subplots(figsize=(9, 1.2 + plots.CATEGORY_HEIGHT * 2 * long["configuration"].nunique()))
+    # configurations on the y axis, one label a line
+    sns.stripplot(data=long, y="configuration", x="factor", hue="measure", dodge=True, size=8, ax=ax, jitter=False,
+                  orient="h")
+    ax.set(xscale="log", xlabel="factor over the base (log; 1 = no change)", ylabel="",
            title=f"F2: base case = {speed['base_case'].iloc[0].split(',')[0]}, "
                  f"{speed['base_time_per_step_s'].iloc[0] * 1e3:.2f} ms/step, score {speed['base_score_s'].iloc[0]:.3f} s")
-    ax.tick_params(axis="x", labelrotation=15)
     ax.legend(fontsize="small")
     plots.save(fig, figdir, "f2-per-iteration-vs-end-to-end",
                declaration=dict(shows="summary", lines="none", x="configuration", x_kind="categorical"))
@@ -198,6 +200,7 @@ if not trials.empty:
                           "seconds": [totals["total_tuning_cost_s"], totals["final_score_s"] or 0.0]})
     sns.barplot(data=parts, x="what", y="seconds", ax=axes[1])
     axes[1].set(xlabel="", ylabel="s", title=f"F4: tuning cost vs the reported result (chosen lr {totals['chosen_lr']})")
+    fig.tight_layout()  # each panel's labels clear of its neighbour
     plots.save(fig, figdir, "f4-tuning-cost",
                declaration=dict(shows="samples", lines="none", x="lr", x_kind="categorical"))
     plt.show()
@@ -219,6 +222,7 @@ if not precision.empty:
     axes[0].legend(title="op kind, dtype as executed", fontsize="small")
     plots.distribution(precision, "precision", "time_to_train", ax=axes[1], ylabel="time to train (s)",
                        title="time to the target")
+    fig.tight_layout()  # each panel's labels clear of its neighbour
     plots.save(fig, figdir, "f5-precision",
                declaration=dict(shows="samples", lines="none", x="precision", x_kind="categorical"))
     plt.show()
@@ -236,6 +240,7 @@ if not io.empty:
     plots.distribution(io, "variant", "time_to_train", ax=axes[0], ylabel="time to train (s)", title="F10: time to train")
     plots.distribution(io, "variant", "data_load_time", ax=axes[1], log=True, ylabel="data read + decode (s, log)",
                        title="reading the data (inside the clock only for 'io')")
+    fig.tight_layout()  # each panel's labels clear of its neighbour
     plots.save(fig, figdir, "f10-io",
                declaration=dict(shows="distribution", lines="none", x="variant", x_kind="categorical"))
     plt.show()
@@ -246,10 +251,11 @@ if not io.empty:
 # %%
 size = ta.in_study(runs, "input_size")
 if not size.empty and size["input_size"].nunique() > 1:
-    fig, axes = plt.subplots(1, 3, figsize=(15, 3.6))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))  # the page's width: text at the size it was drawn
     plots.distribution(size, "input_size", "flop_rate", ax=axes[0], log=True, ylabel="flop/s (log)", title="F11: flop rate")
     plots.distribution(size, "input_size", "test_accuracy", ax=axes[1], ylabel="test accuracy", title="quality")
     plots.distribution(size, "input_size", "time_to_train", ax=axes[2], ylabel="time to train (s)", title="time to train")
+    fig.tight_layout()  # each panel's labels clear of its neighbour
     plots.save(fig, figdir, "f11-input-size",
                declaration=dict(shows="distribution", lines="none", x="input_size", x_kind="categorical"))
     plt.show()

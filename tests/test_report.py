@@ -414,7 +414,8 @@ def test_scaling_plot_joins_no_measured_points():
                   amdahl_fits={"c": (0.1, 1.0)}, ax=ax)
     labels = sorted(line.get_label() for line in _visible_lines(ax))
     assert labels == ["c: Amdahl fit to 3 counts, serial fraction 0.100", "ideal (linear)"]
-    assert "base: 1 s" in ax.get_title()
+    assert [text.get_text() for text in ax.texts] == ["base: 1 s"]  # printed under the panel (R1)
+    assert "base: 1 s" in plots.alt_text(fig, "scaling")
     plt.close(fig)
 
 

@@ -199,7 +199,7 @@ def test_saved_figure_gets_csv_alt_text_readable_ticks_and_no_repr(tmp_path):
     data = pd.read_csv(path.with_suffix(".csv"))
     assert len(data) == 13 and set(data["series"]) == {"measured"}
     assert plots.alt_text(fig, "load").startswith("Figure load shows samples. load: latency (ms) against target QPS")
-    assert not plots._overlaps(ax.get_xticklabels())
+    assert plots.tick_label_collisions(fig) == []
     assert ax.get_legend().get_bbox_to_anchor().bounds != ax.bbox.bounds  # moved out of the data
 
 

@@ -91,6 +91,12 @@ class PageReport:
     overflowing: list[str] = field(default_factory=list)
     text: str = ""
     headline: str = ""
+    #: With every <details> opened: tables wider than their box, configuration cells taller than two lines or
+    #: without their full text on hover (``title``), each named.
+    wide_tables: list[str] = field(default_factory=list)
+    tall_configurations: list[str] = field(default_factory=list)
+    untitled_configurations: list[str] = field(default_factory=list)
+    configuration_cells: int = 0
 
     @property
     def squashed_images(self) -> list[dict]:
@@ -249,6 +255,38 @@ METRICS_JS = """
 """
 
 
+#: Every <details> opened, then: each table against its box, each cell of a "… configuration" column in lines.
+TABLES_JS = """
+(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const named = t => Array.from(t.querySelectorAll('tr:first-child > *')).slice(0, 3).map(c => c.innerText.trim()).join(' | ');
+  const wide = [], tall = [], untitled = [];
+  let cells = 0;
+  document.querySelectorAll('table').forEach(t => {
+    const width = t.getBoundingClientRect().width, room = t.parentElement.clientWidth;
+    if (width > room + 1) wide.push(`${named(t)}: ${Math.round(width)} px in ${room} px`);
+    const rows = Array.from(t.querySelectorAll('tr'));
+    if (!rows.length) return;
+    const columns = Array.from(rows[0].children).map((c, i) => [c.innerText.trim().toLowerCase(), i])
+      .filter(([name]) => name.endsWith('configuration')).map(([, i]) => i);
+    rows.slice(1).forEach(row => columns.forEach(i => {
+      const cell = row.children[i];
+      if (!cell || !cell.innerText.trim()) return;
+      cells += 1;
+      const shown = cell.querySelector('.tw-clamp') || cell;
+      const range = document.createRange();
+      range.selectNodeContents(shown);
+      const height = shown === cell ? range.getBoundingClientRect().height : shown.getBoundingClientRect().height;
+      const lines = height / parseFloat(getComputedStyle(shown).lineHeight);
+      if (lines > 2.1) tall.push(`${named(t)}: ${cell.innerText.slice(0, 60)} (${lines.toFixed(1)} lines)`);
+      if (!cell.title) untitled.push(`${named(t)}: ${cell.innerText.slice(0, 60)}`);
+    }));
+  });
+  return JSON.stringify({wide, tall, untitled, cells});
+})()
+"""
+
+
 def _errors(events: list[dict], session: str) -> list[str]:
     found = []
     for event in events:
@@ -315,6 +353,13 @@ def check_page(html_file: str | os.PathLike, screenshot: str | os.PathLike | Non
                     report.screenshot = Path(screenshot)
                     report.screenshot.parent.mkdir(parents=True, exist_ok=True)
                     report.screenshot.write_bytes(base64.b64decode(shot["data"]))
+                tables = browser.call("Runtime.evaluate", {"expression": TABLES_JS, "returnByValue": True},
+                                      session=session, timeout=timeout)  # last: it opens every fold
+                if "exceptionDetails" not in tables:
+                    measured = json.loads(tables["result"]["value"])
+                    report.wide_tables, report.tall_configurations = measured["wide"], measured["tall"]
+                    report.untitled_configurations = measured["untitled"]
+                    report.configuration_cells = measured["cells"]
         finally:
             browser.close()
     return report
@@ -343,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  document width {report.width} px at a {WIDTH} px window")
     for element in report.overflowing:
         print(f"  past the window: {element}")
+    for table in report.wide_tables:
+        print(f"  table wider than its box: {table}")
+    for cell in report.tall_configurations + [f"{c} (no title)" for c in report.untitled_configurations]:
+        print(f"  configuration cell: {cell}")
     for image in report.images:
         print(f"  image {image['alt'][:50]!r}: natural {image['naturalWidth']}x{image['naturalHeight']}, "
               f"drawn {image['width']:.0f}x{image['height']:.0f}")

@@ -51,13 +51,19 @@ section.tw-section h2 { font-size: 1.15rem; }
 section.tw-section h3 { font-size: 1.02rem; }
 a.anchor-link { display: none; }
 img { max-width: 100%; height: auto; }
-table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; max-width: 100%; }
 div.tw-scroll { max-width: 100%; overflow-x: auto; }
 div.tw-scroll > table { margin-top: 0.2rem; }
-th, td { border: 1px solid var(--line); padding: 0.2rem 0.5rem; text-align: left; vertical-align: top;
+th, td { border: 1px solid var(--line); padding: 0.2rem 0.3rem; text-align: left; vertical-align: top;
          overflow-wrap: break-word; word-break: normal; max-width: 42rem; }
+td[title] { min-width: 8rem; cursor: help; }
+.tw-clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-clamp: 2; overflow: hidden; }
 thead th { background: var(--panel); }
-details { margin: 0.4rem 0 1rem; }
+details { margin: 0.25rem 0; }  /* a closed fold is one line; an open one gets its room */
+details[open] { margin-bottom: 1rem; }
+div.tw-parts > details:not([open]) { display: inline-block; margin: 0.1rem 1.4rem 0.1rem 0; }
+details:not([open])::details-content { display: none; }  /* a closed inline <details> keeps its line */
+ul.tw-checklist details:not([open]) > summary, ul.tw-claims details:not([open]) > summary { display: inline list-item; }
 details > summary { cursor: pointer; color: var(--human); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--panel); padding: 0.5rem;
       font-size: 0.82rem; border-radius: 4px; }
@@ -92,6 +98,7 @@ details.status-pass > summary { color: var(--pass); } details.status-not_applica
 table.tw-headline { font-size: 0.82rem; margin: 0.3rem 0; }
 table.tw-headline td { max-width: 24rem; padding: 0.1rem 0.4rem; }
 td.tw-num, .tw-num, td.tw-num * { white-space: nowrap; overflow-wrap: normal; font-variant-numeric: tabular-nums; }
+td.tw-interval { overflow-wrap: normal; font-variant-numeric: tabular-nums; }
 .tw-count { margin-right: 0.2rem; font-weight: 600; color: var(--c, var(--fg)); }
 ul.tw-claims, ul.tw-checklist { margin: 0.2rem 0 0.6rem; padding-left: 1.1rem; font-size: 0.88rem; }
 ul.tw-checklist { list-style: none; padding: 0; }
@@ -146,9 +153,13 @@ def _drop_active_outputs(notebook) -> None:
 
 #: Text outputs that are a Python repr of a path (a cell ending in a saved figure's path), never shown.
 _PATH_REPR = re.compile(r"^\s*(?:\w*Path\(['\"].*['\"]\)|figure saved: .*)\s*$", re.DOTALL)
-#: Tables longer than this fold into <details> (their caption, or the first row, names them).
-FOLD_ROWS = 12
-_NUMERIC = re.compile(r"^[-+−]?[\d.,]+(?:[eE][-+]?\d+)?\s*%?$|^[\[(][-+\d.,eE ]+[\])]$")
+#: A table of more rows or columns than these is detail: it folds into <details> under its caption (the
+#: figures beside it, the headline and the prose carry the story; the page stays short enough to read through).
+FOLD_ROWS = 4
+FOLD_COLUMNS = 8
+_NUMERIC = re.compile(r"^[-+−]?[\d.,]+(?:[eE][-+]?\d+)?\s*%?$")
+#: An interval ``[low, high]``: it may break after its comma, never inside a number.
+_INTERVAL = re.compile(r"^[\[(][-+\d.,eE ]+[\])]$")
 
 
 def _figure_output(meta: Mapping, png: str, section: str, report_dir: Path | None) -> dict:
@@ -163,6 +174,9 @@ def _figure_output(meta: Mapping, png: str, section: str, report_dir: Path | Non
     block = (f"<figure class='tw-figure' id='fig-{html.escape(section)}-{html.escape(name)}'>"
              f"<img alt=\"{html.escape(alt)}\" src='data:image/png;base64,{''.join(png.split())}'>"
              f"<figcaption>{html.escape(name)}{link}</figcaption></figure>")
+    if meta.get("fold"):  # a diagnostic figure: one line until the reader opens it
+        block = (f"<details class='tw-fold'><summary>{html.escape(str(meta['fold']))} (figure {html.escape(name)})"
+                 f"</summary>{block}</details>")
     return {"output_type": "display_data", "metadata": {}, "data": {"text/html": block}}
 
 
@@ -212,10 +226,65 @@ def _readable_cell(cell) -> None:
 
 
 def _box_tables(soup) -> None:
-    """Every table in a ``div.tw-scroll`` of its own: a table wider than the page scrolls inside it."""
+    """Every table in a ``div.tw-scroll`` of its own (a table that cannot shrink to the page scrolls inside it),
+    its column names breakable after each ``_`` or ``/`` (``per_iteration_speedup`` need not set a column's width)."""
     for table in soup.find_all("table"):
         if not (table.parent and "tw-scroll" in (table.parent.get("class") or [])):
             table.wrap(soup.new_tag("div", attrs={"class": "tw-scroll"}))
+        for cell in table.find_all(["th", "td"]):
+            _break_long_words(soup, cell)
+        _clamp_configurations(soup, table)
+
+
+def _clamp_configurations(soup, table) -> None:
+    """Cells of a column named ``… configuration`` show at most two lines (``div.tw-clamp``); the whole text is
+    their hover text (``title``), unless the cell already has one (a shortened key: :mod:`.tables`)."""
+    rows = table.find_all("tr")
+    if not rows:
+        return
+    names = [cell.get_text(" ", strip=True).lower() for cell in rows[0].find_all(["th", "td"])]
+    columns = [number for number, name in enumerate(names) if name.endswith("configuration")]
+    for row in rows[1:]:
+        cells = row.find_all(["td", "th"], recursive=False)
+        for number in columns:
+            cell = cells[number] if number < len(cells) else None
+            if cell is None or cell.find(class_="tw-clamp") or not cell.get_text(strip=True):
+                continue
+            cell["title"] = cell.get("title") or " ".join(cell.get_text().split())
+            box = soup.new_tag("div", attrs={"class": "tw-clamp"})
+            for child in list(cell.contents):
+                box.append(child.extract())
+            cell.append(box)
+
+
+#: Where a long word may break: after ``_ / = : +``, after a comma before a letter, and between a lower-case
+#: letter and a capital (``Single|Stream``); never inside a number.
+_JOINT = re.compile(r"(?<=[_/=:+])(?=\w)|(?<=,)(?=[A-Za-z])|(?<=[a-z])(?=[A-Z][a-z])")
+#: Words shorter than this stay whole (a column needs their width anyway).
+LONG_WORD = 10
+
+
+def _segments(text: str) -> list[str]:
+    """``text`` cut at the joints of its long words (the pieces between which a line may break)."""
+    segments = [""]
+    for number, part in enumerate(re.split(r"(\S{%d,})" % LONG_WORD, text)):
+        first, *rest = _JOINT.split(part) if number % 2 else [part]
+        segments[-1] += first
+        segments += rest
+    return segments
+
+
+def _break_long_words(soup, element) -> None:
+    """A <wbr> at each joint (:data:`_JOINT`) of every long word in ``element``'s text, so that a path, a
+    ``key=value`` or a column name like ``per_iteration_speedup`` does not set its column's width (idempotent)."""
+    for text in list(element.find_all(string=re.compile(r"\S{%d,}" % LONG_WORD))):
+        segments = _segments(str(text))
+        if len(segments) == 1 or text.find_parent(["script", "style"]):
+            continue
+        for segment in segments[:-1]:
+            text.insert_before(segment)
+            text.insert_before(soup.new_tag("wbr"))
+        text.replace_with(segments[-1])
 
 
 def box_tables(fragment: str) -> str:
@@ -227,28 +296,35 @@ def box_tables(fragment: str) -> str:
     return str(soup)
 
 
-def fold_long_tables(fragment: str, limit: int = FOLD_ROWS) -> str:
-    """Tables of more than ``limit`` rows that are not folded already go into a closed <details>; every
-    table sits in a box of its own that scrolls sideways when the table is wider than the page."""
+def fold_long_tables(fragment: str, limit: int = FOLD_ROWS, columns: int = FOLD_COLUMNS) -> str:
+    """Tables of more than ``limit`` rows or ``columns`` columns that are not folded already go into a closed
+    <details>; every table sits in a box of its own that scrolls sideways when it cannot shrink to the page."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(fragment, "html.parser")
     for cell in soup.find_all("td"):
         _readable_cell(cell)
-        if _NUMERIC.match(cell.get_text(strip=True)):
+        text = cell.get_text(strip=True)
+        if _NUMERIC.match(text):
             cell["class"] = [*cell.get("class", []), "tw-num"]  # never wrapped mid-digit
+        elif _INTERVAL.match(text):
+            cell["class"] = [*cell.get("class", []), "tw-interval"]
     _box_tables(soup)
     for table in soup.find_all("table"):
         rows = len(table.find_all("tr")) - 1
-        if rows <= limit or table.find_parent("details"):
+        wide = len(table.find("tr").find_all(["th", "td"])) > columns if table.find("tr") else False
+        if (rows <= limit and not wide) or table.find_parent("details"):
             continue
         caption = table.parent.find_previous_sibling(class_="tw-caption")  # the caption precedes the table's box
+        shared = table.parent.find_previous_sibling()  # the factors its configurations share, said above it
         title = caption.get_text(" ", strip=True) if caption else "table"
         details = soup.new_tag("details", attrs={"class": "tw-fold"})
         summary = soup.new_tag("summary")
         summary.string = f"{title} ({rows} rows)"
         table.parent.wrap(details)
         details.insert(0, summary)
+        if shared is not None and "tw-shared" in (shared.get("class") or []):
+            summary.insert_after(shared.extract())
         if caption:
             caption.decompose()
     return str(soup)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -130,28 +131,123 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def named_configurations(frame: pd.DataFrame) -> pd.DataFrame:
-    """A training ``config_id`` column shown as its factors in words (``configuration``), not as a path-like key."""
-    if "config_id" not in frame.columns or "configuration" in frame.columns:
-        return frame
-    from ..train.planning import describe_config_id
+#: A training configuration id, alone or inside a cell's text (``mlp-large/digits8/b64/lr0.1-linear/fp32/io/r1-base/none/final``).
+_CONFIG_ID = re.compile(r"[\w.+-]+/[a-z_]+\d+/b\d+/lr[^/\s,]+/[^/\s,]+/[^/\s,]+/r\d+-[^/\s,]+/[^/\s,]+/[^/\s,]+")
 
-    return frame.assign(config_id=frame["config_id"].map(describe_config_id)).rename(columns={"config_id": "configuration"})
+
+def _run_config(text: str):
+    """The training configuration ``text`` names, or None."""
+    from ..errors import ConfigError
+    from ..train.planning import RunConfig
+
+    try:
+        return RunConfig.from_id(text)
+    except (ConfigError, ValueError):
+        return None
+
+
+def _text_columns(frame: pd.DataFrame) -> list:
+    return [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+
+
+class Configurations:
+    """A table's training configurations shown short: each cell names only the factors that set its row apart
+    (at most two lines at the page's width), its hover text (``title``) names every factor in words, and the
+    factors every row shares are said once above the table."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.titles: dict[tuple[int, str], str] = {}
+        ids = frame["config_id"].astype(str).tolist() if "config_id" in frame.columns else []
+        texts = [v for column in _text_columns(frame) for v in frame[column] if isinstance(v, str)]
+        configs = {found: _run_config(found) for found in [*ids, *(m for t in texts for m in _CONFIG_ID.findall(t))]}
+        configs = {key: value for key, value in configs.items() if value is not None}
+        factor_sets = [set(config.short_factors()) for config in configs.values()]
+        self.shared = ([f for f in next(iter(configs.values())).short_factors() if all(f in s for s in factor_sets)]
+                       if len(configs) > 1 else [])
+        self.configs = configs
+        self.frame = self._shortened(frame)
+
+    def label(self, config) -> str:
+        """The factors of ``config`` that not every configuration of the table shares (the model at least)."""
+        return ", ".join(f for f in config.short_factors() if f not in self.shared) or config.model
+
+    def _text(self, text: str, words: bool) -> str:
+        def swap(match):
+            config = self.configs.get(match.group(0))
+            return match.group(0) if config is None else (config.describe() if words else self.label(config))
+        return _CONFIG_ID.sub(swap, text)
+
+    def _shortened(self, frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame.copy()
+        for column in _text_columns(frame):
+            values = []
+            for row, value in enumerate(frame[column]):
+                short = self._text(value, False) if isinstance(value, str) else value
+                if short != value:
+                    self.titles[(row, "configuration" if column == "config_id" else column)] = self._text(value, True)
+                values.append(short)
+            frame[column] = values
+        return frame.rename(columns={"config_id": "configuration"}) if "configuration" not in frame.columns else frame
+
+    def note(self) -> str:
+        """The sentence above the table that names the shared factors (empty when nothing is shared)."""
+        if not self.shared or not self.titles:
+            return ""
+        return f"<p class='tw-muted tw-shared'>Every configuration below: {html.escape(', '.join(self.shared))}.</p>"
+
+    def mark(self, body: str) -> str:
+        """``body`` (the table's HTML) with each shortened cell in a two-line box whose ``title`` holds its words."""
+        if not self.titles:
+            return body
+        from bs4 import BeautifulSoup
+
+        soup = BeautifulSoup(body, "html.parser")
+        header = [th.get_text() for th in soup.select("thead th")]
+        for row, tr in enumerate(soup.select("tbody tr")):
+            for column, td in zip(header, tr.find_all("td")):
+                title = self.titles.get((row, column))
+                if title:
+                    td["title"] = title
+                    box = soup.new_tag("div", attrs={"class": "tw-clamp"})
+                    box.string = td.get_text()
+                    td.clear()
+                    td.append(box)
+        return str(soup)
+
+
+def named_configurations(frame: pd.DataFrame) -> pd.DataFrame:
+    """A training ``config_id`` column (and ids inside other cells) shown short, as :class:`Configurations` does."""
+    return Configurations(frame).frame
 
 
 def table_html(frame: pd.DataFrame, caption: str | None = None, *, collapse_after: int = LONG_TABLE) -> str:
     """Escaped HTML of a table; longer than ``collapse_after`` rows: inside a <details> block
-    (folded, opens without any script)."""
+    (folded, opens without any script).  Training configurations are shortened (:class:`Configurations`)."""
     if frame.empty:
         return f"<p class='tw-note'>{html.escape(caption or 'table')}: nothing recorded.</p>"
-    frame = named_configurations(frame)
-    body = frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—",
-                         float_format=number)
+    configurations = Configurations(frame.reset_index(drop=True))
+    frame = configurations.frame
+    body = configurations.note() + configurations.mark(
+        frame.to_html(index=False, escape=True, border=0, classes="tw-table", na_rep="—", float_format=number))
     title = html.escape(caption) if caption else ""
     if len(frame) > collapse_after:
         summary = f"{title} ({len(frame)} rows)" if title else f"{len(frame)} rows"
         return f"<details><summary>{summary}</summary>{body}</details>"
     return (f"<p class='tw-caption'>{title}</p>" if title else "") + body
+
+
+def parts_html(parts) -> str:
+    """(title, table) pairs each folded under its title, side by side while closed: twenty parts of a capture
+    take a few lines of the page, and each opens on its own."""
+    return "<div class='tw-parts'>" + "".join(table_html(frame, title, collapse_after=0) for title, frame in parts) \
+        + "</div>"
+
+
+def show_parts(parts) -> None:
+    """Display :func:`parts_html` in a notebook (IPython)."""
+    from IPython.display import HTML, display
+
+    display(HTML(parts_html(parts)))
 
 
 def show(frame: pd.DataFrame, caption: str | None = None, **kwargs) -> None:

@@ -69,6 +69,17 @@ class RunConfig:
             parts.append(f"{self.role} run")
         return ", ".join(parts)
 
+    def short_factors(self) -> list[str]:
+        """The factors in a few characters each, in :meth:`describe`'s order (a table cell; the words go in
+        its hover text): a table drops the ones every row shares, so a cell names what sets it apart."""
+        ranks = f"{self.ranks} rank{'s' if self.ranks != 1 else ''}" + (
+            f" {self.scaling}" if self.scaling not in ("none", "base") else "")
+        parts = [self.model, f"{self.dataset} {self.input_size}×{self.input_size}", f"batch {self.batch_size}",
+                 f"lr {self.lr:g} {self.lr_rule}", self.precision,
+                 {"io": "I/O timed", "preloaded": "preloaded"}.get(self.variant, self.variant), ranks]
+        return parts + ([self.sparsification] if self.sparsification != "none" else []) + (
+            [self.role] if self.role != "final" else [])
+
     @classmethod
     def from_id(cls, config_id: str) -> RunConfig:
         """The configuration a :attr:`config_id` names; ConfigError when the text is not one."""
