@@ -37,7 +37,7 @@ config_json = "results/config.json"
 checklist_json = "reports/checklist.json"
 derived_path = "results/derived/prk.nc"
 confidence = None  # None: the run's config (measurement.confidence); papermill -p confidence 0.9 overrides it
-ci_target = None  # None: the run's config (measurement.ci_target), a fraction of the median
+ci_target = None  # None: the run's config (measurement.ci_target), a fraction of the estimate
 
 # %%
 import math
