@@ -86,3 +86,15 @@ def test_parts_of_a_capture_fold_one_by_one_inside_one_block():
     assert [s.get_text() for s in soup.select("div.tw-parts > details > summary")] == ["host (1 rows)"]
     assert soup.select_one("div.tw-parts > p.tw-note").get_text() == "empty: nothing recorded."
     assert "div.tw-parts > details:not([open])" in render.CSS
+
+
+
+def test_missing_text_cells_render_as_missing_without_a_title():
+    """A checks table whose text cells are empty (NaN, None) beside a training configuration: no traceback, the
+    configuration is still shortened, the missing cells get no hover text."""
+    frame = pd.DataFrame({"id": ["R1", "R2", "R3"], "title": [IDS[0], float("nan"), None],
+                          "configuration": [float("nan"), "b=1", IDS[1]]})
+    soup = BeautifulSoup(tables.table_html(frame, "checks"), "html.parser")
+    rows = soup.select("tbody tr")
+    assert len(rows) == 3 and rows[1].find_all("td")[0].get_text(strip=True) == "R2"
+    assert len(soup.select("[title]")) == 2  # the two configuration ids, nothing for the missing cells

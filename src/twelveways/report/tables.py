@@ -183,7 +183,7 @@ class Configurations:
             values = []
             for row, value in enumerate(frame[column]):
                 short = self._text(value, False) if isinstance(value, str) else value
-                if short != value:
+                if isinstance(value, str) and short != value:  # (a NaN is never equal to itself)
                     self.titles[(row, "configuration" if column == "config_id" else column)] = self._text(value, True)
                 values.append(short)
             frame[column] = values
