@@ -127,7 +127,8 @@ plots.show(fig, figures_dir, "distributions",
 # %%
 columns = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "statistic", "ci_low_s", "ci_high_s",
            "ci_halfwidth_pct", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
-shown = summary[[c for c in columns if c in summary.columns]].rename(columns={"n": "invocations (n)"})
+shown = summary[[c for c in columns if c in summary.columns]].rename(
+    columns={"n": "invocations (n)", "statistic": "statistic of the invocation means"})
 tables.show(shown, f"per configuration (time per iteration over invocations, {percent(confidence)} CI over invocations)",
             collapse_after=40)
 target = ci_target * 100

@@ -130,7 +130,7 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
 
 
 #: What a configuration's time is, in the table's words.
-STATISTIC_NAMES = {"geometric_mean": "geometric mean of invocation means", "median": "median of invocation means"}
+STATISTIC_NAMES = {"geometric_mean": "geometric mean", "median": "median"}
 
 
 def configuration_summaries(times: pd.DataFrame, confidence: float, metric: str = "time") -> list[dict]:
