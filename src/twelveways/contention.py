@@ -96,6 +96,13 @@ def shares(start: tuple, end: tuple) -> dict:
             "others_share": round(max(0.0, (cpu1[0] - cpu0[0]) - (own1 - own0)) / total, 4)}
 
 
+def window_ticks(start: tuple, end: tuple) -> float:
+    """CPU time (jiffies, summed over the CPUs) between two :func:`snapshot` readings: how finely a share is known
+    (one jiffy is 10 ms; a window of a few jiffies gives a share of 0 % or 100 %)."""
+    (cpu0, _), (cpu1, _) = start, end
+    return float(cpu1[2] - cpu0[2]) if cpu0 and cpu1 else 0.0
+
+
 def is_busy(share: Mapping) -> bool:
     """True when other processes or the hypervisor took a busy share (the thresholds above) of the CPU time."""
     others, steal = share.get("others_share"), share.get("steal_share")

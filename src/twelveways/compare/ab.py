@@ -150,7 +150,7 @@ def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, s
     sides_ = {label: _side(label, roots[label][2], roots[label][:2], configs[label]) for label in ("base", "new")}
     pairs, only_base, only_new = _chosen(sides_, only)
     for side in sides_.values():
-        print(f"ab: building {side.describe()}", file=sys.stderr)
+        print(f"ab: building {side.label}: {side.describe()}", file=sys.stderr)
         ab_sides.build(side, [b if side.label == "base" else n for b, n in pairs], work)
     seed = seed if seed is not None else sides_["base"].prk.seed
     print(f"ab: {len(pairs)} configuration(s), order seed {seed}; {plan.text()}", file=sys.stderr)

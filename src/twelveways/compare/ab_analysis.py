@@ -12,18 +12,24 @@ practical-equivalence margin (default ±2 %): faster / slower when the whole CI 
 margin and the adjusted p is below alpha, same when the whole CI lies within it, else
 inconclusive with the rounds that would decide (power from the observed sd of d).
 
-Stopping rule (stated in every output): Stein's two-stage procedure (Stein 1945).  A pilot of
-``pilot`` rounds gives the sd s0 of d; the configuration then runs
-n = max(pilot, ceil(((t[1-alpha/2] + t[power]) * s0 / (log(1 + effect) - log(1 + margin)))^2))
-rounds in all (t quantiles with pilot - 1 df), fixed at the end of the pilot and never revised by
-what later rounds show; the CI over all n rounds is mean(d) +/- t[1-alpha/2, pilot-1] * s / sqrt(n)
-with s the larger of s0 and the sd of all n rounds.  With s = s0 the interval's coverage is exact
-for normal d whatever the pilot found (the mean of n normal values is independent of s0); taking
-the larger sd can only widen it, and keeps an outlier of the second stage from narrowing it.  No
-CI is looked at between rounds, so no test is repeated and the error rates stay those stated.  A
-time budget that ends the rounds early does not look at d either; with fewer rounds than the
-pilot, the plain paired t interval over the rounds run applies (said so).  ``--rounds N`` fixes n
-without a pilot: the plain paired t interval.
+Stopping rule (stated in every output): Stein's two-stage procedure (Stein 1945) with one look at
+the end of the pilot, alpha split between the two looks (Bonferroni).  A pilot of ``pilot`` rounds
+is judged at level alpha1 = alpha / 5: where its plain paired t interval at 1 - alpha1 already lies
+beyond the margin or within it, the configuration stops there ("decided at the pilot").  Otherwise
+the pilot's sd s0 fixes the rounds in all,
+n = max(pilot, ceil(((t[1-alpha2/2] + t[power]) * s0 / (log(1 + effect) - log(1 + margin)))^2)),
+alpha2 = alpha - alpha1, t quantiles with pilot - 1 df, never revised by what later rounds show;
+the CI over all n rounds is mean(d) +/- t[1-alpha2/2, pilot-1] * s / sqrt(n) with s the larger of
+s0 and the sd of all n rounds.  With s = s0 this interval's coverage is exact for normal d whatever
+the pilot found (the mean of n normal values is independent of s0); taking the larger sd can only
+widen it, and keeps an outlier of the second stage from narrowing it.  Whichever look a
+configuration stops at, the probability that the interval it reports misses is at most alpha1 +
+alpha2 = alpha (union bound); its p-value is scaled alike (p * alpha / alpha1 or p * alpha /
+alpha2, a valid p-value for the two looks) before Benjamini–Hochberg.  No other CI is looked at
+between rounds.  A time budget that ends the rounds early does not look at d: before the pilot's
+end no look was taken and the plain paired t interval at 1 - alpha applies; after it, Stein's
+interval at 1 - alpha2 over the rounds run.  ``--rounds N`` fixes n without a pilot: the plain
+paired t interval at 1 - alpha.
 """
 
 from __future__ import annotations
@@ -55,13 +61,21 @@ MODEL = ("paired rounds: each round runs one invocation of each side in a seeded
          "round's log ratio log(NEW/BASE) cancels what both invocations of a round share (drift, a neighbour that "
          "stays); rounds are the replicates: ratio exp(mean log ratio), t interval on the mean (paired t, scipy), "
          "Benjamini-Hochberg over the configurations")
-STEIN = ("Stein's two-stage procedure: a pilot of {pilot} rounds gives the sd of the per-round log ratio; the "
-         "rounds in all are then fixed from it ({power:.0%} power for a {effect:.0%} effect beyond the {margin} "
-         "margin, t quantiles with {df} df, at most {most}) and never revised; the CI over all rounds uses the "
-         "larger of the pilot's sd and all rounds' sd with the pilot's df (exact coverage for normal log ratios, "
-         "conservative otherwise); no CI is looked at before the planned rounds are in")
+STOP_PILOT = "decided at the pilot"
+#: Share of alpha spent on the look at the end of the pilot (the rest on the final look).
+PILOT_ALPHA_SHARE = 0.2
+STEIN = ("Stein's two-stage procedure with a look at the end of the pilot: a pilot of {pilot} rounds stops a "
+         "configuration whose paired t interval at {pilot_confidence:.1%} already lies beyond or within the {margin} "
+         "margin; otherwise its sd fixes the rounds in all ({power:.0%} power for a {effect:.0%} effect beyond the "
+         "margin, t quantiles with {df} df, at most {most}), never revised; the final CI at {final_confidence:.1%} "
+         "uses the larger of the pilot's sd and all rounds' sd with the pilot's df (exact coverage for normal log "
+         "ratios, conservative otherwise); alpha split between the two looks (Bonferroni), so each reported CI "
+         "misses with probability at most {alpha:g} and the p-values are scaled alike; no other CI is looked at")
 FIXED = ("a fixed number of rounds ({rounds}, --rounds), decided before any was run; the plain paired t interval "
          "over them")
+#: How a configuration's rounds ended, which decides the level of its interval: no look was taken (fixed rounds,
+#: or the time ran out before the pilot's end), the look at the pilot's end, the final look of the plan.
+NO_LOOK, PILOT_LOOK, FINAL_LOOK = "no interim look", "pilot look", "final look"
 
 
 @dataclass(frozen=True)
@@ -80,12 +94,22 @@ class Plan:
     def alpha(self) -> float:
         return round(1.0 - self.confidence, 12)
 
+    def level(self, look: str) -> tuple[float, float]:
+        """(confidence of the interval, factor on its p-value) at the look where a configuration stopped."""
+        spent = self.alpha * PILOT_ALPHA_SHARE
+        if look == PILOT_LOOK:
+            return 1.0 - spent, self.alpha / spent
+        if look == FINAL_LOOK:
+            return 1.0 - (self.alpha - spent), self.alpha / (self.alpha - spent)
+        return self.confidence, 1.0
+
     def text(self) -> str:
         """The stopping rule in words (every output states it)."""
         if self.rounds:
             return FIXED.format(rounds=self.rounds)
         return STEIN.format(pilot=self.pilot, power=self.power, effect=self.effect, margin=f"±{self.margin:.0%}",
-                            df=self.pilot - 1, most=self.most)
+                            df=self.pilot - 1, most=self.most, alpha=self.alpha,
+                            pilot_confidence=self.level(PILOT_LOOK)[0], final_confidence=self.level(FINAL_LOOK)[0])
 
     def planned(self, pilot_log_ratios: Sequence[float]) -> int:
         """Rounds in all, fixed at the end of the pilot from its sd (the module docstring's n)."""
@@ -93,19 +117,26 @@ class Plan:
             return self.rounds
         s0 = float(np.std(pilot_log_ratios, ddof=1))
         df = len(pilot_log_ratios) - 1
-        quantiles = t_quantile(1 - self.alpha / 2, df) + t_quantile(self.power, df)
+        quantiles = t_quantile((1 + self.level(FINAL_LOOK)[0]) / 2, df) + t_quantile(self.power, df)
         distance = math.log1p(self.effect) - math.log1p(self.margin)
         n = math.ceil((quantiles * s0 / distance) ** 2) if s0 > 0 else self.pilot
         return min(self.most, max(self.pilot, n))
 
 
+def decided(found: Interval | None, margin: float) -> bool:
+    """The whole interval lies beyond the margin or within it (what the look at the pilot's end asks)."""
+    band = math.log1p(margin)
+    return found is not None and (found.low > band or found.high < -band or (-band <= found.low and found.high <= band))
+
+
 @dataclass
 class Progress:
-    """One configuration's rounds so far and the plan fixed at the end of its pilot."""
+    """One configuration's rounds so far, the look it stopped at, and the plan fixed at the end of its pilot."""
 
     log_ratios: list[float] = field(default_factory=list)
     planned: int | None = None
     pilot_sd: float | None = None
+    look: str = NO_LOOK
 
     def stop(self, plan: Plan, out_of_time: bool) -> str:
         """Why this configuration stops after its latest round ("" to go on)."""
@@ -113,7 +144,11 @@ class Progress:
             self.planned = plan.rounds
         elif self.planned is None and len(self.log_ratios) >= plan.pilot:
             pilot = self.log_ratios[:plan.pilot]
-            self.planned, self.pilot_sd = plan.planned(pilot), float(np.std(pilot, ddof=1))
+            self.pilot_sd = float(np.std(pilot, ddof=1))
+            if decided(interval(pilot, plan.level(PILOT_LOOK)[0]), plan.margin):
+                self.look, self.planned = PILOT_LOOK, len(pilot)
+                return STOP_PILOT
+            self.look, self.planned = FINAL_LOOK, plan.planned(pilot)
         if self.planned is not None and len(self.log_ratios) >= self.planned:
             return STOP_FIXED if plan.rounds else STOP_PLANNED
         return STOP_TIME if out_of_time else ""
@@ -143,10 +178,10 @@ def interval(log_ratios: Sequence[float], confidence: float, pilot: tuple[int, f
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     if pilot is not None and n >= pilot[0]:
         s, df = max(pilot[1], sd), pilot[0] - 1
-        method = f"Stein two-stage: sd {s:.3g} (the larger of the pilot's and all rounds'), {df} df"
+        method = f"Stein two-stage at {confidence:.1%}: sd {s:.3g} (the larger of the pilot's and all rounds'), {df} df"
     else:
         s, df = sd, n - 1
-        method = f"paired t over {n} rounds, {df} df"
+        method = f"paired t at {confidence:.1%} over {n} rounds, {df} df"
     if s == 0:
         return Interval(mean, mean, mean, 0.0 if mean else 1.0, df, 0.0, n, method)
     se = s / math.sqrt(n)
@@ -185,17 +220,19 @@ def detectable(found: Interval, margin: float, alpha: float, power: float = PLAN
 @dataclass(frozen=True)
 class PairedRounds:
     """One configuration's rounds: each side's invocation summary (mean seconds per iteration) per round, and
-    whether either invocation of the round ran while the machine was busy."""
+    whether either invocation of the round ran while the machine was busy, and whether the two saw unequal load."""
 
     configuration: str
     key: dict
     base: np.ndarray
     new: np.ndarray
     busy: np.ndarray
+    uneven: np.ndarray | None = None  # the two invocations of the round saw unequal load (None: none did)
     iterations_base: float | None = None
     iterations_new: float | None = None
     pilot_sd: float | None = None  # Stein: the pilot's sd, when the pilot was completed
     busy_text: str = ""  # the load of the busy rounds in words
+    look: str = NO_LOOK  # where the rounds stopped: the level of the interval
 
     @property
     def log_ratios(self) -> np.ndarray:
@@ -203,11 +240,16 @@ class PairedRounds:
 
     def subset(self, keep: np.ndarray) -> PairedRounds:
         return PairedRounds(self.configuration, self.key, self.base[keep], self.new[keep], self.busy[keep],
-                            self.iterations_base, self.iterations_new, self.pilot_sd, self.busy_text)
+                            None if self.uneven is None else self.uneven[keep], self.iterations_base,
+                            self.iterations_new, self.pilot_sd, self.busy_text, self.look)
 
 
-def _pilot(rounds: PairedRounds, plan: Plan) -> tuple[int, float] | None:
-    return (plan.pilot, rounds.pilot_sd) if rounds.pilot_sd is not None and not plan.rounds else None
+def found_interval(rounds: PairedRounds, plan: Plan) -> Interval | None:
+    """The interval at the level of the look where the rounds stopped: Stein's after the plan's final look, the
+    plain paired t otherwise."""
+    confidence, _ = plan.level(rounds.look)
+    stein = rounds.look == FINAL_LOOK and rounds.pilot_sd is not None and rounds.base.size >= plan.pilot
+    return interval(rounds.log_ratios, confidence, (plan.pilot, rounds.pilot_sd) if stein else None)
 
 
 def _ci_text(found: Interval) -> str:
@@ -247,53 +289,64 @@ def _geometric(values: np.ndarray) -> float | None:
     return float(np.exp(np.mean(np.log(values)))) if values.size else None
 
 
-def _row(rounds: PairedRounds, found: Interval | None, p_adjusted: float | None, plan: Plan) -> verdicts.Row:
+def _row(rounds: PairedRounds, found: Interval | None, p: float | None, p_adjusted: float | None,
+         plan: Plan) -> verdicts.Row:
     verdict, reason = judge(found, p_adjusted, plan)
     n = int(rounds.base.size)
     return verdicts.Row(
         rounds.configuration, dict(rounds.key), "cost", n, n, rounds.iterations_base, rounds.iterations_new,
         _geometric(rounds.base), _geometric(rounds.new), math.exp(found.estimate) if found else None,
         (math.exp(found.low), math.exp(found.high)) if found else None, found.method if found else "none: one round",
-        found.p if found else None, p_adjusted, detectable(found, plan.margin, plan.alpha) if found and found.sd else None,
+        p, p_adjusted, detectable(found, plan.margin, plan.alpha) if found and found.sd else None,
         rounds_to_decide(found, plan.margin, plan.alpha) if found and verdict == "inconclusive" else None,
         "paired within rounds: the two sides share each round's machine, no between-run level", verdict, reason)
 
 
 def analyse(configurations: Sequence[PairedRounds], plan: Plan) -> list[verdicts.Row]:
-    """Every configuration judged as one family of tests (BH over their p-values), then checked against the load
-    of its busy rounds (:func:`load_checked`)."""
-    found = [interval(c.log_ratios, plan.confidence, _pilot(c, plan)) for c in configurations]
-    tested = [i for i, f in enumerate(found) if f is not None]
-    _, adjusted = stats.fdr_adjust([found[i].p for i in tested], plan.alpha)
-    p_adj = dict(zip(tested, adjusted))
+    """Every configuration judged as one family of tests (BH over their p-values, each scaled for the look it
+    stopped at), then checked against the load of its busy rounds (:func:`load_checked`)."""
+    found = [found_interval(c, plan) for c in configurations]
+    scaled = {i: min(1.0, f.p * plan.level(c.look)[1]) for i, (c, f) in enumerate(zip(configurations, found)) if f}
+    _, adjusted = stats.fdr_adjust(list(scaled.values()), plan.alpha)
+    p_adj = dict(zip(scaled, adjusted))
     rows = []
     for i, rounds in enumerate(configurations):
-        row = _row(rounds, found[i], p_adj.get(i), plan)
-        factor = p_adj[i] / found[i].p if i in p_adj and found[i].p > 0 else 1.0
+        row = _row(rounds, found[i], scaled.get(i), p_adj.get(i), plan)
+        factor = p_adj[i] / scaled[i] if i in p_adj and scaled[i] > 0 else 1.0
         rows.append(load_checked(row, rounds, plan, factor))
     return rows
 
 
-LOAD_RULE = ("both sides share the machine within a round, so load that lasts a round cancels in the paired ratio; "
-             "what it cannot cancel is load that falls on one side's invocations, or contention that shrinks a "
-             "difference toward 1.  Each invocation records the share of CPU time other processes and the hypervisor "
-             f"took during it (/proc/stat); a round is busy when either invocation saw others take "
-             f"{contention.BUSY_OTHERS_SHARE:.0%} or more, or steal {contention.BUSY_STEAL_SHARE:.0%} or more.  A "
-             "configuration with busy rounds keeps its verdict only when its quiet rounds alone give the same verdict; "
-             "otherwise it is 'not decidable', naming the load")
+LOAD_RULE = ("both sides share the machine within a round, in a random order, so load that lasts a round cancels "
+             "in the paired ratio; what it cannot cancel is load that falls on one side's invocation of a round, and "
+             "contention that shrinks a difference toward 1.  Each invocation records the share of CPU time other "
+             "processes and the hypervisor took during it (/proc/stat; an invocation shorter than a quarter second of "
+             "CPU time is too short to measure, and counts as busy when the run as a whole was).  A faster or slower "
+             "verdict stands only when the rounds whose two invocations saw even load (the shares others took differ "
+             f"by less than {contention.BUSY_OTHERS_SHARE:.0%} of the CPU, steal by less than "
+             f"{contention.BUSY_STEAL_SHARE:.0%}) alone give it; 'same' stands only when the quiet rounds (neither "
+             f"invocation saw others take {contention.BUSY_OTHERS_SHARE:.0%} or more, or steal "
+             f"{contention.BUSY_STEAL_SHARE:.0%} or more) alone give it; otherwise 'not decidable', naming the load. "
+             "The check re-judges a subset of the rounds: it can withdraw a verdict, never make one")
 
 
 def load_checked(row: verdicts.Row, rounds: PairedRounds, plan: Plan, bh_factor: float = 1.0) -> verdicts.Row:
-    """``row`` as :data:`LOAD_RULE` leaves it: unchanged without busy rounds or when the quiet rounds agree, else
-    inconclusive with the load named (the quiet-round check can only withdraw a verdict, never make one)."""
-    busy = int(rounds.busy.sum())
-    if not busy or row.verdict == "inconclusive":
+    """``row`` as :data:`LOAD_RULE` leaves it: unchanged when no round's load could explain it or when the rounds the
+    load cannot explain give the same verdict alone, else inconclusive with the load named."""
+    if row.verdict in ("faster", "slower"):
+        doubtful = rounds.uneven if rounds.uneven is not None else np.zeros(rounds.base.size, dtype=bool)
+        what, kept = "had unequal load on their two invocations", "round(s) of even load"
+    elif row.verdict == "same":
+        doubtful, what, kept = rounds.busy, "ran on a busy machine", "quiet round(s)"
+    else:
         return row
-    quiet = rounds.subset(~rounds.busy)
-    again = interval(quiet.log_ratios, plan.confidence, _pilot(quiet, plan) if quiet.base.size >= plan.pilot else None)
-    verdict, _ = judge(again, min(1.0, again.p * bh_factor) if again else None, plan)
-    load = f"{busy} of {rounds.base.size} rounds ran on a busy machine ({rounds.busy_text or 'load recorded'})"
+    if not doubtful.any():
+        return row
+    rest = rounds.subset(~doubtful)
+    again = found_interval(rest, plan)
+    verdict, _ = judge(again, min(1.0, again.p * plan.level(rest.look)[1] * bh_factor) if again else None, plan)
+    load = f"{int(doubtful.sum())} of {rounds.base.size} rounds {what} ({rounds.busy_text or 'load recorded'})"
     if verdict == row.verdict:
-        return replace(row, reason=f"{row.reason}; {load}, and its {quiet.base.size} quiet round(s) alone agree")
-    return replace(row, verdict="inconclusive", reason=f"not decidable: {load}; its {quiet.base.size} quiet round(s) "
-                                                      f"alone give {verdict} (measured {row.verdict}: {row.reason})")
+        return replace(row, reason=f"{row.reason}; {load}, and its {rest.base.size} {kept} alone agree")
+    return replace(row, verdict="inconclusive", reason=f"not decidable: {load}; its {rest.base.size} {kept} alone give "
+                                                      f"{verdict} (measured {row.verdict}: {row.reason})")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import random
 import sys
 import time
@@ -62,6 +63,12 @@ def pair_points(base: Sequence[sweep.Point], new: Sequence[sweep.Point]) -> tupl
     return pairs, sorted(base_keys - set(new_by_key)), sorted(set(new_by_key) - base_keys)
 
 
+#: An invocation whose window holds less CPU time (summed over the CPUs) has no measured load: /proc/stat counts in
+#: clock ticks (10 ms), so a window of a few ticks reads 0 % or 100 %.
+MIN_WINDOW_S = 0.25
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
 @dataclass
 class Pair(sweep.Repeating):
     """A configuration's two sides, run together each round; ``progress`` holds its per-round log ratios."""
@@ -91,10 +98,13 @@ def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list
     start = contention.snapshot()
     sweep.invoke(state, side.prk, kernels_dir=side.kernels_dir, run_counter=run_counter, timer_overhead_ns=overhead_ns,
                  launcher=side.launcher, python_dir=side.python_dir)
-    share = contention.shares(start, contention.snapshot())
+    end = contention.snapshot()
+    share, ticks = contention.shares(start, end), contention.window_ticks(start, end)
+    measured = ticks >= MIN_WINDOW_S * CLOCK_TICKS and share["others_share"] is not None
     mean = float(np.mean(state.rep.samples[before:]))
     pair.invocations.append({"round": len(pair.progress.log_ratios) + 1, "side": label, "position": position + 1,
-                             "mean_s": mean, **share, "busy": contention.is_busy(share)})
+                             "mean_s": mean, **share, "cpu_seconds": round(ticks / CLOCK_TICKS, 3),
+                             "busy": contention.is_busy(share) if measured else None})
     return mean
 
 
@@ -138,33 +148,48 @@ def configuration_key(point: sweep.Point) -> tuple:
             ("scaling", point.scaling))
 
 
-def _busy_text(invocations: list[dict]) -> str:
+def _busy_text(invocations: list[dict], run_busy: bool) -> str:
+    """The load of a configuration's busy invocations in words (counts per side, the largest shares)."""
     busy = [i for i in invocations if i["busy"]]
-    if not busy:
-        return ""
-    per_side = ", ".join(f"{label.upper()} {sum(i['side'] == label for i in busy)}" for label in ("base", "new"))
-    others = max((i["others_share"] or 0.0) for i in busy)
-    steal = max((i["steal_share"] or 0.0) for i in busy)
-    what = f"other processes took up to {others:.0%} of the CPU time" + (
-        f", the hypervisor stole up to {steal:.0%}" if steal >= contention.BUSY_STEAL_SHARE else "")
-    return f"{what} during busy invocations ({per_side})"
+    unmeasured = sum(i["busy"] is None for i in invocations) if run_busy else 0
+    parts = []
+    if busy:
+        per_side = ", ".join(f"{label.upper()} {sum(i['side'] == label for i in busy)}" for label in ("base", "new"))
+        steal = max((i["steal_share"] or 0.0) for i in busy)
+        parts.append(f"other processes took up to {max((i['others_share'] or 0.0) for i in busy):.0%} of the CPU "
+                     + (f"and the hypervisor stole up to {steal:.0%} " if steal >= contention.BUSY_STEAL_SHARE else "")
+                     + f"during busy invocations ({per_side})")
+    if unmeasured:
+        parts.append(f"{unmeasured} invocation(s) too short to measure their own load while the run as a whole was busy")
+    return "; ".join(parts)
+
+
+def _round_load(items: list[dict], run_busy: bool) -> tuple[bool, bool]:
+    """(busy, uneven) of one round's two invocations (:data:`ab_analysis.LOAD_RULE`)."""
+    busy = any(i["busy"] for i in items) or (run_busy and any(i["busy"] is None for i in items))
+    measured = [i for i in items if i["busy"] is not None]
+    if len(measured) < 2:
+        return busy, False
+    a, b = measured[:2]
+    uneven = (abs(a["others_share"] - b["others_share"]) >= contention.BUSY_OTHERS_SHARE
+              or abs((a["steal_share"] or 0.0) - (b["steal_share"] or 0.0)) >= contention.BUSY_STEAL_SHARE)
+    return busy, uneven
 
 
 def paired_rounds(outcome: Outcome, sides: dict[str, Side]) -> list[ab_analysis.PairedRounds]:
     """Each pair's completed rounds as the analysis reads them, labelled as ``compare`` labels configurations."""
     keys = [configuration_key(pair.point) for pair in outcome.pairs]
     shown = table.varying(keys)
+    run_busy = contention.busy_reason(outcome.load) is not None
     found = []
     for pair, key in zip(outcome.pairs, keys):
         rounds = len(pair.progress.log_ratios)
         means = {label: np.array([i["mean_s"] for i in pair.invocations if i["side"] == label][:rounds])
                  for label in ("base", "new")}
-        busy = np.zeros(rounds, dtype=bool)
-        for item in pair.invocations:
-            if item["busy"] and item["round"] <= rounds:
-                busy[item["round"] - 1] = True
+        load = np.array([_round_load([i for i in pair.invocations if i["round"] == r], run_busy)
+                         for r in range(1, rounds + 1)], dtype=bool).reshape(rounds, 2)
         found.append(ab_analysis.PairedRounds(
-            table.label(key, shown), dict(key), means["base"], means["new"], busy,
+            table.label(key, shown), dict(key), means["base"], means["new"], load[:, 0], load[:, 1],
             float(sides["base"].prk.iterations[pair.point.kernel]), float(sides["new"].prk.iterations[pair.point.kernel]),
-            pair.progress.pilot_sd, _busy_text(pair.invocations)))
+            pair.progress.pilot_sd, _busy_text(pair.invocations, run_busy), pair.progress.look))
     return found

@@ -61,7 +61,7 @@ class Side:
         return shlex.split(chosen) if chosen else None
 
     def describe(self) -> str:
-        return f"{self.label}: {self.ref} ({self.commit[:12]}), config {self.config_path}"
+        return f"{self.ref} ({self.commit[:12]}), config {self.config_path}"
 
 
 def _git(*args: str, cwd: Path = PROJECT_ROOT) -> subprocess.CompletedProcess:
