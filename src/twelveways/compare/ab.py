@@ -194,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
 def _stop_summary(outcome: ab_run.Outcome, budget: float) -> str:
     reasons = [pair.reason for pair in outcome.pairs]
     tally = ", ".join(f"{reasons.count(r)} {r}" for r in dict.fromkeys(reasons))
-    if ab_analysis.STOP_TIME in reasons:
-        return f"the time budget ({budget:g} s) ended before every plan was complete ({tally})"
-    return f"every configuration reached its rounds ({tally})"
+    cut = f"; the time budget ({budget:g} s) ended before every plan was complete" if ab_analysis.STOP_TIME in reasons \
+        else ""
+    failed = "; invalid: a side failed its own validation (its rows are kept, flagged)" \
+        if ab_analysis.STOP_INVALID in reasons else ""
+    return f"{tally}{cut}{failed}"
 
 
 def _rounds_detail(outcome: ab_run.Outcome, paired: list[ab_analysis.PairedRounds]) -> dict:
@@ -249,8 +251,9 @@ def lead_lines(record: dict) -> list[str]:
     return [f"Verdicts: {summary_line(record)} ({ab['program_runs']} program runs; each round one invocation of each "
             f"side, in an order drawn from seed {ab['order_seed']} and recorded in the JSON).",
             f"Stop: {ab['stop']}.",
-            f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds had an invocation during which "
-            "other processes or the hypervisor took a busy share of the CPU (the rule is stated below)."]
+            f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds ran on a busy machine (an "
+            "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
+            "to measure while the run as a whole was busy; the rule is stated below)."]
 
 
 def markdown(record: dict) -> str:

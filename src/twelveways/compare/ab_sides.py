@@ -102,10 +102,8 @@ def checkouts(refs: Mapping[str, str | None], work: Path) -> Iterator[dict[str, 
             found[label] = (target, commit)
         yield found
     finally:
-        for target in made:
+        for target in made:  # its own entries only: other worktrees of the repository are left alone
             _git("worktree", "remove", "--force", str(target))
-        if made:
-            _git("worktree", "prune")
 
 
 def load_config(path: Path, label: str) -> dict:
