@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # __pycache__ folders, compiled once by the first process that imports it.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: report reproduce test test-fast lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report reproduce ab test test-fast lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
@@ -25,6 +25,7 @@ help:
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
 	@echo "make archive        dist/twelveways-DATE.tar.gz: code (git ls-files), results, reports and SHA256SUMS"
 	@echo "make reproduce      run the quick workflow and compare it with data/reference -> reports/reproduction.html"
+	@echo "make ab BASE=<ref>  is the working tree (or NEW=<ref>) faster than BASE? interleaved rounds -> reports/ab.html"
 	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
 
 venv: $(STAMP)
@@ -65,6 +66,15 @@ report: $(STAMP)
 reproduce: report
 	$(BIN)/twelveways reproduce --reference data/reference --results results --output reports/reproduction
 	@echo "Reproduction report: $(CURDIR)/reports/reproduction.html"
+
+# Is NEW (a git ref; default the working tree) faster than BASE (a git ref)? Both sides' PRK kernels are built side
+# by side and run alternately in randomized rounds on this machine (twelveways ab): reports/ab.md, .html, .json and
+# every sample of each side (reports/ab.base.nc, ab.new.nc). AB_ARGS passes more options (--only workload=stencil,
+# --effect 0.05, --max-seconds 600, --base-config F, --new-config F).
+ab: $(STAMP)
+	@test -n "$(BASE)" || { echo "make ab needs BASE=<git ref> (and optionally NEW=<git ref>; default the working tree)" >&2; exit 2; }
+	$(BIN)/twelveways ab --base $(BASE) $(if $(NEW),--new $(NEW)) --output reports/ab $(AB_ARGS)
+	@echo "A/B report: $(CURDIR)/reports/ab.html"
 
 # PYTEST_ARGS narrows either run (files, -k, -x); make bench's testsuite topic times both on a fresh clone.
 test: $(STAMP) browser-deps lint

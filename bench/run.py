@@ -25,6 +25,7 @@ TOPICS.append("scale_series")  # bench/scale_series.py: audit and compare of 1,0
 TOPICS.append("scale_tree")  # bench/scale_tree.py: audit of 500/1,000/2,000 real-size results (issue 32)
 TOPICS.append("testsuite")  # make test and make test-fast on a fresh clone, against their budgets
 TOPICS.append("fuzz_readers")  # bench/fuzz_readers.py: the readers' property-based tests, many more examples (issue 38)
+TOPICS += ["ab_aa", "ab_effect"]  # bench/ab_aa.py, ab_effect.py: twelveways ab, A/A and a known +5 % (issue 41)
 
 
 def _load(topic: str):

@@ -26,6 +26,8 @@ DELEGATED = {
     "noise-floor": ("twelveways.compare.cli", "noise_floor_main", "measure the noise floor from two runs of identical code"),
     "reproduce": ("twelveways.compare.cli", "reproduce_main", "compare this run with data/reference: Reproduced / "
                   "Not reproduced / Inconclusive per claim and headline number"),
+    "ab": ("twelveways.compare.ab", "main", "is NEW faster than BASE? two git refs or configs run interleaved in "
+           "randomized rounds, paired verdicts (make ab BASE=<ref>)"),
     "plan": ("twelveways.plan", "main", "invocations per configuration to detect an effect, and each profile's "
              "predicted PRK runtime, from a finished run"),
     "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),

@@ -66,7 +66,7 @@ class Sampler:
             self.loads.append(os.getloadavg()[0])
 
     def __enter__(self) -> Sampler:
-        self._start = (_cpu_times(), _own_jiffies())
+        self._start = snapshot()
         self._started_s = time.perf_counter()
         self.loads.append(os.getloadavg()[0])
         self._thread.start()
@@ -76,8 +76,37 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         self.loads.append(os.getloadavg()[0])
-        self.summary = summarize(self.stage, self.loads, self._start, (_cpu_times(), _own_jiffies()),
+        self.summary = summarize(self.stage, self.loads, self._start, snapshot(),
                                  time.perf_counter() - self._started_s)
+
+
+def snapshot() -> tuple:
+    """One reading of the machine's and this process's CPU time: what :func:`shares` takes two of."""
+    return _cpu_times(), _own_jiffies()
+
+
+def shares(start: tuple, end: tuple) -> dict:
+    """Steal and other processes' share of the machine's CPU time between two :func:`snapshot` readings (None
+    where /proc/stat is unreadable or no time passed): one invocation's load, or a whole stage's."""
+    (cpu0, own0), (cpu1, own1) = start, end
+    if not (cpu0 and cpu1 and cpu1[2] > cpu0[2]):
+        return {"steal_share": None, "others_share": None}
+    total = cpu1[2] - cpu0[2]
+    return {"steal_share": round((cpu1[1] - cpu0[1]) / total, 4),
+            "others_share": round(max(0.0, (cpu1[0] - cpu0[0]) - (own1 - own0)) / total, 4)}
+
+
+def window_ticks(start: tuple, end: tuple) -> float:
+    """CPU time (jiffies, summed over the CPUs) between two :func:`snapshot` readings: how finely a share is known
+    (one jiffy is 10 ms; a window of a few jiffies gives a share of 0 % or 100 %)."""
+    (cpu0, _), (cpu1, _) = start, end
+    return float(cpu1[2] - cpu0[2]) if cpu0 and cpu1 else 0.0
+
+
+def is_busy(share: Mapping) -> bool:
+    """True when other processes or the hypervisor took a busy share (the thresholds above) of the CPU time."""
+    others, steal = share.get("others_share"), share.get("steal_share")
+    return (others is not None and others >= BUSY_OTHERS_SHARE) or (steal is not None and steal >= BUSY_STEAL_SHARE)
 
 
 def summarize(stage: str, loads: list[float], start: tuple, end: tuple, seconds: float) -> dict:
@@ -85,11 +114,7 @@ def summarize(stage: str, loads: list[float], start: tuple, end: tuple, seconds:
     record = {"stage": stage, "cpus": os.cpu_count() or 1, "seconds": round(seconds, 2), "samples": len(loads),
               "load_mean": round(sum(loads) / len(loads), 2), "load_max": round(max(loads), 2),
               "steal_share": None, "others_share": None, "source": "/proc/loadavg, /proc/stat, /proc/self/stat"}
-    (cpu0, own0), (cpu1, own1) = start, end
-    if cpu0 and cpu1 and cpu1[2] > cpu0[2]:
-        total = cpu1[2] - cpu0[2]
-        record["steal_share"] = round((cpu1[1] - cpu0[1]) / total, 4)
-        record["others_share"] = round(max(0.0, (cpu1[0] - cpu0[0]) - (own1 - own0)) / total, 4)
+    record.update(shares(start, end))
     return record
 
 

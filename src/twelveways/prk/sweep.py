@@ -174,23 +174,27 @@ def invoke(state: Repeating, prk: PrkConfig, *, kernels_dir, run_counter: list[i
 
 
 def repeat_all(ordered: Sequence[Point], prk: PrkConfig, run_one: Callable[[Repeating], None],
-               on_stop: Callable[[Repeating], None] = lambda state: None) -> tuple[list[Repeating], int]:
+               on_stop: Callable[[Repeating], None] = lambda state: None, *,
+               stop: Callable[[Repeating], str] | None = None,
+               state_of: Callable[[Point], Repeating] = Repeating) -> tuple[list[Repeating], int]:
     """Every configuration repeated to its stop; (states in ``ordered``'s order, rounds run).
 
     Interleaved (``prk.interleaved``, RMIT after Abedi & Brecht 2017): round 1 runs one invocation
     of each configuration in ``ordered``; each later round runs one more of every configuration
     still repeating, in a seeded order of its own (``seed + round``), so drift and a busy neighbour
     hit every configuration alike.  A configuration stops on the stop rule; its budgets end it only
-    after ``prk.min_invocations``.  Not interleaved: each configuration runs to its stop in turn."""
-    states = [Repeating(point) for point in ordered]
+    after ``prk.min_invocations``.  Not interleaved: each configuration runs to its stop in turn.
+    ``stop`` replaces the stop rule and ``state_of`` makes each configuration's state (``twelveways ab``:
+    a pair of sides run together each round, stopped by its planned rounds)."""
+    states = [state_of(point) for point in ordered]
     rounds, active = 0, list(states)
     while active:
         order = active if not rounds else measure.seeded_order(active, prk.seed + rounds)
         for state in order:
             while True:
                 run_one(state)
-                state.reason = state.reason or measure.stop_reason(state.rep, **prk.stop_rule,
-                                                                   budgets_wait=prk.interleaved)
+                state.reason = state.reason or (stop(state) if stop else measure.stop_reason(
+                    state.rep, **prk.stop_rule, budgets_wait=prk.interleaved))
                 if state.reason or prk.interleaved:
                     break
             if state.reason:

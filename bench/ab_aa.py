@@ -1,0 +1,101 @@
+"""``twelveways ab`` of the working tree against itself (A/A) on the quick PRK selection.
+
+Why (issue 41): an A/B procedure is worth its false calls.  Both sides are this checkout, each
+built into its own folder, run interleaved in randomized rounds with the default plan (Stein's
+two-stage plan sized for +5 % beyond the ±2 % margin).  Figures: the share of configurations
+called different (faster or slower; target at most 5 %), the verdict counts, the rounds, the time
+it took, the busy rounds and the machine's load (run on a quiet machine: the load is recorded).
+
+Smaller trials: ``TWELVEWAYS_BENCH_AB_ONLY="workload=nstream,stencil;implementation=c-serial"``
+(``--only`` items separated by ``;``) and ``TWELVEWAYS_BENCH_AB_SECONDS`` (time budget of each ab
+run, default 3600).  ``TWELVEWAYS_BENCH_KEEP=DIR`` keeps the reports in DIR.  ``bench/ab_effect.py``
+uses the helpers here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK_CONFIG = ROOT / "config" / "config.yaml"
+DEFAULT_SECONDS = 3600.0
+
+
+def selection() -> dict[str, set[str]]:
+    from twelveways.compare import ab_run
+
+    items = [item for item in os.environ.get("TWELVEWAYS_BENCH_AB_ONLY", "").split(";") if item.strip()]
+    return ab_run.parse_only(items)
+
+
+def run_ab(new_root: Path, new_label: str | None, work: Path, name: str) -> dict:
+    """One ab run: the working tree (base) against ``new_root`` (its kernels/), both with the quick config."""
+    from twelveways.compare import ab, ab_analysis
+    from twelveways.results import git_state
+
+    commit, dirty = git_state(ROOT)
+    commit += "+dirty" if dirty else ""
+    roots = {"base": (ROOT, commit, None), "new": (new_root, commit, new_label)}
+    plan = ab_analysis.Plan(confidence=0.95)
+    seconds = float(os.environ.get("TWELVEWAYS_BENCH_AB_SECONDS", DEFAULT_SECONDS))
+    (work / name).mkdir(parents=True, exist_ok=True)
+    return ab.measure(roots, {"base": QUICK_CONFIG, "new": QUICK_CONFIG}, plan, selection(), work=work / name,
+                      output=str(work / name / "ab"), max_seconds=seconds)
+
+
+def figures(record: dict, true_ratio: float | None) -> dict:
+    """The Done-when figures of one ab record (true_ratio None: an A/A run)."""
+    rows = [r for r in record["rows"] if r["ratio"] is not None]
+    n = len(rows)
+
+    def share(count: int) -> float | None:
+        return round(count / n, 3) if n else None
+
+    ab = record["ab"]
+    planned = sorted(v for v in ab["planned_rounds"].values() if v)
+    found = {"configurations": n, "verdicts": record["counts"],
+             "called_different": sum(r["verdict"] in ("faster", "slower") for r in rows),
+             "not_decidable_load": sum(r["reason"].startswith("not decidable") for r in rows),
+             "rounds": ab["rounds"], "planned_rounds_median": planned[len(planned) // 2] if planned else None,
+             "planned_rounds_range": [planned[0], planned[-1]] if planned else None,
+             "seconds": ab["seconds"], "program_runs": ab["program_runs"], "stop": ab["stop"],
+             "busy_rounds": f"{ab['busy_rounds']} of {ab['paired_rounds']}",
+             "machine_load": record["machine_load"]}
+    found["called_share"] = share(found["called_different"])
+    if true_ratio is not None:
+        covered = [r for r in rows if r["ci"] and r["ci"][0] <= true_ratio <= r["ci"][1]]
+        found |= {"true_ratio": true_ratio,
+                  "found_slower_share": share(sum(r["verdict"] == "slower" for r in rows)),
+                  "called_faster": sum(r["verdict"] == "faster" for r in rows),
+                  "ci_covers_true_share": share(len(covered))}
+    return found
+
+
+def workspace():
+    """The folder the runs write to: TWELVEWAYS_BENCH_KEEP, else a temporary one."""
+    keep = os.environ.get("TWELVEWAYS_BENCH_KEEP")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        return _Kept(Path(keep))
+    return tempfile.TemporaryDirectory(prefix="bench-ab-")
+
+
+class _Kept:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> str:
+        return str(self.path)
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def run(quick: bool = True) -> dict:
+    with workspace() as tmp:
+        record = run_ab(ROOT, None, Path(tmp), "aa")
+    return {"aa": figures(record, None), "selection": os.environ.get("TWELVEWAYS_BENCH_AB_ONLY") or "quick profile, all",
+            "targets": {"called_share": "<= 0.05"},
+            "note": "ab of the working tree against itself on this machine; quote with the machine's load"}

@@ -1,0 +1,276 @@
+"""``twelveways ab``: is NEW faster than BASE?  Two versions run interleaved in randomized rounds on one machine.
+
+Two separate runs (``twelveways compare``) carry the between-run variance of the machine; here the
+two sides alternate within one run (RMIT, Abedi & Brecht 2017; duet benchmarking, Bulej et al.
+2020), so drift and a busy neighbour hit both, and the analysis pairs them within a round
+(:mod:`.ab_analysis`: model, stopping rule, verdicts).  A side is a git ref checked out as a
+worktree, or the working tree, with a config (:mod:`.ab_sides`); the rounds run through the sweep's
+machinery (:mod:`.ab_run`).  The record has ``compare``'s layout (environment diff, rows with
+verdicts, counts; rendered by :mod:`.render`) plus what only an A/B run knows: rounds, the order
+seed, each configuration's stop reason, the stopping rule, the load of every invocation.
+
+Outputs: ``OUTPUT.md``, ``OUTPUT.html``, ``OUTPUT.json`` and every sample of each side in the
+results schema (``OUTPUT.base.nc``, ``OUTPUT.new.nc``).  Exit codes: 0 written; 2 a usage problem
+(an argument, a ref, a config, a selection); 1 a failure while building or running the kernels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+from .. import atomic, contention, envdiff, results, resultset, stability
+from ..cliargs import OneLineParser, UsageError, fraction, proportion, refuse_output_over_input
+from ..errors import TwelveWaysError
+from ..evidence.settings import default_confidence
+from ..prk import sweep
+from . import ab_analysis, ab_run, ab_sides, explain, render, sides, verdicts
+
+FORMAT = "twelveways-ab/1"
+DEFAULT_MAX_SECONDS = 1800.0
+NOISE_TEXT = ("paired within rounds: both sides run in the same rounds on one machine, so the between-run level "
+              "that compare needs an A/A run for does not enter; each round's invocations are the noise")
+
+
+def _count(low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        return value
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a positive, finite number of seconds")
+    return value
+
+
+def parser() -> OneLineParser:
+    p = OneLineParser(prog="twelveways ab", description="Is NEW faster than BASE? Both sides' PRK configurations "
+                      "run alternately in randomized rounds on this machine; paired analysis, verdicts as compare's.")
+    p.add_argument("--base", default=None, help="git ref of the base side (branch, tag, commit; default: the working "
+                   "tree, an A/A run of the working tree against itself unless the configs differ)")
+    p.add_argument("--new", default=None, help="git ref of the new side (default: the working tree)")
+    p.add_argument("--base-config", help="config of the base side (default: its checkout's config/config.yaml)")
+    p.add_argument("--new-config", help="config of the new side (default: its checkout's config/config.yaml)")
+    p.add_argument("--only", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
+                   help=f"run only these configurations (repeatable; keys: {', '.join(ab_run.SELECTABLE)})")
+    p.add_argument("--effect", type=proportion, default=0.05,
+                   help="the effect the plan is sized for: rounds that find it beyond the margin with 90%% power "
+                        "(default 0.05)")
+    p.add_argument("--rounds", type=_count(2, ab_analysis.MAX_ROUNDS), default=None,
+                   help="a fixed number of rounds instead of the planned one")
+    p.add_argument("--pilot", type=_count(3, 50), default=ab_analysis.PILOT_ROUNDS,
+                   help=f"rounds of the pilot that sizes the plan (default {ab_analysis.PILOT_ROUNDS})")
+    p.add_argument("--max-seconds", type=_seconds, default=DEFAULT_MAX_SECONDS,
+                   help=f"time budget of the rounds (default {DEFAULT_MAX_SECONDS:g})")
+    p.add_argument("--seed", type=_count(0, 2 ** 31 - 1), default=None,
+                   help="seed of the round and side orders (default: the base config's seed)")
+    p.add_argument("--confidence", type=proportion, default=default_confidence(),
+                   help="confidence of the CIs (default: the schema's measurement.confidence, %(default)s)")
+    p.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
+                   help=f"practical-equivalence margin (default {verdicts.DEFAULT_MARGIN})")
+    p.add_argument("--output", default="reports/ab", help="writes OUTPUT.md, .html, .json, .base.nc, .new.nc")
+    return p
+
+
+def plan_of(args: argparse.Namespace) -> ab_analysis.Plan:
+    """The stopping rule the arguments ask for; an effect inside the margin could never be found."""
+    if args.rounds is None and args.effect <= args.margin:
+        raise UsageError(f"twelveways ab: --effect {args.effect:g} is not beyond the ±{args.margin:g} margin: a "
+                         "verdict needs the whole CI beyond the margin, so the planned effect must exceed it")
+    return ab_analysis.Plan(confidence=args.confidence, margin=args.margin, effect=args.effect, rounds=args.rounds,
+                            pilot=args.pilot)
+
+
+def outputs(base: str) -> dict[str, Path]:
+    return {suffix: Path(f"{base}.{suffix}") for suffix in ("md", "html", "json", "base.nc", "new.nc")}
+
+
+def _side(label: str, ref: str | None, found: tuple[Path, str], config: str | Path | None) -> ab_sides.Side:
+    root, commit = found
+    path = Path(config) if config else root / ab_sides.CONFIG_IN_TREE
+    shown = path if config else Path(ab_sides.CONFIG_IN_TREE.as_posix() + f" of {ref or ab_sides.WORKING_TREE}")
+    side = ab_sides.Side(label, ref or ab_sides.WORKING_TREE, commit, root, {}, shown)
+    side.config = ab_sides.load_config(path, label)
+    ab_sides.python_dir_ok(side)
+    return side
+
+
+def _chosen(sides_: dict[str, ab_sides.Side], only: dict[str, set[str]]) -> tuple[list[tuple], list[str], list[str]]:
+    points = {label: ab_run.select(sweep.expand(side.prk)[0], only) for label, side in sides_.items()}
+    pairs, only_base, only_new = ab_run.pair_points(points["base"], points["new"])
+    if not pairs:
+        chosen = " chosen by --only " + " ".join(k + "=" + ",".join(sorted(v)) for k, v in only.items()) if only else ""
+        raise UsageError(f"twelveways ab: no PRK configuration{chosen} on both sides "
+                         f"({len(points['base'])} on base, {len(points['new'])} on new)")
+    return pairs, only_base, only_new
+
+
+def _write_samples(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], paths: dict[str, Path]) -> None:
+    """Every sample of each side in the results schema (``compare`` and ``audit`` read them as any results)."""
+    for label, side in sides_.items():
+        rows = [row for pair in outcome.pairs for row in getattr(pair, label).rows]
+        attrs = results.provenance(side.facts, side.config)
+        attrs.update({"git_commit": side.commit.removesuffix("+dirty"), "git_dirty": int(side.commit.endswith("+dirty")),
+                      "contention": outcome.load, "prk_interleaved": True, "ab_side": label,
+                      "ab_order_seed": outcome.seed, "ab_rounds": outcome.rounds, "prk_config": dict(side.prk.section)})
+        paths[f"{label}.nc"].parent.mkdir(parents=True, exist_ok=True)
+        results.write(results.from_records(rows, family="prk", attrs=attrs), paths[f"{label}.nc"])
+
+
+def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:
+    found = {}
+    for label in ("base", "new"):
+        try:
+            found[label] = stability.lines(resultset.load([str(paths[f"{label}.nc"])]))
+        except TwelveWaysError as exc:
+            found[label] = [f"not checked: {exc.one_line()}"]
+    return found
+
+
+def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, str | Path | None],
+            plan: ab_analysis.Plan, only: dict[str, set[str]], *, work: Path, output: str, seed: int | None = None,
+            max_seconds: float = DEFAULT_MAX_SECONDS) -> dict:
+    """Build, run and judge two prepared sides and write every output; the record.  ``roots``: {label: (checkout
+    holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None}."""
+    paths = outputs(output)
+    sides_ = {label: _side(label, roots[label][2], roots[label][:2], configs[label]) for label in ("base", "new")}
+    pairs, only_base, only_new = _chosen(sides_, only)
+    for side in sides_.values():
+        print(f"ab: building {side.label}: {side.describe()}", file=sys.stderr)
+        ab_sides.build(side, [b if side.label == "base" else n for b, n in pairs], work)
+    seed = seed if seed is not None else sides_["base"].prk.seed
+    print(f"ab: {len(pairs)} configuration(s), order seed {seed}; {plan.text()}", file=sys.stderr)
+    outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds)
+    _write_samples(outcome, sides_, paths)
+    record = build(outcome, sides_, plan, only_base, only_new, _stability(paths), max_seconds)
+    for fmt, text in (("md", markdown(record)), ("html", html_page(record)), ("json", sides.dumps(record))):
+        atomic.write_text(paths[fmt], text, "A/B report", make_parents=True)
+    print(f"ab: {summary_line(record)}; wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
+    return record
+
+
+def _run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[str]]) -> None:
+    refuse_output_over_input(outputs(args.output).values(), [args.base_config, args.new_config], UsageError,
+                             "twelveways ab")
+    refs = {"base": args.base, "new": args.new}
+    with tempfile.TemporaryDirectory(prefix="twelveways-ab-") as tmp, ab_sides.checkouts(refs, Path(tmp)) as roots:
+        measure({label: (*roots[label], refs[label]) for label in refs},
+                {"base": args.base_config, "new": args.new_config}, plan, only, work=Path(tmp), output=args.output,
+                seed=args.seed, max_seconds=args.max_seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Exit 2 for a usage problem (one line), 1 for a failure while building or running, 0 when written."""
+    try:
+        args = parser().parse_args(argv)
+        plan, only = plan_of(args), ab_run.parse_only(args.only)
+        _run(args, plan, only)
+    except UsageError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 2
+    except TwelveWaysError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ the record
+
+
+def _stop_summary(outcome: ab_run.Outcome, budget: float) -> str:
+    reasons = [pair.reason for pair in outcome.pairs]
+    tally = ", ".join(f"{reasons.count(r)} {r}" for r in dict.fromkeys(reasons))
+    cut = f"; the time budget ({budget:g} s) ended before every plan was complete" if ab_analysis.STOP_TIME in reasons \
+        else ""
+    failed = "; invalid: a side failed its own validation (its rows are kept, flagged)" \
+        if ab_analysis.STOP_INVALID in reasons else ""
+    return f"{tally}{cut}{failed}"
+
+
+def _rounds_detail(outcome: ab_run.Outcome, paired: list[ab_analysis.PairedRounds]) -> dict:
+    """Per configuration, every invocation in the order it ran: round, side, position, mean seconds, load."""
+    return {rounds.configuration: [{**item, "mean_s": float(f"{item['mean_s']:.6g}")} for item in pair.invocations]
+            for pair, rounds in zip(outcome.pairs, paired)}
+
+
+def build(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], plan: ab_analysis.Plan, only_base: list[str],
+          only_new: list[str], stable: dict[str, list[str]], budget: float) -> dict:
+    """The whole A/B record: ``compare``'s layout (module docstring) plus the ``ab`` section."""
+    paired = ab_run.paired_rounds(outcome, sides_)
+    rows = ab_analysis.analyse(paired, plan)
+    differences = envdiff.diff(sides_["base"].facts, sides_["new"].facts)
+    shown = [{**row.to_dict(), "candidates": explain.candidates(row.key, differences) if row.differs else []}
+             for row in rows]
+    busy = sum(int(r.busy.sum()) for r in paired)
+    return {
+        "format": FORMAT, "confidence": plan.confidence, "alpha": plan.alpha,
+        "base": sides_["base"].describe(), "new": sides_["new"].describe(),
+        "environment": {"differences": differences, "compared": True, "missing": [],
+                        "by_class": envdiff.by_class(differences)},
+        "machine_load": {"both sides (interleaved)": [contention.describe(outcome.load)]},
+        "noise_floor": {"margin": plan.margin, "margin_text": f"±{plan.margin:.0%} practical-equivalence margin",
+                        "measured": False, "text": NOISE_TEXT, "false_positive_rate": None},
+        "load_rule": ab_analysis.LOAD_RULE,
+        "method": f"{ab_analysis.MODEL}; stopping rule: {plan.text()}",
+        "counts": verdicts.counts(rows), "rows": shown, "stability": stable,
+        "only_base": only_base, "only_new": only_new,
+        "ab": {"order_seed": outcome.seed, "rounds": outcome.rounds, "program_runs": outcome.program_runs,
+               "seconds": outcome.seconds, "stop": _stop_summary(outcome, budget),
+               "stop_reasons": {r.configuration: pair.reason for pair, r in zip(outcome.pairs, paired)},
+               "planned_rounds": {r.configuration: pair.progress.planned for pair, r in zip(outcome.pairs, paired)},
+               "stopping_rule": plan.text(), "model": ab_analysis.MODEL, "load": outcome.load,
+               "busy_rounds": busy, "paired_rounds": sum(r.base.size for r in paired),
+               "invocations": _rounds_detail(outcome, paired)},
+    }
+
+
+def summary_line(record: dict) -> str:
+    counts = ", ".join(f"{n} {v}" for v, n in record["counts"].items()) or "no configuration judged"
+    ab = record["ab"]
+    return f"{counts} after {ab['rounds']} round(s) in {ab['seconds']:.1f} s"
+
+
+def lead_lines(record: dict) -> list[str]:
+    """What an A/B report says first: the verdicts, the rounds and how they stopped, the busy rounds (the model,
+    the stopping rule and the machine's load follow in compare's sections)."""
+    ab = record["ab"]
+    return [f"Verdicts: {summary_line(record)} ({ab['program_runs']} program runs; each round one invocation of each "
+            f"side, in an order drawn from seed {ab['order_seed']} and recorded in the JSON).",
+            f"Stop: {ab['stop']}.",
+            f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds ran on a busy machine (an "
+            "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
+            "to measure while the run as a whole was busy; the rule is stated below)."]
+
+
+def markdown(record: dict) -> str:
+    """The A/B report as Markdown: the lead, then compare's sections one level down."""
+    from .. import escape
+
+    body = render.markdown(record, "Configurations compared").replace("\n## ", "\n### ").replace("# ", "## ", 1)
+    lead = "\n".join(f"- {escape.markdown_text(line)}" for line in lead_lines(record))
+    return f"# A/B comparison: is NEW faster than BASE?\n\n{lead}\n\n{body}"
+
+
+def html_page(record: dict) -> str:
+    """The A/B report as a standalone HTML page (same content as the Markdown)."""
+    import html
+
+    lead = "".join(f"<li>{html.escape(line)}</li>" for line in lead_lines(record))
+    page = render.html_page(record, "Configurations compared")
+    page = page.replace("<title>Configurations compared</title>", "<title>A/B comparison</title>", 1)
+    return page.replace("<body>", f"<body><h1>A/B comparison: is NEW faster than BASE?</h1><ul>{lead}</ul>", 1) \
+        .replace("<h1>Configurations compared</h1>", "<h2>Configurations compared</h2>", 1)

@@ -1,0 +1,261 @@
+"""``twelveways ab``: the paired analysis on simulated rounds, its stopping rule, its load rule, its arguments, and
+one small real A/B run of the working tree against itself.
+
+The simulations draw rounds as the machine produces them: a drift shared by both invocations of a round (a
+random walk, far larger than the effects) plus each invocation's own noise; they run through the same
+:class:`~twelveways.compare.ab_analysis.Progress` and :func:`~twelveways.compare.ab_analysis.analyse` as a real
+run.  Seeded, a few hundred replications, bounds that a correct procedure cannot miss by chance.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from twelveways import cli, results
+from twelveways.compare import ab, ab_analysis, ab_run, verdicts
+from twelveways.prk import sweep
+
+from test_command_inputs import one_error
+
+PLAN = ab_analysis.Plan(confidence=0.95)
+
+
+def simulated(rng, ratio: float, plan: ab_analysis.Plan = PLAN, *, noise: float = 0.03, drift: float = 0.05,
+              busy_new: float = 0.0, label: str = "c") -> ab_analysis.PairedRounds:
+    """One configuration's rounds until its plan stops it; ``busy_new`` slows NEW by that share in half the rounds,
+    marked busy (a neighbour that fell on one side)."""
+    progress, base, new, busy, level = ab_analysis.Progress(), [], [], [], 0.0
+    while True:
+        level += rng.normal(0.0, drift)
+        loaded = busy_new > 0 and rng.random() < 0.5
+        b = math.exp(-4.0 + level + rng.normal(0.0, noise))
+        n = math.exp(-4.0 + level + math.log(ratio) + rng.normal(0.0, noise)) * (1 + busy_new * loaded)
+        base.append(b), new.append(n), busy.append(loaded)
+        progress.log_ratios.append(math.log(n) - math.log(b))
+        if progress.stop(plan, out_of_time=False):
+            break
+    return ab_analysis.PairedRounds(label, {"workload": label}, np.array(base), np.array(new), np.array(busy),
+                                    np.array(busy),
+                                    pilot_sd=progress.pilot_sd, busy_text="simulated neighbour" if busy_new else "",
+                                    look=progress.look)
+
+
+@pytest.mark.parametrize("ratio, noise", [(1.0, 0.03), (1.05, 0.03), (1.0, 0.005), (1.3, 0.03)])
+def test_the_two_stage_interval_covers_the_true_ratio(ratio, noise):
+    """The reported interval, at whichever look the rounds stopped (the pilot's end: mostly for 1.3, and for 1.0 with
+    little noise; else the plan's end, Stein's interval), covers the true ratio at least 95 % of the time despite
+    drift; the bound leaves room for chance (binomial sd 0.013 at 300 replications)."""
+    rng = np.random.default_rng(41)
+    runs = [simulated(rng, ratio, noise=noise) for _ in range(300)]
+    rows = ab_analysis.analyse(runs, PLAN) if ratio == 1.0 else [ab_analysis.analyse([r], PLAN)[0] for r in runs]
+    covered = sum(row.ci[0] <= ratio <= row.ci[1] for row in rows) / len(rows)
+    assert covered >= 0.92, covered
+    at_pilot = sum(r.look == ab_analysis.PILOT_LOOK for r in runs) / len(runs)
+    assert (at_pilot > 0.5) == (ratio == 1.3 or noise < 0.01), at_pilot
+
+
+def test_a_plain_paired_interval_is_scipys_paired_t():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.01, 0.03, 12)
+    found = ab_analysis.interval(d, 0.95)
+    low, high, p = ab_analysis.paired_t_check(d, 0.95)
+    assert (found.low, found.high, found.p) == pytest.approx((low, high, p))
+    assert found.df == 11 and found.rounds == 12
+
+
+def test_a_fixed_number_of_rounds_covers_as_stated():
+    plan = ab_analysis.Plan(confidence=0.9, rounds=6)
+    rng = np.random.default_rng(5)
+    rows = [ab_analysis.analyse([simulated(rng, 1.02, plan)], plan)[0] for _ in range(300)]
+    assert all(row.n_base == 6 for row in rows)
+    covered = sum(row.ci[0] <= 1.02 <= row.ci[1] for row in rows) / len(rows)
+    assert 0.84 <= covered <= 0.96, covered
+
+
+def test_identical_sides_are_almost_never_called_different():
+    """A/A over 12 configurations judged together (BH): the Done-when bound is 5 %; the procedure's own rate is
+    far below it, since a verdict needs the whole CI beyond the ±2 % margin."""
+    rng = np.random.default_rng(7)
+    called = total = 0
+    for _ in range(40):
+        rows = ab_analysis.analyse([simulated(rng, 1.0, label=f"c{i}") for i in range(12)], PLAN)
+        called += sum(row.differs for row in rows)
+        total += len(rows)
+        assert all(row.verdict in ("same", "inconclusive") or row.differs for row in rows)
+    assert called / total <= 0.02, (called, total)
+
+
+def test_a_known_five_percent_slowdown_is_found_and_never_called_faster():
+    """The plan is sized for 90 % power at +5 %: found slower in most configurations, faster in none."""
+    rng = np.random.default_rng(11)
+    rows = ab_analysis.analyse([simulated(rng, 1.05, label=f"c{i}") for i in range(200)], PLAN)
+    found = sum(row.verdict == "slower" for row in rows) / len(rows)
+    assert found >= 0.75, found
+    assert not any(row.verdict == "faster" for row in rows)
+    assert all(row.verdict in ("slower", "inconclusive") for row in rows)
+
+
+def test_the_plan_grows_with_the_pilots_noise_and_stops_at_its_cap():
+    quiet, noisy = [0.01, -0.01, 0.02, 0.0, 0.01, -0.02, 0.0, 0.01], [0.1, -0.1, 0.2, 0.0, 0.1, -0.2, 0.0, 0.1]
+    assert PLAN.pilot <= PLAN.planned(quiet) < PLAN.planned(noisy) == PLAN.most
+    assert ab_analysis.Plan(confidence=0.95, rounds=7).planned(noisy) == 7
+
+
+def test_progress_stops_at_the_pilot_when_decided_else_on_its_plan_or_the_time_budget():
+    quiet = ab_analysis.Progress(log_ratios=[0.01, -0.01, 0.02])
+    assert quiet.stop(PLAN, out_of_time=False) == ""
+    assert quiet.stop(PLAN, out_of_time=True) == ab_analysis.STOP_TIME and quiet.look == ab_analysis.NO_LOOK
+    quiet.log_ratios += [0.0] * 5  # the pilot's 99 % interval lies within ±2 %: decided there
+    assert quiet.stop(PLAN, out_of_time=False) == ab_analysis.STOP_PILOT and quiet.look == ab_analysis.PILOT_LOOK
+    noisy = ab_analysis.Progress(log_ratios=[0.05, -0.04, 0.03, 0.0, -0.05, 0.04, 0.02, -0.03])
+    assert noisy.stop(PLAN, out_of_time=False) == "" and noisy.look == ab_analysis.FINAL_LOOK
+    assert noisy.planned == PLAN.planned(noisy.log_ratios) > PLAN.pilot
+    noisy.log_ratios += [0.0] * (noisy.planned - PLAN.pilot)
+    assert noisy.stop(PLAN, out_of_time=False) == ab_analysis.STOP_PLANNED
+
+
+def test_the_two_looks_split_alpha():
+    """The pilot's look and the final one spend alpha / 5 and 4 alpha / 5: the union bound keeps alpha."""
+    (pilot, p_pilot), (final, p_final) = PLAN.level(ab_analysis.PILOT_LOOK), PLAN.level(ab_analysis.FINAL_LOOK)
+    assert (1 - pilot) + (1 - final) == pytest.approx(0.05)
+    assert p_pilot == pytest.approx(5) and p_final == pytest.approx(1.25)
+    assert PLAN.level(ab_analysis.NO_LOOK) == (0.95, 1.0)
+
+
+def test_too_few_rounds_are_inconclusive_and_say_what_would_decide():
+    one = ab_analysis.PairedRounds("c", {}, np.array([1.0]), np.array([1.1]), np.array([False]))
+    row = ab_analysis.analyse([one], PLAN)[0]
+    assert row.verdict == "inconclusive" and row.ci is None and "fewer than two rounds" in row.reason
+
+
+def test_an_undecided_configuration_names_the_rounds_that_would_decide():
+    rng = np.random.default_rng(2)
+    plan = ab_analysis.Plan(confidence=0.95, rounds=4)
+    row = ab_analysis.analyse([simulated(rng, 1.06, plan, noise=0.04)], plan)[0]
+    assert row.verdict == "inconclusive"
+    assert row.invocations_to_decide and row.invocations_to_decide > 4
+    assert f"about {row.invocations_to_decide} rounds in all would decide" in row.reason
+
+
+def test_a_neighbour_on_one_side_is_not_a_finding():
+    """NEW is slowed 30 % in its busy rounds only: measured slower overall, but the quiet rounds say otherwise, so
+    the verdict is withdrawn and the load named; a real slowdown with a few busy rounds keeps its verdict."""
+    rng = np.random.default_rng(13)
+    plan = ab_analysis.Plan(confidence=0.95, rounds=30)
+    loaded = simulated(rng, 1.0, plan, noise=0.01, busy_new=0.3)
+    raw = ab_analysis.judge(ab_analysis.interval(loaded.log_ratios, 0.95), 0.001, plan)[0]
+    row = ab_analysis.analyse([loaded], plan)[0]
+    assert raw == "slower" and row.verdict == "inconclusive"
+    assert row.reason.startswith("not decidable: ") and "simulated neighbour" in row.reason
+    real = simulated(rng, 1.3, plan, noise=0.01, busy_new=0.05)
+    kept = ab_analysis.analyse([real], plan)[0]
+    assert kept.verdict == "slower" and "round(s) of even load alone agree" in kept.reason
+
+
+def test_contention_that_hides_a_difference_is_not_called_same():
+    """Both sides slowed alike by a neighbour in 9 of 10 rounds (the same seconds added to each): the ratio shrinks
+    toward 1 and reads 'same'; the quiet rounds alone show +5 %, so 'same' is withdrawn, naming the load."""
+    rng = np.random.default_rng(17)
+    busy = np.arange(40) % 10 != 0
+    base = np.exp(rng.normal(0.0, 0.005, 40))
+    new = 1.05 * np.exp(rng.normal(0.0, 0.005, 40))
+    base, new = base + 20 * busy, new + 20 * busy
+    plan = ab_analysis.Plan(confidence=0.95, rounds=40)
+    rounds = ab_analysis.PairedRounds("c", {}, base, new, busy, np.zeros(40, dtype=bool), busy_text="a neighbour")
+    raw = ab_analysis.judge(ab_analysis.interval(rounds.log_ratios, 0.95), 0.5, plan)[0]
+    row = ab_analysis.analyse([rounds], plan)[0]
+    assert raw == "same" and row.verdict == "inconclusive"
+    assert row.reason.startswith("not decidable: 36 of 40 rounds ran on a busy machine (a neighbour); its 4 quiet")
+
+
+def test_selection_keys_values_and_pairing():
+    points = [sweep.Point("nstream", "c-serial", 1, 1, 100, 100, "single"),
+              sweep.Point("stencil", "numpy", 1, 1, 50, 50, "single"),
+              sweep.Point("p2p", "c-openmp", 1, 2, (20, 10), 10, "weak")]
+    only = ab_run.parse_only(["workload=stencil,p2p", "threads=2"])
+    assert ab_run.select(points, only) == [points[2]]
+    assert ab_run.select(points, ab_run.parse_only(["size=20x10"])) == [points[2]]
+    pairs, only_base, only_new = ab_run.pair_points(points[:2], points[1:])
+    assert [b.key() for b, _ in pairs] == [points[1].key()]
+    assert only_base == [points[0].key()] and only_new == [points[2].key()]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["ab", "--effect", "0.01"], "--effect 0.01 is not beyond the ±0.02 margin"),
+    (["ab", "--effect", "nan"], "argument --effect"),
+    (["ab", "--rounds", "1"], "argument --rounds: 1 is not between 2 and 200"),
+    (["ab", "--pilot", "2"], "argument --pilot: 2 is not between 3 and 50"),
+    (["ab", "--max-seconds", "-5"], "argument --max-seconds: '-5' is not a positive, finite number of seconds"),
+    (["ab", "--max-seconds", "inf"], "is not a positive, finite number of seconds"),
+    (["ab", "--only", "colour=red"], "--only 'colour=red': write KEY=VALUE"),
+    (["ab", "--only", "workload"], "--only 'workload': write KEY=VALUE"),
+    (["ab", "--base", "no-such-ref-anywhere"], "git ref 'no-such-ref-anywhere' names no commit"),
+    (["ab", "--base", "--help"], "argument --base: expected one argument"),
+    (["ab", "--seed", "x"], "argument --seed: 'x' is not a whole number"),
+])
+def test_bad_arguments_are_one_line(capsys, argv, words):
+    line = one_error(capsys, argv)
+    assert words in line, line
+
+
+def test_a_missing_config_and_an_empty_selection_are_one_line(tmp_path, capsys):
+    line = one_error(capsys, ["ab", "--base-config", tmp_path / "none.yaml", "--output", tmp_path / "ab"])
+    assert "base config not found" in line, line
+    line = one_error(capsys, ["ab", "--only", "workload=nstream", "--only", "implementation=no-such",
+                              "--output", tmp_path / "ab"])
+    assert "no PRK configuration chosen by --only workload=nstream implementation=no-such on both sides (0 on base" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_output_over_a_config_is_refused(tmp_path, capsys):
+    config = tmp_path / "c.md"
+    config.write_text("seed: 1\n")
+    line = one_error(capsys, ["ab", "--base-config", config, "--output", tmp_path / "c"])
+    assert "is the input" in line and config.read_text() == "seed: 1\n"
+
+
+TINY = """seed: 5
+stages: {prk: true, train: false, infer: false}
+subset_reasons: {train: "an ab test", infer: "an ab test", kernels: "an ab test", resources: "one core"}
+prk:
+  kernels: [nstream, stencil]
+  implementations: [c-serial, numpy]
+  threads: [1]
+  ranks: [1]
+  sizes: {nstream: [20000], stencil: [40]}
+  iterations: {nstream: 3, stencil: 3}
+  scaling: strong
+"""
+
+
+@pytest.mark.slow
+def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
+    """A real A/A run on two tiny configurations, 3 fixed rounds: every output written, each round's order and
+    every invocation's load recorded, every sample kept in the results schema, verdicts in compare's words."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(TINY)
+    argv = ["ab", "--base-config", config, "--new-config", config, "--rounds", "3", "--seed", "9",
+            "--only", "workload=nstream", "--only", "implementation=c-serial", "--only", "workload=stencil",
+            "--output", tmp_path / "out" / "ab"]
+    assert cli.main([str(a) for a in argv]) == 0, capsys.readouterr().err
+    record = json.loads((tmp_path / "out" / "ab.json").read_text())
+    assert record["format"] == ab.FORMAT and len(record["rows"]) == 2
+    assert record["ab"]["order_seed"] == 9 and record["ab"]["rounds"] == 3
+    assert set(record["ab"]["stop_reasons"].values()) == {ab_analysis.STOP_FIXED}
+    for row in record["rows"]:
+        assert row["verdict"] in verdicts.VERDICTS and row["n_base"] == row["n_new"] == 3 and row["reason"]
+    for runs in record["ab"]["invocations"].values():
+        assert sorted((i["round"], i["side"]) for i in runs) == [(r, s) for r in (1, 2, 3) for s in ("base", "new")]
+        assert {i["position"] for i in runs} == {1, 2} and all("others_share" in i for i in runs)
+    for label in ("base", "new"):
+        frame = results.to_frame(results.open(tmp_path / "out" / f"ab.{label}.nc"))
+        assert frame["run_id"].nunique() == 6 and set(frame["workload"]) == {"nstream", "stencil"}
+    md, page = (tmp_path / "out" / "ab.md").read_text(), (tmp_path / "out" / "ab.html").read_text()
+    for text in (md, page):
+        assert "nan" not in text.lower().replace("nanosecond", "") and "{'" not in text
+        assert "Stein" not in text and "fixed number of rounds (3, --rounds)" in text
+    assert "# A/B comparison" in md and "No field differs" in md
