@@ -25,6 +25,10 @@ class ConfigError(TwelveWaysError):
     """The workflow configuration is malformed or violates the schema."""
 
 
+class SettingError(TwelveWaysError):
+    """A setting (confidence level, CI target) is set somewhere but unusable; the message names where."""
+
+
 class ResultsError(TwelveWaysError):
     """A results file is missing, partial, of another schema version or otherwise unusable."""
 

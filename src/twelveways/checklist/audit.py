@@ -31,7 +31,7 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
             data.claim_problems.extend(problems)
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
-    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine())
+    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine(), data.config)
     decidable.annotate(data.claim_results, data.claims, data.config)
     data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
     in_background = start_per_source(data)

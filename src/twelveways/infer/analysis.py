@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import derived, plots, results, stats
+from ..evidence.settings import resolve_confidence
 
 PERFORMANCE_ROLES = ("performance", "search", "load_sweep")
 CRITERIA = ("result_valid", "latency_bound_satisfied", "min_duration_satisfied", "min_queries_satisfied",
@@ -185,7 +186,7 @@ def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, n
 
     Values stay in the rows' unit (ns); only valid rows are summarized, and the filters select them.
     """
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     out = []
     usable = shown[shown["valid"].astype(bool)]
     for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
@@ -255,7 +256,7 @@ def ratio_rows(frame: pd.DataFrame, head: pd.DataFrame) -> list[dict]:
 def write_derived(path, raw_path, frame: pd.DataFrame, head: pd.DataFrame, summaries: list[dict], fits: list[dict],
                   confidence: float | None = None):
     """Write ``results/derived/infer.nc``: ratios with their bases, percentiles, fits, figure declarations."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     bundle = derived.Derived(
         "infer", [Path(raw_path)], rows=ratio_rows(frame, head), summaries=summaries, fits=fits,
         figures=plots.declared(),
