@@ -315,4 +315,4 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence (default: the schema's measurement.confidence, %(default)s)")
     parser.add_argument("--output", help="also write the plan as JSON here")
-    return run_command(parser, argv, _main, 2)
+    return run_command(parser, argv, _main, reads_input=True)

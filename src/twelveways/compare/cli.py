@@ -88,7 +88,7 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
     _common(parser)
-    return run_command(parser, argv, _compare, 2)
+    return run_command(parser, argv, _compare, reads_input=True)
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
@@ -108,7 +108,7 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
     _confidence_option(parser, "confidence of the CIs")
-    return run_command(parser, argv, _noise_floor, 2)
+    return run_command(parser, argv, _noise_floor, reads_input=True)
 
 
 def _reproduce(args: argparse.Namespace) -> None:
@@ -134,4 +134,4 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
     parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
     _common(parser)
-    return run_command(parser, argv, _reproduce, 2)
+    return run_command(parser, argv, _reproduce, reads_input=True)
