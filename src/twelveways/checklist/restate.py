@@ -223,7 +223,7 @@ def stated_confidence(data: AuditData, src: ResultSource, summary: Mapping) -> s
     stated = summary.get("confidence")
     if not settings.is_set(stated):
         return data.measurement_setting(src, "confidence")
-    where = f"{src.path} stated {summary.get('statistic', 'summary')} of {summary.get('metric', '?')}, confidence"
+    where = f"{src.path} stated {summary.get('statistic') or 'summary'} of {summary.get('metric') or '?'}, confidence"
     return settings.resolve("confidence", {settings.RESULTS_FILE: stated}, {settings.RESULTS_FILE: where})
 
 
