@@ -179,3 +179,22 @@ def test_exit_codes_follow_from_the_error_type(exc, reads_input, code):
 def test_an_outcome_code_puts_a_failure_before_a_skip():
     assert [errors.outcome_code(failed=f, skipped=s) for f, s in ((False, False), (False, True), (True, True))] \
         == [errors.EXIT_OK, errors.EXIT_SKIPPED, errors.EXIT_FAILED] == [0, 3, 1]
+
+
+def test_an_audited_file_that_states_an_unusable_level_gets_r5_needs_human_naming_it(tmp_path, capsys):
+    """The decision for a file from elsewhere: never judged at a level it did not state; the check that needs the
+    level says which file and attribute hold what, and the other checks run."""
+    from twelveways.checklist.audit import audit_main
+
+    rows = [{"benchmark": "prk", "workload": "nstream", "implementation": "numpy", "ranks": 1, "threads": 1,
+             "size": 1000, "precision": "fp64", "seed": 1, "run_id": "r1", "iteration": i, "rank": 0,
+             "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
+    ds = results.from_records(rows, "prk")
+    ds.attrs["confidence"] = "high"
+    path = results.write(ds, tmp_path / "prk.nc")
+    assert audit_main([str(path), "--format", "json", "--exit-zero"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    r5 = next(check for check in report["checks"] if check["id"] == "R5")
+    assert r5["status"] == "needs_human", r5
+    assert f"confidence must be a number, got 'high' (results file {path} attribute confidence)" in json.dumps(r5)
+    assert sum(check["status"] != "needs_human" for check in report["checks"]) > 10
