@@ -34,7 +34,7 @@ def test_every_claim_states_what_its_test_needs_as_derived():
             continue
         assert claim.needs, f"{claim.id} states no needs"
         (unit, count), = claim.needs.items()
-        assert count == decidable.needed(unit, 1 - claim.confidence, len(CLAIMS)), claim.id
+        assert count == decidable.needed(unit, 1 - claims.confidence_setting(claim).value, len(CLAIMS)), claim.id
 
 
 @pytest.mark.parametrize("profile", decidable.PROFILE_NAMES)

@@ -81,7 +81,7 @@ def test_invocations_needed_gives_the_stated_power():
     for size in (n - 1, n):
         base = _studies(rng, size, 0.0, between, within, iterations)
         new = _studies(rng, size, math.log(1.05), between, within, iterations)
-        found.append(float(np.mean(replicates.log_ratio_interval(new, base)[3] < 0.05)))
+        found.append(float(np.mean(replicates.log_ratio_interval(new, base, confidence=0.95)[3] < 0.05)))
     assert found[0] < 0.8 <= found[1] + 0.01, (n, found)
     assert replicates.invocations_needed(variance, math.log(1.05), run_variance=0.05 ** 2) is None
 
@@ -94,13 +94,13 @@ def test_components_and_ratio_of_real_shaped_groups():
     parts = replicates.components(groups)
     assert parts.invocations == 2 and parts.iterations == 10
     assert parts.between > 50 * parts.within
-    ratio = replicates.ratio_ci([g * 1.1 for g in groups], groups)
+    ratio = replicates.ratio_ci([g * 1.1 for g in groups], groups, confidence=0.95)
     assert ratio.value == pytest.approx(1.1) and ratio.invocations == (2, 2)
     assert ratio.ci[0] < 0.5 and ratio.ci[1] > 2.0  # two replicates with a 40 % spread decide little
-    one = replicates.ratio_ci([groups[0]], [groups[1]])
+    one = replicates.ratio_ci([groups[0]], [groups[1]], confidence=0.95)
     assert one.ci is None and one.p is None
     with pytest.raises(StatisticsError, match="not positive"):
-        replicates.ratio_ci([[0.0, 0.0]], groups)
+        replicates.ratio_ci([[0.0, 0.0]], groups, confidence=0.95)
     assert stats.ratio_ci is replicates.ratio_ci
 
 
@@ -112,8 +112,8 @@ def test_a_family_prior_narrows_three_invocation_intervals_and_keeps_coverage():
     base, new = _studies(rng, 3, 0.0, 0.03, 0.01), _studies(rng, 3, 0.0, 0.03, 0.01)
     prior = replicates.family_prior([(0.03 ** 2 + 0.01 ** 2 / 10, 2)] * 6)
     assert prior[1] == replicates.PRIOR_DF_CAP
-    _, low, high, _, _ = replicates.log_ratio_interval(new, base, prior=prior)
-    _, low0, high0, _, _ = replicates.log_ratio_interval(new, base)
+    _, low, high, _, _ = replicates.log_ratio_interval(new, base, prior=prior, confidence=0.95)
+    _, low0, high0, _, _ = replicates.log_ratio_interval(new, base, confidence=0.95)
     assert 0.93 <= float(np.mean((low <= 0) & (0 <= high))) <= 0.975
     assert float(np.median(high - low)) < 0.8 * float(np.median(high0 - low0))
     assert replicates.family_prior([(0.1, 0)]) is None
@@ -124,15 +124,15 @@ def test_a_configuration_interval_over_its_invocations():
     still give a wide interval (the summary variance is never below within / iterations)."""
     rng = np.random.default_rng(6)
     groups = [rng.lognormal(0.0, 0.01, 10) * f for f in (1.0, 1.02, 0.99)]
-    centre, low, high = replicates.summary_interval(groups)
+    centre, low, high = replicates.summary_interval(groups, "cost", 0.95)
     logs = np.log([g.mean() for g in groups])
     ci = scipy_stats.ttest_1samp(logs, 0.0).confidence_interval(0.95)
     assert (low, high) == pytest.approx((math.exp(ci.low), math.exp(ci.high)))
     assert low < centre < high
     same = [np.array([1.0, 1.5, 2.0])] * 2
-    centre, low, high = replicates.summary_interval(same)
+    centre, low, high = replicates.summary_interval(same, "cost", 0.95)
     assert high / low > 2.0
-    assert replicates.summary_interval([groups[0]]) is None
+    assert replicates.summary_interval([groups[0]], "cost", 0.95) is None
 
 
 def test_many_configuration_intervals_at_once_are_each_ones_own():

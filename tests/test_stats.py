@@ -61,19 +61,19 @@ def test_ranks_agree_with_scipy_quantile_test(q, confidence):
 def test_median_ci_values_and_batch(rng):
     x = rng.lognormal(size=20)
     s = np.sort(x)
-    assert stats.median_ci(x) == (s[5], s[14])
+    assert stats.median_ci(x, confidence=0.95) == (s[5], s[14])
     trials = rng.lognormal(size=(7, 20))
-    low, high = stats.median_ci(trials, axis=1)
+    low, high = stats.median_ci(trials, axis=1, confidence=0.95)
     assert low.shape == (7,)
     for row, lo, hi in zip(trials, low, high):
-        assert stats.median_ci(row) == (lo, hi)
-    low_t, high_t = stats.median_ci(trials.T, axis=0)
+        assert stats.median_ci(row, confidence=0.95) == (lo, hi)
+    low_t, high_t = stats.median_ci(trials.T, axis=0, confidence=0.95)
     assert np.array_equal(low, low_t) and np.array_equal(high, high_t)
 
 
 def test_median_ci_too_few_samples_says_how_many():
     with pytest.raises(StatisticsError, match=r"5 samples are too few .* need at least 6"):
-        stats.median_ci([1.0, 2.0, 3.0, 4.0, 5.0])
+        stats.median_ci([1.0, 2.0, 3.0, 4.0, 5.0], confidence=0.95)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -81,7 +81,7 @@ def test_median_ci_too_few_samples_says_how_many():
 
 
 def test_harmonic_mean_of_rates_textbook():
-    s = stats.summarize([1.0, 2.0, 4.0], "rate")
+    s = stats.summarize([1.0, 2.0, 4.0], "rate", confidence=0.95)
     assert s.statistic == "hmean"
     assert s.value == pytest.approx(12 / 7)
     assert s.n == 3
@@ -89,25 +89,25 @@ def test_harmonic_mean_of_rates_textbook():
 
 def test_averaging_ratios_is_refused():
     with pytest.raises(StatisticsError, match="ratio_of_summaries"):
-        stats.summarize([1.1, 0.9, 1.3], "ratio")
+        stats.summarize([1.1, 0.9, 1.3], "ratio", confidence=0.95)
     with pytest.raises(StatisticsError, match="ratio_of_summaries"):
-        stats.ci([1.1, 0.9, 1.3, 1.0], kind="ratio")
+        stats.ci([1.1, 0.9, 1.3, 1.0], kind="ratio", confidence=0.95)
     with pytest.raises(StatisticsError, match="ratio_of_summaries"):
-        stats.ratio_of_summaries([1, 2, 3], [1, 2, 3], "ratio")
+        stats.ratio_of_summaries([1, 2, 3], [1, 2, 3], "ratio", confidence=0.95)
 
 
 def test_wrong_statistic_for_kind_is_refused():
     with pytest.raises(StatisticsError, match="rate is summarized by hmean or median"):
-        stats.summarize([1.0, 2.0], "rate", statistic="mean")
+        stats.summarize([1.0, 2.0], "rate", statistic="mean", confidence=0.95)
     with pytest.raises(StatisticsError, match="geometric_mean_fallback"):
-        stats.summarize([1.0, 2.0], "cost", statistic="geomean")
+        stats.summarize([1.0, 2.0], "cost", statistic="geomean", confidence=0.95)
     with pytest.raises(StatisticsError, match="kind must be one of"):
-        stats.summarize([1.0, 2.0], "speed")
+        stats.summarize([1.0, 2.0], "speed", confidence=0.95)
 
 
 def test_cost_mean_on_normal_data_has_t_ci(rng):
     x = rng.normal(10.0, 1.0, 50)
-    s = stats.summarize(x, "cost", unit="s")
+    s = stats.summarize(x, "cost", unit="s", confidence=0.95)
     assert (s.statistic, s.unit, s.n) == ("mean", "s", 50)
     assert s.value == pytest.approx(np.mean(x))
     ref = sps.t.interval(0.95, 49, loc=np.mean(x), scale=sps.sem(x))
@@ -116,25 +116,25 @@ def test_cost_mean_on_normal_data_has_t_ci(rng):
 
 
 def test_cost_mean_on_skewed_data_has_no_parametric_ci(rng):
-    s = stats.summarize(rng.lognormal(0, 1, 200), "cost")
+    s = stats.summarize(rng.lognormal(0, 1, 200), "cost", confidence=0.95)
     assert s.ci is None
     assert "normality rejected" in s.ci_method
 
 
 def test_median_summary_exact_ci(rng):
     x = rng.lognormal(size=20)
-    s = stats.summarize(x, "cost", statistic="median")
+    s = stats.summarize(x, "cost", statistic="median", confidence=0.95)
     assert s.value == np.median(x)
-    assert s.ci == stats.median_ci(x)
+    assert s.ci == stats.median_ci(x, confidence=0.95)
     assert "ranks 6 and 15" in s.ci_method
-    few = stats.summarize([1.0, 2.0, 3.0], "cost", statistic="median")
+    few = stats.summarize([1.0, 2.0, 3.0], "cost", statistic="median", confidence=0.95)
     assert few.ci is None and "need 6" in few.ci_method
 
 
 def test_rate_hmean_ci_is_inverted_t_ci_of_reciprocals(rng):
     times = rng.normal(2.0, 0.05, 40)
     rates = 100.0 / times
-    s = stats.summarize(rates, "rate")
+    s = stats.summarize(rates, "rate", confidence=0.95)
     assert s.value == pytest.approx(sps.hmean(rates))
     lo, hi = sps.ttest_1samp(1 / rates, 0).confidence_interval(0.95)
     assert s.ci == pytest.approx((1 / hi, 1 / lo))
@@ -143,30 +143,30 @@ def test_rate_hmean_ci_is_inverted_t_ci_of_reciprocals(rng):
 
 def test_negative_costs_and_nonpositive_rates_refused():
     with pytest.raises(StatisticsError, match="negative"):
-        stats.summarize([1.0, -1.0], "cost")
+        stats.summarize([1.0, -1.0], "cost", confidence=0.95)
     with pytest.raises(StatisticsError, match="positive"):
-        stats.summarize([1.0, 0.0], "rate")
+        stats.summarize([1.0, 0.0], "rate", confidence=0.95)
 
 
 def test_non_finite_values_refused_not_dropped():
     with pytest.raises(StatisticsError, match="1 non-finite"):
-        stats.summarize([1.0, 2.0, float("nan")], "cost")
+        stats.summarize([1.0, 2.0, float("nan")], "cost", confidence=0.95)
     with pytest.raises(StatisticsError, match="non-finite"):
-        stats.median_ci([1.0] * 10 + [float("inf")])
+        stats.median_ci([1.0] * 10 + [float("inf")], confidence=0.95)
     with pytest.raises(StatisticsError, match="one-dimensional"):
-        stats.median_ci(np.ones((3, 4)))
+        stats.median_ci(np.ones((3, 4)), confidence=0.95)
 
 
 def test_confidence_and_quantile_must_be_fractions():
     with pytest.raises(StatisticsError, match=r"\(0, 1\)"):
         stats.median_ci(np.arange(20.0), 95)
     with pytest.raises(StatisticsError, match="99th percentile"):
-        stats.percentile_ci(np.arange(20.0), 99)
+        stats.percentile_ci(np.arange(20.0), 99, confidence=0.95)
 
 
 def test_ratio_of_summaries(rng):
     a, b = rng.lognormal(1.0, 0.2, 60), rng.lognormal(0.0, 0.2, 60)
-    r = stats.ratio_of_summaries(a, b, "cost", statistic="median")
+    r = stats.ratio_of_summaries(a, b, "cost", statistic="median", confidence=0.95)
     assert r.value == pytest.approx(np.median(a) / np.median(b))
     each = math.sqrt(0.95)
     la, ha = stats.median_ci(a, each)
@@ -175,7 +175,7 @@ def test_ratio_of_summaries(rng):
     assert r.ci[0] < r.value < r.ci[1]
     assert r.numerator.n == 60 and r.denominator.value == np.median(b)
     with pytest.raises(StatisticsError, match="zero"):
-        stats.ratio_of_summaries([1.0, 2.0], [0.0, 0.0], "cost", statistic="median")
+        stats.ratio_of_summaries([1.0, 2.0], [0.0, 0.0], "cost", statistic="median", confidence=0.95)
 
 
 def test_geometric_mean_only_as_labelled_fallback():
@@ -223,23 +223,23 @@ def test_normality_needs_three_points():
 def test_mean_ci_refuses_non_normal_data(rng):
     x = rng.lognormal(0, 1, 300)
     with pytest.raises(StatisticsError, match="normality rejected"):
-        stats.mean_ci(x)
-    forced = stats.mean_ci(x, assume_normal=True)
+        stats.mean_ci(x, confidence=0.95)
+    forced = stats.mean_ci(x, assume_normal=True, confidence=0.95)
     assert forced == pytest.approx(sps.t.interval(0.95, 299, loc=x.mean(), scale=sps.sem(x)))
 
 
 def test_ci_picks_procedure(rng):
-    normal = stats.ci(rng.normal(5.0, 0.1, 60))
+    normal = stats.ci(rng.normal(5.0, 0.1, 60), confidence=0.95)
     assert normal.statistic == "mean" and normal.ci_method.startswith("parametric")
-    skewed = stats.ci(rng.lognormal(0, 1, 200))
+    skewed = stats.ci(rng.lognormal(0, 1, 200), confidence=0.95)
     assert skewed.statistic == "median" and skewed.ci_method.startswith("nonparametric")
     assert skewed.normality["rejected"] is True
-    rate = stats.ci(1.0 / rng.normal(2.0, 0.05, 60), kind="rate")
+    rate = stats.ci(1.0 / rng.normal(2.0, 0.05, 60), kind="rate", confidence=0.95)
     assert rate.statistic == "hmean"
-    deterministic = stats.ci([3.0] * 10)
+    deterministic = stats.ci([3.0] * 10, confidence=0.95)
     assert deterministic.ci == (3.0, 3.0)
     with pytest.raises(StatisticsError, match="at least 3"):
-        stats.ci([1.0, 2.0])
+        stats.ci([1.0, 2.0], confidence=0.95)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,16 +253,16 @@ def _perfect_pilot(ppf, n=200_000):
 
 def test_samples_needed_median_matches_asymptotic_theory():
     # normal(100, 10): the median's CI half-width ≈ z·σ·sqrt(π/2)/sqrt(n)  ->  n ≈ 603 for ±1%
-    plan = stats.samples_needed(_perfect_pilot(lambda u: 100 + 10 * sps.norm.ppf(u)), target=0.01)
+    plan = stats.samples_needed(_perfect_pilot(lambda u: 100 + 10 * sps.norm.ppf(u)), target=0.01, confidence=0.95)
     theory = (sps.norm.isf(0.025) * 10 * math.sqrt(math.pi / 2) / (0.01 * 100)) ** 2
     assert plan.n == pytest.approx(theory, rel=0.05)
     assert plan.expected_relative_half_width <= 0.01
 
 
 def test_samples_needed_median_meets_target_in_simulation():
-    plan = stats.samples_needed(_perfect_pilot(lambda u: np.exp(sps.norm.ppf(u))), target=0.05)
+    plan = stats.samples_needed(_perfect_pilot(lambda u: np.exp(sps.norm.ppf(u))), target=0.05, confidence=0.95)
     trials = np.random.default_rng(9).lognormal(0, 1, size=(200, plan.n))
-    low, high = stats.median_ci(trials, axis=1)
+    low, high = stats.median_ci(trials, axis=1, confidence=0.95)
     med = np.median(trials, axis=1)
     realized = np.maximum(med - low, high - med) / med
     assert np.median(realized) == pytest.approx(0.05, rel=0.1)  # expected, not guaranteed, width
@@ -270,7 +270,7 @@ def test_samples_needed_median_meets_target_in_simulation():
 
 def test_samples_needed_mean_is_iterated_t_formula(rng):
     pilot = rng.normal(100.0, 10.0, 30)
-    plan = stats.samples_needed(pilot, target=0.02, statistic="mean")
+    plan = stats.samples_needed(pilot, target=0.02, statistic="mean", confidence=0.95)
     s, m = pilot.std(ddof=1), pilot.mean()
     half = lambda n: sps.t.isf(0.025, n - 1) * s / math.sqrt(n) / m  # noqa: E731
     assert half(plan.n) <= 0.02 < half(plan.n - 1)
@@ -278,9 +278,9 @@ def test_samples_needed_mean_is_iterated_t_formula(rng):
 
 def test_samples_needed_refusals(rng):
     with pytest.raises(StatisticsError, match="max_n"):
-        stats.samples_needed(rng.lognormal(0, 2, 50), target=0.001, max_n=1000)
+        stats.samples_needed(rng.lognormal(0, 2, 50), target=0.001, max_n=1000, confidence=0.95)
     with pytest.raises(StatisticsError, match="at least 5"):
-        stats.samples_needed([1.0, 2.0], target=0.05)
+        stats.samples_needed([1.0, 2.0], target=0.05, confidence=0.95)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,7 +289,7 @@ def test_samples_needed_refusals(rng):
 
 def test_compare_matches_scipy_and_pairwise_definition(rng):
     a, b = rng.lognormal(0.3, 0.3, 30), rng.lognormal(0.0, 0.3, 25)
-    c = stats.compare(a, b)
+    c = stats.compare(a, b, confidence=0.95)
     ref = sps.mannwhitneyu(a, b, alternative="two-sided")
     assert c.u == pytest.approx(ref.statistic) and c.p == pytest.approx(ref.pvalue)
     greater = (a[:, None] > b[None, :]).mean()
@@ -301,11 +301,11 @@ def test_compare_matches_scipy_and_pairwise_definition(rng):
 
 def test_compare_verdicts(rng):
     slow, fast = rng.normal(12.0, 0.3, 40), rng.normal(10.0, 0.3, 40)
-    c = stats.compare(slow, fast)
+    c = stats.compare(slow, fast, confidence=0.95)
     assert c.ci_overlap is False and c.verdict.startswith("different") and c.magnitude == "large"
-    same = stats.compare(rng.normal(10, 1, 40), rng.normal(10, 1, 40))
+    same = stats.compare(rng.normal(10, 1, 40), rng.normal(10, 1, 40), confidence=0.95)
     assert same.verdict.startswith("no significant difference")
-    tiny = stats.compare([1.0, 2.0, 3.0], [4.0, 5.0, 6.0])
+    tiny = stats.compare([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], confidence=0.95)
     assert tiny.verdict.startswith("inconclusive") and tiny.min_possible_p == pytest.approx(0.1)
     assert stats.a12_magnitude(0.5) == "negligible" and stats.a12_magnitude(0.25) == "large"
 
@@ -342,7 +342,7 @@ def test_quantile_regression_recovers_heteroscedastic_slopes():
     rng = np.random.default_rng(11)
     x = rng.uniform(0, 10, 3000)
     y = 1.0 + x * rng.exponential(1.0, x.size)  # q-quantile of y|x = 1 + x·(-ln(1-q))
-    fits = stats.quantile_regression(x, y, quantiles=(0.5, 0.9))
+    fits = stats.quantile_regression(x, y, quantiles=(0.5, 0.9), confidence=0.95)
     for q, fit in fits.items():
         truth = -math.log(1 - q)
         half = (fit.slope_ci[1] - fit.slope_ci[0]) / 2
@@ -356,16 +356,16 @@ def test_quantile_regression_recovers_heteroscedastic_slopes():
 
 def test_quantile_regression_refuses_thin_tails(rng):
     with pytest.raises(StatisticsError, match=r"too few for the 0.99 quantile"):
-        stats.quantile_regression(np.arange(100.0), rng.normal(size=100), quantiles=(0.99,))
+        stats.quantile_regression(np.arange(100.0), rng.normal(size=100), quantiles=(0.99,), confidence=0.95)
     with pytest.raises(StatisticsError, match="differ in length"):
-        stats.quantile_regression([1.0, 2.0], [1.0])
+        stats.quantile_regression([1.0, 2.0], [1.0], confidence=0.95)
 
 
 def test_percentiles_table(rng):
     x = rng.lognormal(size=40)
-    rows = {row["q"]: row for row in stats.percentiles(x, (0.5, 0.9, 0.99))}
-    assert rows[0.5]["ci"] == stats.median_ci(x)
-    assert rows[0.9]["ci"] == stats.percentile_ci(x, 0.9)
+    rows = {row["q"]: row for row in stats.percentiles(x, (0.5, 0.9, 0.99), confidence=0.95)}
+    assert rows[0.5]["ci"] == stats.median_ci(x, confidence=0.95)
+    assert rows[0.9]["ci"] == stats.percentile_ci(x, 0.9, confidence=0.95)
     assert rows[0.99]["ci"] is None and "need 368" in rows[0.99]["note"]
     assert rows[0.99]["value"] == np.quantile(x, 0.99)
 
@@ -377,7 +377,7 @@ def test_percentiles_table(rng):
 def test_speedup_states_base_case_and_absolute_value(rng):
     base = rng.normal(8.0, 0.1, 30)
     times = {1: rng.normal(8.4, 0.1, 30), 2: rng.normal(4.3, 0.05, 30), 4: rng.normal(2.4, 0.05, 30)}
-    sp = stats.speedup(base, times, "best serial", unit="s")
+    sp = stats.speedup(base, times, "best serial", unit="s", confidence=0.95)
     assert sp.base_case == "best serial" and sp.base.value == np.median(base) and sp.base.unit == "s"
     assert "best serial" in sp.label and f"{np.median(base):.4g} s" in sp.label
     assert list(sp.p) == [1, 2, 4]
@@ -386,31 +386,31 @@ def test_speedup_states_base_case_and_absolute_value(rng):
     for row in sp.rows():
         assert row["base_case"] == "best serial" and row["base_value"] == sp.base.value and row["base_unit"] == "s"
         assert row["speedup_ci"][0] < row["speedup"] < row["speedup_ci"][1]
-    weak = stats.speedup(base, times, "one process", scaling="weak")
+    weak = stats.speedup(base, times, "one process", scaling="weak", confidence=0.95)
     assert weak.points[1].efficiency == pytest.approx(np.median(base) / np.median(times[2]))
     assert weak.points[1].speedup == pytest.approx(2 * weak.points[1].efficiency)
 
 
 def test_speedup_refuses_unstated_base_case():
     with pytest.raises(StatisticsError, match="base_case"):
-        stats.speedup([1.0] * 6, {2: [0.5] * 6}, "serial")
+        stats.speedup([1.0] * 6, {2: [0.5] * 6}, "serial", confidence=0.95)
     with pytest.raises(TypeError):
-        stats.speedup([1.0] * 6, {2: [0.5] * 6})  # no default: the base case must be stated
+        stats.speedup([1.0] * 6, {2: [0.5] * 6}, confidence=0.95)  # no default: the base case must be stated
     with pytest.raises(StatisticsError, match="positive integers"):
-        stats.speedup([1.0] * 6, {0: [0.5] * 6}, "best serial")
+        stats.speedup([1.0] * 6, {0: [0.5] * 6}, "best serial", confidence=0.95)
 
 
 def test_amdahl_fit_recovers_serial_fraction():
     rng = np.random.default_rng(2)
     p = np.repeat([1, 2, 4, 8, 16, 32], 5).astype(float)
     measured = stats.amdahl_speedup(p, 0.05) * rng.lognormal(0, 0.02, p.size)
-    fit = stats.amdahl_fit(p, measured)
+    fit = stats.amdahl_fit(p, measured, confidence=0.95)
     assert fit.serial_fraction == pytest.approx(0.05, abs=0.005)
     assert fit.ci[0] < 0.05 < fit.ci[1]
     assert fit.max_speedup == pytest.approx(1 / fit.serial_fraction)
     assert fit.predict([1.0])[0] == pytest.approx(1.0)
     with pytest.raises(StatisticsError, match="two distinct"):
-        stats.amdahl_fit([4, 4, 4], [3.0, 3.1, 2.9])
+        stats.amdahl_fit([4, 4, 4], [3.0, 3.1, 2.9], confidence=0.95)
 
 
 def test_ideal_scaling():
@@ -423,7 +423,8 @@ def test_results_serialize_to_plain_json(rng):
     import json
 
     x = rng.lognormal(size=30)
-    for obj in (stats.ci(x), stats.compare(x, x * 1.1), stats.normality(x), stats.speedup(x, {2: x / 2}, "best serial")):
+    for obj in (stats.ci(x, confidence=0.95), stats.compare(x, x * 1.1, confidence=0.95), stats.normality(x),
+                stats.speedup(x, {2: x / 2}, "best serial", confidence=0.95)):
         json.dumps(obj.to_dict(), allow_nan=False)
 
 

@@ -13,7 +13,7 @@ A claims file is YAML: a list (or ``{claims: [...]}``) of::
       b: {workload: transpose, implementation: mpi4py, ranks: 2}     # the base case
       at_least: 2.0            # and/or at_most
       match: [size]            # optional: compare at the largest level both sides share
-      confidence: 0.95         # optional (default: the config schema's measurement.confidence)
+      confidence: 0.95         # optional (default: the run's config measurement.confidence, else the schema's)
       relative_accuracy: relative   # accuracy_relative only (F12): absolute_points | relative | relative_to_errors
 
 **Replicates only.**  Each side must select replicates of one configuration: its samples may
@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
@@ -79,7 +79,7 @@ import pandas as pd
 
 from . import decidable, inputs, stats
 from .errors import ClaimError, StatisticsError
-from .evidence.settings import default_confidence
+from .evidence import settings
 from .inputs import brief
 from .jsonvalue import plain
 from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
@@ -122,15 +122,20 @@ class Claim:
     at_least: float | None = None
     at_most: float | None = None
     match: list = field(default_factory=list)
-    confidence: float | None = None  # None: the config schema's measurement.confidence
+    confidence: float | None = None  # as the claim states it; None: the run's config, else the schema (confidence_setting)
     relative_accuracy: str | None = None
     origin: str = ""
     needs: dict = field(default_factory=dict)  # {replicate unit: count} its test needs (twelveways.decidable)
     profiles: tuple = decidable.PROFILE_NAMES  # the profiles that provide them
 
-    def __post_init__(self):
-        if self.confidence is None:
-            self.confidence = default_confidence()
+
+def confidence_setting(claim: Claim, config: Mapping | None = None) -> settings.Setting:
+    """The level a claim is tested at: the claim's own, else the run's config (``measurement.confidence``), else
+    the schema's default (``twelveways.evidence.settings``)."""
+    return settings.resolve("confidence", {settings.CLAIM: claim.confidence,
+                                           settings.RUN_CONFIG: settings.config_value(config, "confidence")},
+                            {settings.CLAIM: f"claim {claim.id!r}" + (f" of {claim.origin}" if claim.origin else "")},
+                            error=ClaimError)
 
 
 def parse_claim(item, origin: str, index: int) -> Claim:
@@ -165,9 +170,9 @@ def parse_claim(item, origin: str, index: int) -> Claim:
             got = "none given" if definition is None else f"got {definition!r}"
             raise ClaimError(f"{where}: a relative-accuracy claim must say which relative accuracy it means "
                              f"(relative_accuracy: {' | '.join(DEFINITIONS)}; {got}) (F12)")
-    confidence = _number(item["confidence"], f"{where}: confidence") if "confidence" in item else default_confidence()
-    if not 0 < confidence < 1:
-        raise ClaimError(f"{where}: confidence must lie in (0, 1), got {confidence}")
+    confidence = None if "confidence" not in item else settings.resolve(
+        "confidence", {settings.CLAIM: _number(item["confidence"], f"{where}: confidence")}, {settings.CLAIM: where},
+        error=ClaimError).value
     match = item.get("match") or []
     if isinstance(match, str):
         match = [match]
@@ -821,8 +826,10 @@ def _unusable(claim: "Claim", sides: list[Side], numbers: dict) -> tuple[ClaimVe
     return None
 
 
-def check_claim(claim: "Claim", frame: pd.DataFrame) -> ClaimResult:
-    """Label one claim supported / not supported / inconclusive, with its numbers (before Holm)."""
+def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = None) -> ClaimResult:
+    """Label one claim supported / not supported / inconclusive, with its numbers (before Holm); ``config``: the
+    run's config, whose confidence a claim that states none is tested at (:func:`confidence_setting`)."""
+    claim = replace(claim, confidence=confidence_setting(claim, config).value)
     numbers = {"metric": claim.metric, "unit": "", "confidence": claim.confidence, "at_least": claim.at_least,
                "at_most": claim.at_most}
 
@@ -888,10 +895,11 @@ def apply_holm(results: list[ClaimResult]) -> None:
         r.numbers["verdict_after_holm"] = r.verdict.value
 
 
-def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None) -> list[ClaimResult]:
+def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None,
+              config: Mapping | None = None) -> list[ClaimResult]:
     """Every claim, then Holm over the family of tested claims; ``busy``: {results file: why its machine was
-    busy} (``AuditData.busy_machine``), named in the claims it can explain."""
-    results = [check_claim(claim, frame) for claim in claims]
+    busy} (``AuditData.busy_machine``), named in the claims it can explain; ``config``: the run's config."""
+    results = [check_claim(claim, frame, config) for claim in claims]
     apply_holm(results)
     name_busy_machine(results, frame, busy or {})
     return results

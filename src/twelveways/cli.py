@@ -1,7 +1,7 @@
 """`twelveways` command line: each subcommand delegates to its stage's module.
 
-Expected problems print one line ``error: …`` on stderr and exit non-zero (1, or 2 for
-unusable audit input and for a bad command line); only bugs show a traceback.
+Expected problems print one line ``error: …`` on stderr and exit non-zero, the code decided from the
+error's type by ``errors.exit_code`` (README, "Exit codes"); only bugs show a traceback.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from .errors import AuditInputError, TwelveWaysError
+from .errors import EXIT_UNUSABLE, AuditInputError, TwelveWaysError, exit_code, one_line_errors, outcome_code
 
 #: subcommand -> (module, function taking argv and returning an exit code, one-line help)
 DELEGATED = {
@@ -102,7 +102,7 @@ def _import(argv: list[str]) -> int:
             raise AuditInputError(f"cannot write {target}: {exc.strerror or exc}") from exc
         print(f"wrote {target} ({item.format}: {item.ds.sizes[results.SAMPLE_DIM]} rows, family "
               f"{item.ds.attrs['family']})", file=sys.stderr)
-    return 3 if any(item.unreadable for item in skipped) else 0  # as audit: result files of a tree were skipped
+    return outcome_code(failed=False, skipped=any(item.unreadable for item in skipped))  # as audit
 
 
 def _import_name(path: str, number: int) -> str:
@@ -113,10 +113,12 @@ def _import_name(path: str, number: int) -> str:
     return f"{number:03d}_{''.join(c if c.isalnum() or c in '-_' else '_' for c in stem)}.nc"
 
 
+#: subcommand -> (function taking argv, one-line help, whether its job is to read the input it is given: then
+#: any expected problem is unusable input, exit 2)
 LOCAL = {
-    "check-config": (_check_config, "validate a config file against the schema"),
-    "results": (_results_info, "validate results files and list what they hold"),
-    "import": (_import, "read MLPerf, LoadGen, pyperf, Google Benchmark, hyperfine or CSV results into the schema"),
+    "check-config": (_check_config, "validate a config file against the schema", False),
+    "results": (_results_info, "validate results files and list what they hold", True),
+    "import": (_import, "read MLPerf, LoadGen, pyperf, Google Benchmark, hyperfine or CSV results into the schema", True),
 }
 
 
@@ -127,25 +129,24 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: twelveways COMMAND [ARGS]\n\ncommands:")
         for name, text in commands.items():
             print(f"  {name:13s} {text}")
-        return 0 if argv else 2
+        return 0 if argv else EXIT_UNUSABLE
     command, rest = argv[0], argv[1:]
     try:
         if command in LOCAL:
-            return LOCAL[command][0](rest)
-        if command in DELEGATED:
+            function, _, reads_input = LOCAL[command]
+            return one_line_errors(lambda: function(rest), reads_input=reads_input)
+        if command in DELEGATED:  # each handles its own errors; what escapes is judged by its type alone
             module_name, function, _ = DELEGATED[command]
             module = importlib.import_module(module_name)
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:
-        from .cliargs import UsageError  # here, not at the top: the YAML reader it imports slows every start
-
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2 if command in ("audit", "import-csv", "import", "results") or isinstance(exc, UsageError) else 1
-    except KeyboardInterrupt:
+        return exit_code(exc)
+    except KeyboardInterrupt as exc:
         print("error: interrupted", file=sys.stderr)
-        return 130
+        return exit_code(exc)
     print(f"error: unknown command {command!r} (commands: {', '.join(commands)})", file=sys.stderr)
-    return 2
+    return EXIT_UNUSABLE
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .errors import TwelveWaysError, one_line_errors
+from .errors import TwelveWaysError, UsageError, one_line_errors
 from .inputs import brief
 
 #: The workflow's validated config dump: the default config of the stage commands and notebooks.
@@ -20,10 +20,6 @@ CONFIG_JSON = "results/config.json"
 ENVIRONMENT_JSON = "results/environment.json"
 #: Most parallel workers a command accepts (``report rebuild --jobs``).
 MAX_WORKERS = 256
-
-
-class UsageError(TwelveWaysError):
-    """The command line itself is wrong: an unknown option, a missing argument, a value of the wrong type."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -39,9 +35,11 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def run_command(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
-                body: Callable[[argparse.Namespace], None], code: int) -> int:
-    """Parse ``argv`` and run ``body(args)``: a usage or other expected problem is one line and exit ``code``."""
-    return one_line_errors(lambda: body(parser.parse_args(argv)), code)
+                body: Callable[[argparse.Namespace], int | None], *, reads_input: bool) -> int:
+    """Parse ``argv`` and run ``body(args)``: a usage or other expected problem is one line and the exit code of
+    its type (``errors.exit_code``; ``reads_input``: the command's job is to read the input it is given), else
+    the body's own exit code (None: 0)."""
+    return one_line_errors(lambda: body(parser.parse_args(argv)), reads_input=reads_input)
 
 
 def add_config(parser: argparse.ArgumentParser, default: str | None = CONFIG_JSON, **names) -> None:

@@ -72,6 +72,15 @@ def _imported(path: Path) -> frozenset[str]:
     return frozenset(names)
 
 
+def imported_modules(module: str) -> frozenset[str]:
+    """The package's modules that ``module`` imports anywhere in its file, inside functions too (a lazy import
+    dodges a loop at import time but is still a loop in the design)."""
+    path = module_file(module)
+    if path is None:
+        raise FileNotFoundError(f"no such module: {module}")
+    return frozenset(name for name in _imported(path) if name != module and module_file(name) is not None)
+
+
 def _with_parents(module: str) -> list[str]:
     """``a.b.c`` -> a, a.b, a.b.c: importing a module runs its packages' ``__init__`` first."""
     parts = module.split(".")

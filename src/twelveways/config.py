@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from . import inputs
 from .errors import ConfigError
+from .evidence.settings import SCHEMA_PATH
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaViolation
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = PROJECT_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _read_yaml(path: Path):

@@ -1,8 +1,20 @@
 """One exception hierarchy, so the CLI and the workflow can turn any expected problem into one line.
 
 Every error the project raises on purpose derives from :class:`TwelveWaysError`; anything else
-is a bug and is allowed to show its traceback.
+is a bug and is allowed to show its traceback.  The exit code of every command is decided here too,
+from the error's type (:func:`exit_code`) or the outcome (:func:`outcome_code`): README, "Exit codes".
 """
+
+#: A command did what it was asked and nothing it judged failed.
+EXIT_OK = 0
+#: A check or claim failed, or a step (configuration, build, run, rendering) could not be done.
+EXIT_FAILED = 1
+#: The command line is wrong, or the input the command was given cannot be used.
+EXIT_UNUSABLE = 2
+#: Nothing failed, but result files inside a tree could not be read: skipped and listed (audit, import).
+EXIT_SKIPPED = 3
+#: Interrupted (Ctrl-C), as a shell reports SIGINT.
+EXIT_INTERRUPTED = 130
 
 
 class TwelveWaysError(Exception):
@@ -21,8 +33,16 @@ class TwelveWaysError(Exception):
         return text
 
 
+class UsageError(TwelveWaysError):
+    """The command line itself is wrong: an unknown option, a missing argument, a value of the wrong type."""
+
+
 class ConfigError(TwelveWaysError):
     """The workflow configuration is malformed or violates the schema."""
+
+
+class SettingError(TwelveWaysError):
+    """A setting (confidence level, CI target) is set somewhere but unusable; the message names where."""
 
 
 class ResultsError(TwelveWaysError):
@@ -61,14 +81,30 @@ class WorkflowLockError(TwelveWaysError):
     """The workflow directory is taken by a live run (or by a lock whose owner cannot be checked)."""
 
 
-def one_line_errors(action, code: int) -> int:
-    """Run a command's body: an expected problem (a TwelveWaysError) is one ``error:`` line on stderr and exit
-    ``code``, never a traceback; 0 when the body returns."""
+def exit_code(exc: BaseException, *, reads_input: bool = False) -> int:
+    """The exit code of an expected problem, from its type: interrupted 130; a bad command line (UsageError) or
+    unusable input (AuditInputError) 2; any other problem 2 in a command whose job is to read the input it is given
+    (audit, compare, import …: there it is the input that cannot be used), else 1 (a step that failed)."""
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, (UsageError, AuditInputError)) or reads_input:
+        return EXIT_UNUSABLE
+    return EXIT_FAILED
+
+
+def outcome_code(*, failed: bool, skipped: bool = False) -> int:
+    """The exit code of a command that ran: 1 when a check or claim failed (a failure outranks a skip), 3 when
+    result files of a tree were skipped as unreadable, else 0."""
+    return EXIT_FAILED if failed else EXIT_SKIPPED if skipped else EXIT_OK
+
+
+def one_line_errors(action, *, reads_input: bool = False) -> int:
+    """Run a command's body: an expected problem (a TwelveWaysError) is one ``error:`` line on stderr and
+    :func:`exit_code`, never a traceback; else the body's own exit code (None: 0)."""
     import sys
 
     try:
-        action()
+        return int(action() or EXIT_OK)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return code
-    return 0
+        return exit_code(exc, reads_input=reads_input)

@@ -35,7 +35,7 @@ from . import config as config_module
 from . import decidable, results, stats
 from .cliargs import OneLineParser, proportion, refuse_output_over_input, run_command
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
-from .evidence.settings import default_confidence
+from .evidence.settings import default_confidence, resolve_confidence
 from .inputs import brief
 from .stats.core import check_fraction
 
@@ -188,7 +188,7 @@ def prk_file(results: str | Path) -> Path:
 def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, confidence: float | None = None,
          profiles: Mapping[str, str | Path] | None = None) -> dict:
     """The whole plan of a finished run (module docstring); ``confidence`` None: the schema's."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     effect, power = check_fraction(effect, "effect"), check_fraction(power, "power")
     path = prk_file(results_dir)
     rows, how = configurations(path)
@@ -315,4 +315,4 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence (default: the schema's measurement.confidence, %(default)s)")
     parser.add_argument("--output", help="also write the plan as JSON here")
-    return run_command(parser, argv, _main, 2)
+    return run_command(parser, argv, _main, reads_input=True)

@@ -30,6 +30,7 @@ import pandas as pd
 import seaborn as sns
 
 from .errors import ResultsError
+from .evidence.settings import resolve_confidence
 
 #: Points fewer than this per group get a box instead of a violin (a density of 3 points misleads).
 MIN_VIOLIN_POINTS = 8
@@ -738,7 +739,8 @@ def quantile_lines(ax, x, y, quantiles: Sequence[float] = (0.5, 0.9, 0.99), *, c
 
     xs, ys = np.asarray(x, float), np.asarray(y, float)
     keep = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
-    fits = stats.quantile_regression(xs[keep], np.log10(ys[keep]), quantiles=quantiles, confidence=confidence)
+    fits = stats.quantile_regression(xs[keep], np.log10(ys[keep]), quantiles=quantiles,
+                                     confidence=resolve_confidence(confidence))
     grid = np.linspace(xs[keep].min(), xs[keep].max(), 50)
     styles = series_styles([f"p{q * 100:g}" for q in fits])
     for q, line in fits.items():

@@ -44,7 +44,7 @@ import xarray as xr
 
 from . import inputs, memory, results
 from .evidence import registry
-from .evidence.settings import schema_default
+from .evidence import settings
 from .errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -583,15 +583,19 @@ class AuditData:
         return node
 
     def measurement(self, source: ResultSource, key: str) -> float:
-        """``confidence`` / ``ci_target``: file attribute, else config.json ``measurement``, else the schema's default."""
-        default = schema_default(key)
-        value = source.attr(key)
-        if value in (None, ""):
-            value = self.config_value("measurement", key, default=default)
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            return default
+        """``confidence`` / ``ci_target`` of one file (:meth:`measurement_setting`)."""
+        return self.measurement_setting(source, key).value
+
+    def measurement_setting(self, source: ResultSource, key: str) -> settings.Setting:
+        """``confidence`` / ``ci_target`` of one file with its origin: the file's attribute, else the run's config
+        (config.json ``measurement``), else the schema's default.  Set but unusable (``'high'``, 1.5) in the file
+        or the config: a SettingError naming it, never the default in its place (a check that needs the value
+        then needs a human, and says why)."""
+        return settings.resolve(key, {settings.RESULTS_FILE: source.attr(key),
+                                      settings.RUN_CONFIG: self.config_value("measurement", key)},
+                                {settings.RESULTS_FILE: f"{source.path} attribute {key}",
+                                 settings.RUN_CONFIG: f"measurement.{key}" + (f" ({self.config_path})"
+                                                                              if self.config_path else "")})
 
 
 def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:

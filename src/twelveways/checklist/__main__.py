@@ -8,8 +8,10 @@ USAGE = "usage: python -m twelveways.checklist {audit,import-csv} ..."
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("audit", "import-csv"):
+        from ..errors import EXIT_UNUSABLE
+
         print(f"error: {USAGE}", file=sys.stderr)
-        return 2
+        return EXIT_UNUSABLE
     if argv[0] == "audit":
         from .audit import audit_main
 

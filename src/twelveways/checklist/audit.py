@@ -15,8 +15,8 @@ from pathlib import Path
 
 from .. import atomic, decidable, resultset
 from .. import claims as claims_mod
-from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input
-from ..errors import AuditInputError, TwelveWaysError
+from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input, run_command
+from ..errors import EXIT_OK, AuditInputError, outcome_code
 from ..stats.heap import collect_new_objects_only
 from . import fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
 from .model import REGISTRY, AuditReport, ordered_ids, start_per_source
@@ -31,7 +31,7 @@ def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> Aud
             data.claim_problems.extend(problems)
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
-    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine())
+    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine(), data.config)
     decidable.annotate(data.claim_results, data.claims, data.config)
     data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
     in_background = start_per_source(data)
@@ -70,41 +70,34 @@ def _format_for(path: str, default: str | None) -> str:
 
 
 def audit_main(argv: list[str] | None = None) -> int:
-    try:
-        args = build_parser().parse_args(argv)
-        from ..readers.csv_table import parse_pairs
+    return run_command(build_parser(), argv, _audit, reads_input=True)
 
-        refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
-                                 AuditInputError, "twelveways audit")
 
-        data = resultset.load(args.results, environment=args.environment, config=args.config,
-                              csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
-                              csv_set=parse_pairs(args.set, "--set"))
-        with collect_new_objects_only():  # what was read lives until the report is written: not walked again
-            report = run(data, args.claims).to_dict()
-        if args.output:
-            for out in args.output:
-                fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
-                atomic.write_text(out, render.RENDERERS[fmt](report), "audit report", make_parents=True)
-            print("\n".join(render.summary_lines(report)), file=sys.stderr)
-        else:
-            sys.stdout.write(render.RENDERERS[args.format or "md"](report))
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
+def _audit(args: argparse.Namespace) -> int:
+    from ..readers.csv_table import parse_pairs
+
+    refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
+                             AuditInputError, "twelveways audit")
+
+    data = resultset.load(args.results, environment=args.environment, config=args.config,
+                          csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
+                          csv_set=parse_pairs(args.set, "--set"))
+    with collect_new_objects_only():  # what was read lives until the report is written: not walked again
+        report = run(data, args.claims).to_dict()
+    if args.output:
+        for out in args.output:
+            fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
+            atomic.write_text(out, render.RENDERERS[fmt](report), "audit report", make_parents=True)
+        print("\n".join(render.summary_lines(report)), file=sys.stderr)
+    else:
+        sys.stdout.write(render.RENDERERS[args.format or "md"](report))
     return exit_code(report, args.exit_zero)
-
-
-#: Exit code of an audit that ran but skipped result files of its trees that could not be read.
-EXIT_SKIPPED = 3
 
 
 def exit_code(report: dict, exit_zero: bool) -> int:
     """1 on a failed check or claim, else 3 when a result file of a tree was unreadable, else 0 (all 0 with
-    ``--exit-zero``): a failure outranks a skip, which the report lists either way."""
-    if exit_zero:
-        return 0
-    return 1 if not report["valid"] else EXIT_SKIPPED if report.get("unreadable") else 0
+    ``--exit-zero``): a failure outranks a skip, which the report lists either way (``errors.outcome_code``)."""
+    return EXIT_OK if exit_zero else outcome_code(failed=not report["valid"], skipped=bool(report.get("unreadable")))
 
 
 if __name__ == "__main__":

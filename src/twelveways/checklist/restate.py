@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .. import stats
-from ..errors import StatisticsError
-from ..evidence.settings import default_confidence
+from ..errors import SettingError, StatisticsError
+from ..evidence import settings
 from ..resultset import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
 
 EXACT_RTOL = 1e-6
@@ -216,6 +216,17 @@ def _check_with_invalid(data, src, summary, stated: float, statistic: str, valid
     return Recomputed("agrees", stated, match, int(every.size))
 
 
+def stated_confidence(data: AuditData, src: ResultSource, summary: Mapping) -> settings.Setting:
+    """The level a stated CI was computed at: the summary's own ``confidence``, else the file's and the run's
+    (``AuditData.measurement_setting``).  A stated level that is no usable number is a SettingError naming the file
+    and the summary: that CI is then not recomputed, and says why, instead of being judged at another level."""
+    stated = summary.get("confidence")
+    if not settings.is_set(stated):
+        return data.measurement_setting(src, "confidence")
+    where = f"{src.path} stated {summary.get('statistic') or 'summary'} of {summary.get('metric') or '?'}, confidence"
+    return settings.resolve("confidence", {settings.RESULTS_FILE: stated}, {settings.RESULTS_FILE: where})
+
+
 def _truthy(value) -> bool:
     return str(value).strip().lower() in ("1", "true", "yes")
 
@@ -229,13 +240,12 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
         return None
     statistic = normalize_statistic(summary.get("statistic"))
     q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
-    confidence = _number(summary.get("confidence")) or default_confidence()
     values = replicate_values(summary_rows(data, src, summary), summary)
     if q is None or values.size == 0:
         return Recomputed("not_recomputed", None, None, int(values.size), "CI of a statistic other than a percentile")
     try:
-        low, high = stats.percentile_ci(values, q / 100.0, confidence)
-    except StatisticsError as exc:
+        low, high = stats.percentile_ci(values, q / 100.0, stated_confidence(data, src, summary).value)
+    except (StatisticsError, SettingError) as exc:
         return Recomputed("not_recomputed", None, None, int(values.size), exc.one_line())
     ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, (low, high)))
     text = f"stated [{float(ci[0]):.6g}, {float(ci[1]):.6g}], rows give [{low:.6g}, {high:.6g}]"
@@ -244,12 +254,13 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
 
 def _check_replicate_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
     """The t interval over replicates (``stats.replicates.summary_interval``) recomputed from the rows."""
-    ci, confidence = summary["ci"], _number(summary.get("confidence")) or default_confidence()
+    ci = summary["ci"]
     groups = replicate_groups(summary_rows(data, src, summary), summary) or []
     kind = "rate" if str(summary.get("kind")) == "rate" else "cost"
     try:
+        confidence = stated_confidence(data, src, summary).value
         found = stats.replicates.summary_interval(groups, kind, confidence) if len(groups) >= 2 else None
-    except StatisticsError as exc:
+    except (StatisticsError, SettingError) as exc:
         return Recomputed("not_recomputed", None, None, len(groups), exc.one_line())
     if found is None:
         return Recomputed("not_recomputed", None, None, len(groups), f"{len(groups)} replicate(s): no interval")

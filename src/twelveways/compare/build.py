@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from .. import stability, stats
+from ..evidence.settings import resolve_confidence
 from . import explain, noise, sides, stated, table, verdicts
 
 FORMAT = "twelveways-comparison/1"
@@ -46,7 +47,7 @@ def load_explained(row: verdicts.Row, busy_base: list[str], busy_new: list[str])
 def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None, floor_given: float | None = None,
           margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """Compare every configuration both sides hold (see the package docstring); ``confidence`` None: the schema's."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
     said_a, said_b = stated.table(base.data, columns, a), stated.table(new.data, columns, b)

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import atomic
 from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
-from ..evidence.settings import default_confidence
+from ..evidence import settings
 from . import build, noise, render, reproduce, sides, verdicts
 
 FORMATS = ("md", "html", "json")
@@ -23,10 +23,19 @@ def _parser(prog: str, description: str) -> OneLineParser:
     return OneLineParser(prog=prog, description=description, error_class=AuditInputError)
 
 
+def confidence_setting(given: float | None) -> settings.Setting:
+    """``--confidence`` when given, else the schema's default: a comparison judges two runs at one level, so
+    neither side's own config decides it."""
+    return settings.resolve("confidence", {settings.COMMAND_LINE: given}, error=AuditInputError)
+
+
+def _confidence_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    parser.add_argument("--confidence", type=proportion, default=None,
+                        help=f"{help_text} (default: the schema's measurement.confidence, {settings.default_confidence()})")
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
-                        help="confidence of the CIs; 1 - confidence is the false discovery rate (default: the "
-                             "schema's measurement.confidence, %(default)s)")
+    _confidence_option(parser, "confidence of the CIs; 1 - confidence is the false discovery rate")
     parser.add_argument("--noise-floor", type=fraction, default=None,
                         help="a stated relative noise floor, widening the margin when larger: a fraction (0.03) or "
                              "a percentage (3%%)")
@@ -57,7 +66,8 @@ def _compare(args: argparse.Namespace) -> None:
         for path, why, _ in side.data.skipped:
             if Path(path).name not in (*sides.ENVIRONMENT_NAMES, sides.NOISE_FLOOR_NAME):  # read by the side itself
                 print(f"skipped ({side.label}) {path}: {why}", file=sys.stderr)
-    record = build.build(base, new, confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
+    record = build.build(base, new, confidence=confidence_setting(args.confidence).value, floor_given=args.noise_floor,
+                         margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
     _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
@@ -78,7 +88,7 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
     parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
     _common(parser)
-    return run_command(parser, argv, _compare, 2)
+    return run_command(parser, argv, _compare, reads_input=True)
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
@@ -86,7 +96,7 @@ def _noise_floor(args: argparse.Namespace) -> None:
     refuse_output_over_input([args.output], [*given, *sides.read_beside(given, sides.ENVIRONMENT_NAMES)],
                              AuditInputError, "twelveways noise-floor")
     record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
-                           confidence=args.confidence)
+                           confidence=confidence_setting(args.confidence).value)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
     print(noise.floor_text(record) if record.get("configurations") else record["why"], file=sys.stderr)
 
@@ -97,9 +107,8 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", help="results of the first run (file or folder)")
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
-    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
-                        help="confidence of the CIs (default: the schema's measurement.confidence, %(default)s)")
-    return run_command(parser, argv, _noise_floor, 2)
+    _confidence_option(parser, "confidence of the CIs")
+    return run_command(parser, argv, _noise_floor, reads_input=True)
 
 
 def _reproduce(args: argparse.Namespace) -> None:
@@ -108,7 +117,8 @@ def _reproduce(args: argparse.Namespace) -> None:
     refuse_output_over_input(outputs, [*results, *sides.read_beside(results), args.claims], AuditInputError,
                              "twelveways reproduce")
     record = reproduce.reproduction(args.reference, args.results, claims_file=args.claims or None,
-                                    confidence=args.confidence, floor_given=args.noise_floor, margin=args.margin)
+                                    confidence=confidence_setting(args.confidence).value, floor_given=args.noise_floor,
+                                    margin=args.margin)
     _write(outputs, None,
            {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
             "json": lambda: sides.dumps(record)})
@@ -124,4 +134,4 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
     parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
     _common(parser)
-    return run_command(parser, argv, _reproduce, 2)
+    return run_command(parser, argv, _reproduce, reads_input=True)

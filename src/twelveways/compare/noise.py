@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from .. import stats
 from ..errors import StatisticsError
+from ..evidence.settings import resolve_confidence
 from . import sides, table, verdicts
 
 FORMAT = "twelveways-noise-floor/2"
@@ -92,7 +93,7 @@ def _moderate(raw: float, pairs: int, parent: dict | None) -> tuple[float, float
 
 def measure(first: sides.Side, second: sides.Side, *, confidence: float | None = None) -> dict:
     """The A/A record of two runs of identical code (see the module docstring); ``confidence`` None: the schema's."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     columns = table.family_columns(first.data, second.data)
     a, b = table.samples(first.data, columns), table.samples(second.data, columns)
     rows = [r for r in verdicts.compare_tables(a, b, verdicts.Noise(), confidence=confidence) if r.ratio]

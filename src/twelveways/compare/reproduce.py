@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .. import claims as claims_mod
 from .. import resultset, stats
+from ..evidence.settings import resolve_confidence
 from ..report import headline
 from . import build, explain, machines, noise, sides, table, verdicts
 
@@ -51,8 +52,8 @@ def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path |
     if not claims_file:
         return []
     claims = claims_mod.load_claims(claims_file)
-    before = claims_mod.check_all(claims, reference.data.frame, reference.data.busy_machine())
-    after = claims_mod.check_all(claims, new.data.frame, new.data.busy_machine())
+    before = claims_mod.check_all(claims, reference.data.frame, reference.data.busy_machine(), reference.data.config)
+    after = claims_mod.check_all(claims, new.data.frame, new.data.busy_machine(), new.data.config)
     rows = []
     for old, now in zip(before, after):
         if "inconclusive" in (old.verdict.value, now.verdict.value):
@@ -127,7 +128,7 @@ def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file:
                  margin: float = verdicts.DEFAULT_MARGIN) -> dict:
     """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor
     (``confidence`` None: the schema's)."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
     record = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)

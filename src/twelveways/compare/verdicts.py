@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 
 from .. import stats
 from ..errors import StatisticsError
+from ..evidence.settings import resolve_confidence
 from ..jsonvalue import plain
 from . import table as table_mod
 
@@ -220,7 +221,7 @@ def compare_tables(base: Mapping[tuple, table_mod.Samples], new: Mapping[tuple, 
                    noise: Noise | None = None, *, confidence: float | None = None) -> list[Row]:
     """Every configuration on both sides, compared and judged as one family of tests (``confidence`` None: the
     schema's)."""
-    noise, confidence = noise or Noise(), stats.check_confidence(confidence)
+    noise, confidence = noise or Noise(), stats.check_confidence(resolve_confidence(confidence))
     alpha = round(1.0 - confidence, 12)
     shared = sorted(set(base) & set(new), key=str)
     ratios, untestable = {}, {}

@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from ..cliargs import OneLineParser, UsageError, add_config
-from ..errors import TwelveWaysError
+from ..cliargs import OneLineParser, add_config
+from ..errors import TwelveWaysError, exit_code
 from .hashing import differences
 from .record import capture
 from .render import print_summary, write_artifact_description
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             print_summary(result)
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+        return exit_code(exc)
     except BrokenPipeError:  # e.g. `twelveways env --json | head`: the reader left, not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -65,8 +65,8 @@ METHOD = (
     A("speedup_base_case", "string", "the base case every speedup in the file is relative to", ("R1",)),
     A("normality_checked", "integer", "1 when normality was tested before a parametric CI", ("R6",)),
     A("io_included", "integer", "1 when the timed region includes reading the input data", ("F10",)),
-    A("confidence", "number", "confidence level of the CIs (fraction); default: the config schema's", ("R5", "R6"),
-      unit="1"),
+    A("confidence", "number", "confidence level of the CIs (fraction); default: the run's config, else the config "
+      "schema's; an unusable value makes R5 need a human, naming it", ("R5", "R6"), unit="1"),
     A("ci_target", "number", "relative CI half-width the adaptive repetition aimed at", ("R5",), unit="1"),
     A("ci_level", "string", "replicate level a CI resamples (invocation, run, seed)", ("R5", "compare")),
     A("ci_notes", "object", "metric -> why its CI is computed as it is (e.g. MLPerf's fixed run count)", ("R5",)),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import derived, plots, results, stats
+from ..evidence.settings import resolve_confidence
 
 PERFORMANCE_ROLES = ("performance", "search", "load_sweep")
 CRITERIA = ("result_valid", "latency_bound_satisfied", "min_duration_satisfied", "min_queries_satisfied",
@@ -229,7 +230,7 @@ def percentile_summaries(shown: pd.DataFrame, confidence: float | None = None, n
     Several runs of one (variant, scenario) are pooled, and the summary says so: ``runs`` counts them
     and the note says that the interval, over queries, leaves out how much the runs differ.
     """
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     out = []
     usable = shown[shown["valid"].astype(bool)]
     for (_variant, _scenario), part in usable.groupby(["variant", "scenario"], observed=True):
@@ -303,7 +304,7 @@ def ratio_rows(frame: pd.DataFrame, head: pd.DataFrame) -> list[dict]:
 def write_derived(path, raw_path, frame: pd.DataFrame, head: pd.DataFrame, summaries: list[dict], fits: list[dict],
                   confidence: float | None = None):
     """Write ``results/derived/infer.nc``: ratios with their bases, percentiles, fits, figure declarations."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     bundle = derived.Derived(
         "infer", [Path(raw_path)], rows=ratio_rows(frame, head), summaries=summaries, fits=fits,
         figures=plots.declared(),

@@ -23,6 +23,7 @@ import pandas as pd
 from .. import derived, plots, results, stats
 from ..families import prk as prk_kernels
 from ..errors import ResultsError, StatisticsError
+from ..evidence.settings import resolve_confidence
 
 #: Factors that identify one configuration (the optional ones only when the file has them).
 CONFIG = ["workload", "implementation", "ranks", "threads", "size", "precision"]
@@ -104,7 +105,7 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
     numbers the headline, the claims and compare show.  One invocation has no interval (NaN): its iterations
     describe that one invocation.
     """
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     keys = [c for c in config_columns(times) if c in times.columns]
     rows = []
     for (key, group), record in zip(times.groupby(keys, observed=True, sort=True),
@@ -331,7 +332,7 @@ def amdahl_fits(table: pd.DataFrame, times: pd.DataFrame, confidence: float | No
         mask &= times["pe"].isin(group["pe"])
         per_run = times[mask].groupby(["pe", "run_id"])["time_s"].mean().reset_index()
         try:
-            fit = stats.amdahl_fit(per_run["pe"], t1 / per_run["time_s"], confidence=confidence)
+            fit = stats.amdahl_fit(per_run["pe"], t1 / per_run["time_s"], confidence=resolve_confidence(confidence))
         except StatisticsError:
             continue
         fits[str(impl)] = (fit, float(own["value"].max()))
@@ -377,7 +378,8 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
     several ranks is the maximum over ranks of each (run_id, iteration) (``rank_reduction``).  Rate:
     harmonic mean of the runs' own rate rows (PRK's rate per run, one per invocation).
     """
-    keys, confidence = [c for c in config_columns(times) if c in times.columns], stats.check_confidence(confidence)
+    keys = [c for c in config_columns(times) if c in times.columns]
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     metric = next((m for m in TIME_METRICS if (samples["metric"] == m).any()), "time")
     rates = results.summarizable(samples)
     rates = rates[rates["metric"] == "rate"]
@@ -433,7 +435,7 @@ def fit_records(group: pd.DataFrame, fits: dict, drawn: dict) -> list[dict]:
 def write_derived(path, raw_path, samples: pd.DataFrame, times: pd.DataFrame, summary: pd.DataFrame,
                   tables: dict[str, pd.DataFrame], fits: list[dict], attrs: dict, confidence: float | None = None):
     """Write ``results/derived/prk.nc``: speedups, summaries, fits and this notebook's figure declarations."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     bundle = derived.Derived(
         "prk", [Path(raw_path)], rows=derived_rows(tables), summaries=derived_summaries(samples, times, summary, confidence),
         fits=fits, figures=plots.declared(),

@@ -345,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: serial,openmp,mpi")
     parser.add_argument("--source-dir", default=None, help="kernel sources (default: kernels/c of this checkout)")
     parser.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
-    return run_command(parser, _glue_dash_values(sys.argv[1:] if argv is None else argv), _build, 1)
+    return run_command(parser, _glue_dash_values(sys.argv[1:] if argv is None else argv), _build, reads_input=False)
 
 
 if __name__ == "__main__":

@@ -231,7 +231,7 @@ def import_csv_main(argv: list[str] | None = None) -> int:
     parser.add_argument("csv", help="CSV of samples, one per row")
     parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
     parser.add_argument("--output", required=True, help="results file to write (.nc)")
-    return run_command(parser, argv, _import_csv, 2)
+    return run_command(parser, argv, _import_csv, reads_input=True)
 
 
 if __name__ == "__main__":

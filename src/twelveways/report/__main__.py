@@ -1,16 +1,15 @@
-"""``python -m twelveways.report``: one ``error:`` line and exit 1 for expected problems (2 for a bad command line)."""
+"""``python -m twelveways.report``: one ``error:`` line and the exit code of its type (``errors.exit_code``)."""
 
 import sys
 
-from ..cliargs import UsageError
-from ..errors import TwelveWaysError
+from ..errors import TwelveWaysError, exit_code
 from .commands import main
 
 try:
     sys.exit(main())
 except TwelveWaysError as exc:
     print(f"error: {exc.one_line()}", file=sys.stderr)
-    sys.exit(2 if isinstance(exc, UsageError) else 1)
-except KeyboardInterrupt:
+    sys.exit(exit_code(exc))
+except KeyboardInterrupt as exc:
     print("error: interrupted", file=sys.stderr)
-    sys.exit(130)
+    sys.exit(exit_code(exc))

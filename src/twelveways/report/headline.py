@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..evidence.settings import default_confidence, resolve_confidence
+from ..evidence import settings
 
 #: What each profile is for (config/config.yaml is quick, config/full.yaml is full).
 PROFILE_PURPOSE = {
@@ -358,7 +358,7 @@ def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Pat
                          confidence: float | None = None) -> str:
     """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI
     (``confidence`` None: the schema's)."""
-    confidence = resolve_confidence(confidence)
+    confidence = settings.resolve_confidence(confidence)
     variants = sorted({str(s.get("filters", {}).get("variant")) for f, s in summaries
                        if f == "infer" and s.get("filters", {}).get("variant")})
     if not variants:
@@ -442,11 +442,17 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
     summaries = load_summaries(derived_dir)
     checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
     counts, claims = verdict_html(checklist) if checklist else ("", "")
-    confidence = float((config.get("measurement") or {}).get("confidence") or default_confidence())
+    confidence = confidence_setting(config).value
     return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
             + table_html(summaries, checks, results_dir, figures)
             + inference_table_html(summaries, results_dir, figures, confidence) + claims
             + undecided_html(checklist, results_dir))
+
+
+def confidence_setting(config: Mapping | None) -> settings.Setting:
+    """The confidence of the report's intervals: the run's config, else the schema's default (a config that sets
+    an unusable one is an error naming it, never the default in its place)."""
+    return settings.resolve("confidence", {settings.RUN_CONFIG: settings.config_value(config, "confidence")})
 
 
 def busy_html(results_dir: Path | None) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import families
 from ..cliargs import CONFIG_JSON, ENVIRONMENT_JSON
 from ..errors import TwelveWaysError
-from ..evidence.settings import schema_default
+from ..evidence import settings as resolver
 
 KERNEL_NAME = "twelveways"
 KERNEL_DISPLAY_NAME = "Python (twelveways)"
@@ -302,7 +302,8 @@ def percent(fraction: float) -> str:
 
 def settings(config_json: str | os.PathLike | None, confidence=None, ci_target=None) -> Settings:
     """``confidence`` and ``ci_target``: the notebook's parameter when set (papermill ``-p``), else the run's
-    config (``measurement.*``), else the config schema's default.  Out of (0, 1): NotebookError."""
+    config (``measurement.*``), else the config schema's default (``twelveways.evidence.settings``).  Set but
+    unusable (out of the schema's bounds, not a number): NotebookError naming where it was set."""
     measurement = {}
     path = resolve(config_json) if config_json else None
     if path is not None and path.is_file():
@@ -310,14 +311,8 @@ def settings(config_json: str | os.PathLike | None, confidence=None, ci_target=N
             measurement = dict(json.loads(path.read_text()).get("measurement") or {})
         except (OSError, ValueError, AttributeError) as exc:
             raise NotebookError(f"config dump unreadable: {path}", cause=exc) from exc
-    values, origin = {}, {}
-    for key, given in (("confidence", confidence), ("ci_target", ci_target)):
-        if given not in (None, ""):
-            values[key], origin[key] = float(given), f"notebook parameter {key}"
-        elif measurement.get(key) is not None:
-            values[key], origin[key] = float(measurement[key]), f"the run's config measurement.{key}"
-        else:
-            values[key], origin[key] = schema_default(key), f"config schema default of measurement.{key}"
-        if not 0 < values[key] < 1 and not (key == "ci_target" and values[key] == 1):
-            raise NotebookError(f"{key} must lie between 0 and 1, got {values[key]!r} ({origin[key]})")
-    return Settings(values["confidence"], values["ci_target"], origin)
+    found = {key: resolver.resolve(key, {resolver.NOTEBOOK_PARAMETER: given, resolver.RUN_CONFIG: measurement.get(key)},
+                                   error=NotebookError)
+             for key, given in (("confidence", confidence), ("ci_target", ci_target))}
+    return Settings(found["confidence"].value, found["ci_target"].value,
+                    {key: setting.origin for key, setting in found.items()})

@@ -14,8 +14,8 @@ counts: ``stats.proportion`` (one test set's exact CI, two test sets compared as
 ``stats.paired_proportion`` (two variants scored on the same items: McNemar, Tang/Tango score
 tests and intervals) are imported by module.
 
-Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); a ``confidence`` left
-None is the config schema's ``measurement.confidence`` (:func:`check_confidence`); results are
+Conventions: confidences, alphas and quantiles are fractions (0.95, 0.05, 0.99); a ``confidence`` is always
+the caller's: statistics never look a setting up (:mod:`twelveways.evidence.settings` resolves it); results are
 small frozen dataclasses with ``to_dict()`` (JSON-ready, for checklist evidence) or plain dicts.
 """
 

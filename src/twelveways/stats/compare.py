@@ -57,7 +57,7 @@ class Comparison(Record):
         return self.p < self.alpha
 
 
-def compare(a, b, confidence: float | None = None, *, alpha: float | None = None, kind: str = "cost",
+def compare(a, b, confidence: float, *, alpha: float | None = None, kind: str = "cost",
             unit: str | None = None) -> Comparison:
     """Is a different from b?  Median CIs (overlap?), Mann–Whitney U (two-sided), Cliff's delta and A12.
 

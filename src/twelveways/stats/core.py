@@ -18,7 +18,6 @@ from ..jsonvalue import plain
 from scipy import stats as sps
 
 from ..errors import StatisticsError
-from ..evidence.settings import resolve_confidence
 
 KINDS = ("cost", "rate", "ratio")
 #: statistics allowed per kind; the first is the default (R3: arithmetic mean for costs, harmonic for rates)
@@ -85,10 +84,12 @@ def as_values(values, name: str = "values", min_n: int = 1) -> np.ndarray:
     return arr
 
 
-def check_confidence(confidence: float | None) -> float:
-    """A confidence level; None is the config schema's ``measurement.confidence`` (the only default,
-    :func:`twelveways.evidence.settings.default_confidence`), so every ``confidence=None`` here means it."""
-    return check_fraction(resolve_confidence(confidence), "confidence")
+def check_confidence(confidence: float) -> float:
+    """A confidence level the caller gives: statistics never look a setting up (the caller resolves it with
+    :mod:`twelveways.evidence.settings`, which knows the sources and the schema's default)."""
+    if confidence is None:  # a caller's bug, not a problem of the data: no StatisticsError a caller would catch
+        raise TypeError("no confidence level given: resolve one (twelveways.evidence.settings) and pass it")
+    return check_fraction(confidence, "confidence")
 
 
 def check_fraction(value: float, name: str) -> float:
@@ -136,7 +137,7 @@ def check_sign(x: np.ndarray, kind: str, statistic: str) -> None:
 
 
 @lru_cache(maxsize=4096)
-def percentile_ci_ranks(n: int, q: float, confidence: float | None = None) -> tuple[int, int, float] | None:
+def percentile_ci_ranks(n: int, q: float, confidence: float) -> tuple[int, int, float] | None:
     """1-based order-statistic ranks (j, k) and exact coverage of the CI of the q-quantile.
 
     The count of samples below the true q-quantile is Binomial(n, q), whatever the distribution
@@ -157,7 +158,7 @@ def percentile_ci_ranks(n: int, q: float, confidence: float | None = None) -> tu
     return j, k, coverage
 
 
-def median_ci_ranks(n: int, confidence: float | None = None) -> tuple[int, int, float] | None:
+def median_ci_ranks(n: int, confidence: float) -> tuple[int, int, float] | None:
     """Ranks (j, k) and coverage of the distribution-free CI of the median (n=20, 95%: 6, 15, 0.9586).
 
     None when n is too small for the confidence (n < 6 at 95%).
@@ -165,7 +166,7 @@ def median_ci_ranks(n: int, confidence: float | None = None) -> tuple[int, int, 
     return percentile_ci_ranks(n, 0.5, confidence)
 
 
-def min_samples_for_ci(q: float = 0.5, confidence: float | None = None) -> int:
+def min_samples_for_ci(q: float, confidence: float) -> int:
     """Smallest n for which an exact two-sided CI of the q-quantile exists (6 for the median at 95%).
 
     Why: tail percentiles need many samples (p99 at 95% needs 368); say so before measuring.
@@ -205,7 +206,7 @@ def _order_statistic_ci(samples, q: float, confidence: float, axis):
     return part[..., j - 1], part[..., k - 1]
 
 
-def median_ci(samples, confidence: float | None = None, *, axis: int | None = None):
+def median_ci(samples, confidence: float, *, axis: int | None = None):
     """Nonparametric CI of the median from exact binomial order-statistic ranks -> (low, high).
 
     No distributional assumption (R6).  One sample by default (the order statistics at
@@ -216,7 +217,7 @@ def median_ci(samples, confidence: float | None = None, *, axis: int | None = No
     return _order_statistic_ci(samples, 0.5, confidence, axis)
 
 
-def percentile_ci(samples, q: float, confidence: float | None = None, *, axis: int | None = None):
+def percentile_ci(samples, q: float, confidence: float, *, axis: int | None = None):
     """CI of the q-quantile (q a fraction, 0.99 = p99) from exact binomial ranks (Binomial(n, q)).
 
     Tail latency is judged by percentiles (R8), and a percentile without a CI hides how few tail
@@ -285,7 +286,7 @@ def normality(values, alpha: float = 0.05, *, max_n: int = SHAPIRO_MAX_N, seed: 
                      "; ".join(notes))
 
 
-def mean_ci(values, confidence: float | None = None, *, alpha: float = 0.05, assume_normal: bool = False) -> tuple[float, float]:
+def mean_ci(values, confidence: float, *, alpha: float = 0.05, assume_normal: bool = False) -> tuple[float, float]:
     """t-based CI of the arithmetic mean, refused when Shapiro–Wilk rejects normality (R6).
 
     ``assume_normal=True`` skips the check; it is explicit so a reviewer can find it.  For a CI

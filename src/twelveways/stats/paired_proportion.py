@@ -156,7 +156,7 @@ def _limit(statistic, target: float, inner: float, outer: float) -> float:
 
 
 def paired_interval(estimand: str, items: PairedItems,
-                    confidence: float | None = None) -> tuple[float, tuple[float, float]]:
+                    confidence: float) -> tuple[float, tuple[float, float]]:
     """(estimate, two-sided score interval at ``confidence``) of how accuracy a stands to b on the same items.
 
     The interval is every null value the two-sided score test at 1 − confidence does not reject

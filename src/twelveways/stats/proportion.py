@@ -44,7 +44,7 @@ def _counts(correct, items) -> tuple[int, int]:
     return correct, items
 
 
-def accuracy_ci(correct, items, confidence: float | None = None) -> Accuracy:
+def accuracy_ci(correct, items, confidence: float) -> Accuracy:
     """The accuracy ``correct/items`` with its two-sided exact binomial (Clopper–Pearson) CI."""
     from statsmodels.stats.proportion import proportion_confint
 
@@ -67,7 +67,7 @@ def _arguments(estimand: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[t
 
 
 def relative_interval(estimand: str, a: tuple[int, int], b: tuple[int, int],
-                      confidence: float | None = None) -> tuple[float, tuple[float, float]]:
+                      confidence: float) -> tuple[float, tuple[float, float]]:
     """(estimate, two-sided CI) of how accuracy ``a`` (correct, items) stands to ``b``, from both test sets.
 
     statsmodels' score interval for two independent binomials (``confint_proportions_2indep``;

@@ -115,7 +115,7 @@ def _moderated(var: np.ndarray, df: int, prior: tuple[float, float] | None) -> t
     return (d0 * s0 + df * var) / (d0 + df), float(df + d0)
 
 
-def log_ratio_interval(log_numerator, log_denominator, confidence: float | None = None, *, run_variance: float = 0.0,
+def log_ratio_interval(log_numerator, log_denominator, confidence: float, *, run_variance: float = 0.0,
                        run_df: float = math.inf, prior: tuple[float, float] | None = None):
     """(estimate, low, high, p, df) of the log ratio from invocation log summaries on the last axis.
 
@@ -166,7 +166,7 @@ class ReplicateRatio(Record):
 
 
 def ratio_ci(numerator_groups: Sequence, denominator_groups: Sequence, kind: str = "cost", *,
-             confidence: float | None = None, run_variance: float = 0.0, run_df: float = math.inf,
+             confidence: float, run_variance: float = 0.0, run_df: float = math.inf,
              prior: tuple[float, float] | None = None) -> ReplicateRatio:
     """Ratio of two configurations' summaries with the CI of the two-level model (module docstring).
 
@@ -207,15 +207,21 @@ def detectable_log_effect(invocation_variance: float, invocations: int, *, alpha
     return float((sps.t.ppf(1.0 - alpha / 2.0, 2 * n - 2) + sps.t.ppf(power, 2 * n - 2)) * se)
 
 
+#: The level of an interval asked for only its estimate, p value or standard error, none of which depends on it
+#: (the standard error is backed out of the interval at the same level): not a confidence anyone states.
+SE_LEVEL = 0.95
+
+
 def run_variance_terms(log_first, log_second) -> float:
     """One A/A pair's contribution to the between-run variance (method of moments): half of the
     squared log difference minus what the invocations alone explain; may be negative, pool before
     clipping at zero.  Sides with one invocation borrow the other side's variance; NaN when neither
     has two."""
-    est, low, high, _, df = log_ratio_interval(np.asarray(log_first, dtype=float), np.asarray(log_second, dtype=float))
+    est, low, high, _, df = log_ratio_interval(np.asarray(log_first, dtype=float), np.asarray(log_second, dtype=float),
+                                               SE_LEVEL)
     if not np.isfinite(high - low):
         return math.nan
-    se = float(high - low) / (2.0 * float(sps.t.ppf(0.975, df))) if float(high - low) > 0 else 0.0
+    se = float(high - low) / (2.0 * float(sps.t.ppf(0.5 + SE_LEVEL / 2.0, df))) if float(high - low) > 0 else 0.0
     return (float(est) ** 2 - se ** 2) / 2.0
 
 
@@ -243,7 +249,7 @@ def ratio_test(numerator_groups: Sequence, denominator_groups: Sequence, kind: s
     log_d = log_summaries(denominator_groups, kind) + math.log(threshold)
     if log_n.size < 2 and log_d.size < 2:
         return 1.0
-    est, _, _, p, _ = (float(v) for v in log_ratio_interval(log_n, log_d))
+    est, _, _, p, _ = (float(v) for v in log_ratio_interval(log_n, log_d, SE_LEVEL))
     if not math.isfinite(p):
         return 1.0
     toward = est > 0 if alternative == "greater" else est < 0
@@ -257,7 +263,7 @@ def t_quantile(q: float, df: float) -> float:
     return float(sps.t.ppf(q, df))
 
 
-def summary_interval(groups: Sequence, kind: str = "cost", confidence: float | None = None) -> tuple[float, float, float] | None:
+def summary_interval(groups: Sequence, kind: str, confidence: float) -> tuple[float, float, float] | None:
     """(summary, low, high) of one configuration from its invocations: the geometric mean of the invocation
     summaries with a t interval of their logs; the variance of one summary is never taken below what its
     iterations alone give (within-invocation variance / iterations: the between-invocation part clipped at
@@ -274,7 +280,7 @@ def summary_interval(groups: Sequence, kind: str = "cost", confidence: float | N
     return centre, centre * math.exp(-half), centre * math.exp(half)
 
 
-def summary_intervals(values, configuration, invocation, rate, confidence: float | None = None) -> np.ndarray:
+def summary_intervals(values, configuration, invocation, rate, confidence: float) -> np.ndarray:
     """:func:`summary_interval` of many configurations at once: rows of (summary, low, high), one per
     configuration code 0..C-1, NaN where this pass leaves the configuration to :func:`summary_interval`.
 

@@ -84,7 +84,7 @@ def _check_p(p) -> int:
 
 
 def speedup(base_times, times_by_p: Mapping, base_case: str, *, statistic: str = "median",
-            unit: str | None = "s", scaling: str = "strong", confidence: float | None = None) -> Speedup:
+            unit: str | None = "s", scaling: str = "strong", confidence: float) -> Speedup:
     """Speedup and efficiency per process count as ratios of time summaries over a stated base case.
 
     base_case: "best serial" (the best serial code, the honest baseline) or "one process" (the
@@ -155,7 +155,7 @@ class AmdahlFit(Record):
         return amdahl_speedup(p, self.serial_fraction)
 
 
-def amdahl_fit(p, speedup_values, *, confidence: float | None = None) -> AmdahlFit:
+def amdahl_fit(p, speedup_values, *, confidence: float) -> AmdahlFit:
     """Least-squares fit of Amdahl's serial fraction (scipy.optimize.curve_fit, f bounded to [0, 1]).
 
     Gives the measured bound on strong scaling (max speedup 1/f, R11).  Residuals are weighted as

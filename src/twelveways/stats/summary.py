@@ -14,7 +14,6 @@ import numpy as np
 from scipy import stats as sps
 
 from ..errors import StatisticsError
-from ..evidence.settings import resolve_ci_target
 from .core import (STATISTICS, Record, relative_half_width, as_values, check_confidence, check_kind, check_sign, median_ci,
                          median_ci_ranks, min_samples_for_ci, normality, t_interval)
 
@@ -81,7 +80,7 @@ def _parametric_summary(x, kind, statistic, confidence, unit, alpha, check=None)
     return Summary(kind, statistic, value, x.size, (low, high), confidence, method, unit, brief)
 
 
-def summarize(values, kind: str, *, statistic: str | None = None, confidence: float | None = None,
+def summarize(values, kind: str, *, statistic: str | None = None, confidence: float,
               unit: str | None = None, alpha: float = 0.05) -> Summary:
     """Summary fit for the kind of data (R3): costs by mean (default) or median, rates by harmonic mean or median.
 
@@ -102,7 +101,7 @@ def summarize(values, kind: str, *, statistic: str | None = None, confidence: fl
     return _parametric_summary(x, kind, statistic, confidence, unit, alpha)
 
 
-def ci(values, confidence: float | None = None, kind: str = "cost", *, alpha: float = 0.05, unit: str | None = None) -> Summary:
+def ci(values, confidence: float, kind: str = "cost", *, alpha: float = 0.05, unit: str | None = None) -> Summary:
     """A CI that picks its procedure (R5, R6) and says which in ``statistic`` and ``ci_method``.
 
     Costs: mean with a t CI if Shapiro–Wilk does not reject normality, else the median with its
@@ -143,7 +142,7 @@ class Ratio(Record):
 
 
 def ratio_of_summaries(numerator_values, denominator_values, kind: str, *, statistic: str | None = None,
-                       confidence: float | None = None, unit: str | None = None) -> Ratio:
+                       confidence: float, unit: str | None = None) -> Ratio:
     """summary(numerator) / summary(denominator) — the only way a ratio is formed here (R4).
 
     The CI divides the bounds of each sample's CI at level √confidence; for independent samples
@@ -207,12 +206,11 @@ class SampleSize(Record):
         return self.pilot_n >= self.n
 
 
-def samples_needed(pilot, target: float | None = None, confidence: float | None = None, statistic: str = "median", *,
+def samples_needed(pilot, target: float, confidence: float, statistic: str = "median", *,
                    max_n: int = 100_000) -> SampleSize:
     """Number of samples needed for the CI to reach ±target (relative), estimated from a pilot sample.
 
-    ``target`` and ``confidence`` default (None) to the config schema's ``measurement.ci_target`` and
-    ``measurement.confidence``.
+    ``target`` and ``confidence`` are the caller's (resolved with :mod:`twelveways.evidence.settings`).
 
     median: the smallest n whose exact-rank CI, placed at the pilot's quantiles j/(n+1) and
     k/(n+1) (the expected positions of those order statistics), lies within ±target of the pilot
@@ -222,7 +220,6 @@ def samples_needed(pilot, target: float | None = None, confidence: float | None 
     size meet the target, so plan some margin.  Raises StatisticsError if max_n does not suffice.
     """
     confidence = check_confidence(confidence)
-    target = resolve_ci_target(target)
     if not 0 < target < 1:
         raise StatisticsError(f"target is a relative half-width in (0, 1) (0.05 = ±5%), got {target}")
     tail = (1.0 - confidence) / 2.0

@@ -18,7 +18,7 @@ from .core import (Record, as_values, check_confidence, check_quantile, min_samp
                          percentile_ci, percentile_ci_ranks)
 
 
-def percentiles(values, qs=(0.5, 0.9, 0.99), confidence: float | None = None) -> list[dict]:
+def percentiles(values, qs=(0.5, 0.9, 0.99), *, confidence: float) -> list[dict]:
     """Table of percentiles (q as fractions) with exact binomial CIs where n supports them.
 
     Rows whose CI n cannot support keep the estimate and say how many samples would be needed,
@@ -62,7 +62,7 @@ class QuantileFit(Record):
         return self.intercept + self.slope * np.asarray(x, dtype=float)
 
 
-def quantile_regression(x, y, quantiles=(0.5, 0.9, 0.99), *, confidence: float | None = None,
+def quantile_regression(x, y, quantiles=(0.5, 0.9, 0.99), *, confidence: float,
                         min_tail: int = 5) -> dict[float, QuantileFit]:
     """Linear quantile regression of y on x for each quantile (statsmodels QuantReg), with CIs.
 

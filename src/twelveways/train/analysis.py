@@ -16,6 +16,7 @@ import pandas as pd
 
 from .. import derived, plots, results, stats
 from ..errors import StatisticsError
+from ..evidence.settings import resolve_confidence
 
 FACTORS = ["config_id", "run_id", "seed", "workload", "dataset", "input_size", "batch_size", "per_rank_batch", "lr",
            "lr_rule", "precision", "variant", "ranks", "scaling", "sparsification", "role", "study", "status", "target"]
@@ -106,7 +107,7 @@ def speedups(runs: pd.DataFrame, score_table: pd.DataFrame, confidence: float | 
     rows = []
     for config_id, group in part.groupby("config_id", sort=False):
         first = group.iloc[0]
-        step, step_ci = _median_ratio(base["time_per_step"], group["time_per_step"], confidence)
+        step, step_ci = _median_ratio(base["time_per_step"], group["time_per_step"], resolve_confidence(confidence))
         dense = part[(part["ranks"] == first["ranks"]) & (part["sparsification"] == "none")]
         dense_bytes = dense["comm_bytes_per_step"].median() if not dense.empty else math.nan
         dense_ids = sorted(dense["config_id"].unique())
@@ -169,7 +170,7 @@ def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float 
     Each summary's filters select the raw per-run rows it summarizes (iteration -1 of that
     config_id; invalid runs, which never reached the target, are not summarized).
     """
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     usable = results.summarizable(samples)
     usable = usable[(usable["iteration"] == -1) & (usable["seed"] >= 0)]
     out = []
@@ -223,7 +224,7 @@ def derived_rows(samples: pd.DataFrame, speed: pd.DataFrame, runs: pd.DataFrame)
 def write_derived(path, raw_path, samples: pd.DataFrame, runs: pd.DataFrame, speed: pd.DataFrame,
                   summaries: list[dict], confidence: float | None = None):
     """Write ``results/derived/train.nc``: speedups with their bases, medians, figure declarations."""
-    confidence = stats.check_confidence(confidence)
+    confidence = stats.check_confidence(resolve_confidence(confidence))
     bundle = derived.Derived(
         "train", [Path(raw_path)], rows=derived_rows(samples, speed, runs) if not speed.empty else [],
         summaries=summaries, figures=plots.declared(),

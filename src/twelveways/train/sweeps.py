@@ -515,7 +515,7 @@ def main(argv=None) -> int:
                        Path(args.models) if args.models else output.parent / "models")
         print(f"wrote {path}", file=sys.stderr)
 
-    return one_line_errors(run, 1)
+    return one_line_errors(run)
 
 
 if __name__ == "__main__":
