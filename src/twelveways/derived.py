@@ -37,7 +37,7 @@ from . import results, stats
 from .errors import ResultsError, StatisticsError
 
 #: Bumped whenever the analysis changes what it derives or how (format history in the README).
-ANALYSIS_VERSION = "1"
+ANALYSIS_VERSION = "2"
 RUN_ID = "derived"
 #: Per-row annotation columns of a derived file (never configuration factors).
 ANNOTATIONS = {"base_case": "", "base_value": math.nan, "base_unit": "", "ci_low": math.nan, "ci_high": math.nan,
