@@ -125,12 +125,8 @@ plots.show(fig, figures_dir, "distributions",
 # interval: its iterations describe one invocation.
 
 # %%
-columns = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "statistic", "ci_low_s", "ci_high_s",
-           "ci_halfwidth_pct", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
-shown = summary[[c for c in columns if c in summary.columns]].rename(
-    columns={"n": "invocations (n)", "statistic": "statistic of the invocation means"})
-tables.show(shown, f"per configuration (time per iteration over invocations, {percent(confidence)} CI over invocations)",
-            collapse_after=40)
+tables.show(pa.shown_table(summary), f"per configuration (time per iteration: the statistic of its invocation means, "
+            f"{percent(confidence)} CI over invocations)", collapse_after=40)
 target = ci_target * 100
 wide = summary[summary["ci_halfwidth_pct"] > target]
 if len(wide):

@@ -496,3 +496,12 @@ def test_bare_report_command_means_rebuild():
     assert args.source == "data/reference" and args.output == "reports/"
     with pytest.raises(UsageError, match="twelveways report rebuild: argument --from: expected one argument"):
         commands.main(["--from"])  # `twelveways report --from` without a folder: one line, not a usage block
+
+
+def test_the_shown_table_puts_the_interval_in_one_cell_and_names_n_as_invocations():
+    summary = pd.DataFrame({"workload": ["k", "k"], "size": [1, 2], "n": [4, 1], "iterations": [24, 6],
+                            "time_s": [1.0, 2.0], "statistic": ["geometric mean", "geometric mean"],
+                            "ci_low_s": [0.95, np.nan], "ci_high_s": [1.05, np.nan]})
+    shown = prkanalysis.shown_table(summary)
+    assert list(shown["CI (s)"]) == ["[0.95, 1.05]", "none: one invocation"]
+    assert "invocations (n)" in shown.columns and "ci_low_s" not in shown.columns

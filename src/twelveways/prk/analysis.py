@@ -130,6 +130,20 @@ def summarize(times: pd.DataFrame, confidence: float | None = None) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+#: The per-configuration table's columns, in the order a reader needs them.
+SHOWN_COLUMNS = ["workload", "size", "config", "scaling", "n", "iterations", "time_s", "statistic", "CI (s)",
+                 "ci_halfwidth_pct", "shapiro_p", "rate", "rate_unit", "percent_of_bound", "stop_reasons"]
+
+
+def shown_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """The per-configuration table as the notebook shows it: the interval over invocations in one cell
+    ("[low, high]", four significant digits; "none: one invocation"), n named as invocations."""
+    interval = [f"[{low:.4g}, {high:.4g}]" if np.isfinite(low) and np.isfinite(high) else "none: one invocation"
+                for low, high in zip(summary["ci_low_s"], summary["ci_high_s"])]
+    table = summary.assign(**{"CI (s)": interval})
+    return table[[c for c in SHOWN_COLUMNS if c in table.columns]].rename(columns={"n": "invocations (n)"})
+
+
 #: What a configuration's time is, in the table's words.
 STATISTIC_NAMES = {"geometric_mean": "geometric mean", "median": "median"}
 
