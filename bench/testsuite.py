@@ -26,12 +26,14 @@ BUDGETS = {
     "test": (480, "make test, the whole suite with the style gates, as CI runs it"),
 }
 NARROW_VAR = "TWELVEWAYS_BENCH_PYTEST_ARGS"
-WARM_IMPORTS = "import torch, scipy.stats, pandas, xarray, statsmodels.api, matplotlib.pyplot, twelveways.cli"
+WARM_IMPORTS = ("import torch, scipy.stats, pandas, xarray, statsmodels.api, matplotlib.pyplot, twelveways.cli, "
+                "pytest, xdist, hypothesis, bs4, nbformat")
 
 
 def _clean_env() -> dict:
-    """This environment without the project's own venv, as a new shell on a fresh machine has it."""
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    """This environment without the project's own venv, as a new shell on a fresh machine has it; without
+    PYTHONDONTWRITEBYTECODE too, which the Makefile drops for its targets, so the warm-up writes bytecode."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p)
     return env
 
