@@ -19,7 +19,7 @@ unexport PYTHONDONTWRITEBYTECODE
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
-	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), under 2 min"
+	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), within 1 min"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
@@ -77,12 +77,20 @@ ab: $(STAMP)
 	@echo "A/B report: $(CURDIR)/reports/ab.html"
 
 # PYTEST_ARGS narrows either run (files, -k, -x); make bench's testsuite topic times both on a fresh clone.
+# Both spread the tests over TEST_WORKERS processes (pytest-xdist; default one per core, at most 8, as each
+# holds NumPy, SciPy and PyTorch; TEST_WORKERS=0 runs them in one process, for --pdb or a plain -x).
+# --dist loadgroup keeps the tests that share a fixture or a build on one worker, and the longest
+# of those (the tiny workflow run) is handed out first (tests/conftest.py).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 8 ? n : 8 )))
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder)
 test: $(STAMP) browser-deps lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
-# The unit tier: no tiny workflow, no end-to-end or multi-process test (marked slow), no browser, no cluster.
+# The unit tier: no tiny workflow, no end-to-end or multi-process test (marked slow), no browser, no cluster;
+# the readers' property tests draw 5 damaged files per seed instead of make test's 20 (TWELVEWAYS_FUZZ_EXAMPLES).
+test-fast: export TWELVEWAYS_FUZZ_EXAMPLES ?= 5
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow and not browser and not slurm" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not slurm" $(PYTEST_ARGS)
 
 # Style gates (pyproject.toml [tool.ruff], [tool.snakefmt]); part of make test, so CI runs them.
 lint: $(STAMP)

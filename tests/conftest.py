@@ -1,15 +1,37 @@
-"""Shared fixtures: the project root, the venv's executables, small configs built in tmp_path."""
+"""Shared fixtures: the project root, the venv's executables, the builds many tests read (made once per run).
+
+`make test` runs the tests in worker processes (pytest-xdist, ``--dist loadgroup``).  A fixture wider
+than one test is built once per worker that needs it, so the tests that share one go to the same worker
+(tests/xdist_groups.py): the tests of a module that use one of its module (or session) fixtures form a
+group, and so do all tests of a shared build (``SHARED_BUILDS``).  The builds themselves are made once
+per run for all workers (tests/shared_builds.py), and their groups are handed out first, so the longest
+of them (the tiny workflow run) starts at once beside everything else.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import shared_builds
+import tinyrun
+import xdist_groups
+from browser import reportdata
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+REFERENCE = ROOT / "data" / "reference"
+
+#: Session fixtures that take a minute or more -> the xdist group of every test that uses one (first match).
+#: The tiny run starts from the reference set's rebuild, so the two share a group: one worker makes both.
+SHARED_BUILDS = {"tiny_run": "workflow", "reference_report": "workflow", "synthetic_report": "synthetic-report"}
+#: Module fixtures that cost next to nothing: made once per worker, their tests spread over all workers.
+CHEAP_MODULE_FIXTURES = {"generated"}  # tests/test_readers_fuzz.py: two small seed files
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +45,98 @@ def venv_env() -> dict:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     return env
+
+
+@pytest.fixture(scope="session")
+def shared_tmp(tmp_path_factory) -> Path:
+    """A folder of this test run that every xdist worker shares: where the shared builds are made."""
+    return shared_builds.run_folder(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def synthetic_report(shared_tmp) -> Path:
+    """reports/report.html of the synthetic set (tests/browser/reportdata.py), built once per test run."""
+    return shared_builds.built_once(shared_tmp / "synthetic-report", reportdata.build_synthetic) / "reports" / "report.html"
+
+
+def _reader_report(folder: Path, env: dict) -> None:
+    """`make reader-report`'s command: data/reference re-rendered and re-audited into ``folder/reports``;
+    what it printed in ``folder/rebuild.log``."""
+    reportdata.ensure_kernelspec()
+    done = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", str(REFERENCE), "--output",
+                           str(folder / "reports")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    (folder / "rebuild.log").write_text(done.stdout + done.stderr)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture(scope="session")
+def reference_report(shared_tmp, venv_env) -> Path:
+    """reports/report.html as `make reader-report` writes it from data/reference, made once per test run;
+    the command's output is in ``rebuild.log`` beside the reports folder."""
+    if not (REFERENCE / "environment.json").is_file():
+        pytest.skip("no reference result set committed (data/reference/environment.json)")
+    folder = shared_builds.built_once(shared_tmp / "reference-report", lambda f: _reader_report(f, venv_env))
+    return folder / "reports" / "report.html"
+
+
+@pytest.fixture(scope="session")
+def tiny_run(shared_tmp, reference_report, venv_env) -> tinyrun.TinyRun:
+    """The tiny workflow run of tests/tinyrun.py (README order, killed twice, then finished), once per test
+    run; tests read it and never change it (one that must, works on a copy of ``project``)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    folder = shared_builds.built_once(
+        shared_tmp / "tiny-run", lambda f: tinyrun.build(f, ROOT, venv_env, reference_report.parent))
+    return tinyrun.load(folder)
+
+
+def _xdist_group(item: pytest.Item) -> str | None:
+    """A shared build's group, else the module's when the test uses a fixture its module defines wider
+    than one test (built once per worker: its tests go to one)."""
+    closure = item.fixturenames
+    for fixture, group in SHARED_BUILDS.items():
+        if fixture in closure:
+            return group
+    module = item.nodeid.split("::")[0]
+    for name in set(closure) - CHEAP_MODULE_FIXTURES:
+        for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
+            if definition.scope != "function" and definition.baseid == module:
+                return module
+    return None
+
+
+@pytest.hookimpl(trylast=True)  # the collection as it will run: after -m and -k took tests out
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In an xdist worker: the groups to the scheduler's file, and the shared builds first (a run without
+    xdist keeps the file order)."""
+    workerinput = getattr(config, "workerinput", {})
+    if xdist_groups.WORKERINPUT_KEY not in workerinput:
+        return
+    groups = {item.nodeid: group for item in items if (group := _xdist_group(item))}
+    xdist_groups.write(Path(workerinput[xdist_groups.WORKERINPUT_KEY]), groups)
+    rank = {group: index for index, group in enumerate(dict.fromkeys(SHARED_BUILDS.values()))}
+    items.sort(key=lambda item: rank.get(groups.get(item.nodeid), len(rank)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: every worker writes the groups to the one file of this run."""
+    node.workerinput[xdist_groups.WORKERINPUT_KEY] = str(_groups_file(node.config))
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own choice
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_groups.GroupScheduling(config, log, _groups_file(config))
+    return None
+
+
+def _groups_file(config: pytest.Config) -> Path:
+    if not hasattr(config, "_twelveways_groups"):
+        config._twelveways_groups = xdist_groups.new_groups_file()
+    return config._twelveways_groups
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if hasattr(config, "_twelveways_groups"):
+        config._twelveways_groups.unlink(missing_ok=True)

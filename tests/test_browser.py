@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import chromium, reportdata
+from browser import chromium
 
 pytestmark = pytest.mark.browser
 
@@ -35,33 +35,30 @@ def _png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", header[16:24])
 
 
-def test_report_renders_every_figure_without_errors(binary):
-    kind = "reference" if (ROOT / "data" / "reference" / "environment.json").is_file() else "synthetic"
-    report = reportdata.built_report(kind)
-    shot = ROOT / "reports" / f"screenshot-{kind}.png"  # kept for CI; reports/ is git-ignored
-    page = chromium.check_page(report, shot, binary=binary)
+def test_report_renders_every_figure_without_errors(binary, reference_report):
+    shot = ROOT / "reports" / "screenshot-reference.png"  # kept for CI; reports/ is git-ignored
+    page = chromium.check_page(reference_report, shot, binary=binary)
     assert page.errors == []
     assert len(page.images) >= 3
     assert page.broken_images == []
     assert page.title
     assert _png_size(shot) == (chromium.WIDTH, chromium.HEIGHT)
-    _first_screen_leads_with_the_numbers(page, kind)
+    _first_screen_leads_with_the_numbers(page)
 
 
 #: The reference report was 49,578 px tall before the report put the headline first and folded the detail.
 HEIGHT_BEFORE_ISSUE_16 = 49_578
 
 
-def _first_screen_leads_with_the_numbers(page: chromium.PageReport, kind: str) -> None:
+def _first_screen_leads_with_the_numbers(page: chromium.PageReport) -> None:
     """The first 1,400 × 1,000 px: the profile caveat, headline numbers with CIs, the verdict counts."""
     first = " ".join(page.first_screen.split())
     assert "Profile " in first and "runtime" in first
     assert " pass" in first and " warn" in first and " fail" in first and "needs human" in first
-    if kind == "reference":  # the synthetic set has no derived results, so no headline numbers
-        assert re.search(r"\d ms \[[\d.]+, [\d.]+\]", first), first[:400]
-        # issue 16 halved it; issue 29 then drew every figure at its natural aspect ratio and added the
-        # per-variant inference headline and the claims' reasons (about 3% of the old page): still folded
-        assert page.height <= HEIGHT_BEFORE_ISSUE_16 * 0.52
+    assert re.search(r"\d ms \[[\d.]+, [\d.]+\]", first), first[:400]
+    # issue 16 halved it; issue 29 then drew every figure at its natural aspect ratio and added the
+    # per-variant inference headline and the claims' reasons (about 3% of the old page): still folded
+    assert page.height <= HEIGHT_BEFORE_ISSUE_16 * 0.52
 
 
 def test_workflow_report_if_present(binary):
@@ -73,11 +70,10 @@ def test_workflow_report_if_present(binary):
     assert page.errors == [] and page.broken_images == []
 
 
-def test_reader_report_fits_the_page_and_draws_figures_at_their_aspect_ratio(binary):
+def test_reader_report_fits_the_page_and_draws_figures_at_their_aspect_ratio(binary, reference_report):
     """make reader-report's page at 1,400 px: no sideways scrolling, every figure at its aspect ratio and
     at least half its natural width (text in figures stays as large as it was drawn)."""
-    kind = "reference" if (ROOT / "data" / "reference" / "environment.json").is_file() else "synthetic"
-    page = chromium.check_page(reportdata.built_report(kind), binary=binary)
+    page = chromium.check_page(reference_report, binary=binary)
     assert page.width <= chromium.WIDTH and page.overflowing == [], (page.width, page.overflowing)
     assert page.images and page.squashed_images == [], page.squashed_images
 
@@ -86,21 +82,20 @@ def test_reader_report_fits_the_page_and_draws_figures_at_their_aspect_ratio(bin
 PAGE_HEIGHT_LIMIT = 20_000
 
 
-def test_reader_report_is_short_its_tables_fit_and_configurations_take_two_lines(binary):
+def test_reader_report_is_short_its_tables_fit_and_configurations_take_two_lines(binary, reference_report):
     """make reader-report's page at 1,400 px, every fold closed: at most 20,000 px tall; every fold opened: no
     table wider than its box (none cut at the right edge or scrolled sideways), every cell of a
     "… configuration" column at most two lines with all its factors on hover.  (Tick labels are pixels of a
     PNG here: tests/test_figures.py measures them in matplotlib.)"""
-    kind = "reference" if (ROOT / "data" / "reference" / "environment.json").is_file() else "synthetic"
-    page = chromium.check_page(reportdata.built_report(kind), binary=binary)
+    page = chromium.check_page(reference_report, binary=binary)
     assert page.height <= PAGE_HEIGHT_LIMIT, page.sections
     assert page.wide_tables == []
-    if kind == "reference":  # the headline's training rows, the claims and the checklist's evidence name configurations
-        assert page.configuration_cells >= 20
+    if (ROOT / "data" / "reference" / "environment.json").is_file():  # the headline's training rows, the claims
+        assert page.configuration_cells >= 20  # and the checklist's evidence name configurations
     assert page.tall_configurations == [] and page.untitled_configurations == []
 
 
-def _own_headline_values(derived: Path, results: Path) -> list[str]:
+def _own_headline_values(derived: Path) -> list[str]:
     """The headline's numbers as the run's own derived results give them (PRK and training rows,
     each inference variant's SingleStream p90)."""
     from twelveways.report import headline
@@ -115,44 +110,15 @@ def _own_headline_values(derived: Path, results: Path) -> list[str]:
 
 
 @pytest.mark.slow
-def test_readme_order_the_report_shows_its_own_run(binary, venv_env):
-    """README order in a copy of the project: `make reader-report` (the rebuild it runs), then the
+def test_readme_order_the_report_shows_its_own_run(binary, tiny_run):
+    """README order in a copy of the project (tests/tinyrun.py): `make reader-report`'s outputs, then the
     workflow (tiny .test config): the new report's headline holds the run's own derived values, none
     of the leftover reports/derived, fits 1,400 px and draws every figure at its aspect ratio."""
-    import shutil
-    import tempfile
-
-    # a folder of its own, not pytest's basetemp: the run takes minutes, and a pytest started beside it
-    # prunes older basetemps
-    base = Path(tempfile.mkdtemp(prefix="tw-readme-order-"))
-    try:
-        _readme_order(base, binary, venv_env)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def _readme_order(base: Path, binary: str, venv_env: dict) -> None:
-    import shutil
-    import subprocess
-    import sys
-
-    from test_workflow import _copy_project
-
-    project = _copy_project(ROOT, base / "project")
-    # the copy leaves out every folder named results; the reference set's must come along
-    shutil.copytree(ROOT / "data" / "reference", project / "data" / "reference", dirs_exist_ok=True)
-    rebuild = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", "data/reference",
-                              "--output", "reports"], cwd=project, env=venv_env, capture_output=True, text=True)
-    assert rebuild.returncode == 0, rebuild.stderr[-3000:]
-    assert "Black encountered an error" not in rebuild.stdout + rebuild.stderr
-    snakemake = str(Path(sys.executable).parent / "snakemake")
-    run = subprocess.run([snakemake, "--cores", "2", "--configfile", ".test/config.yaml"], cwd=project, env=venv_env,
-                         capture_output=True, text=True, timeout=1800)
-    assert run.returncode == 0, run.stderr[-3000:]
+    project = tiny_run.project
     page = chromium.check_page(project / "reports" / "report.html", binary=binary)
-    own = _own_headline_values(project / "results" / "derived", project / "results")
+    own = _own_headline_values(project / "results" / "derived")
     assert own and all(value in page.headline for value in own), [v for v in own if v not in page.headline]
-    leftover = _own_headline_values(project / "reports" / "derived", ROOT / "data" / "reference" / "results")
+    leftover = _own_headline_values(project / "reports" / "derived")
     assert any(value not in page.headline for value in leftover)  # the reader-report's numbers are not shown
     assert page.width <= chromium.WIDTH and page.overflowing == [], (page.width, page.overflowing)
     assert page.images and page.squashed_images == [], page.squashed_images

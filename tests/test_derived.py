@@ -174,8 +174,8 @@ def test_a_figure_declaration_outside_the_vocabulary_is_refused():
 
 
 @pytest.mark.slow
-def test_rebuild_writes_the_derived_results_of_each_family_notebook():
-    report = reportdata.built_report("synthetic")  # shared with tests/test_report.py in one session
+def test_rebuild_writes_the_derived_results_of_each_family_notebook(synthetic_report):
+    report = synthetic_report  # shared with tests/test_report.py in one test run
     path = report.parent / "derived" / "prk.nc"
     ds = results.open(path)
     figures = {f["name"] for f in json.loads(ds.attrs["figures"])}

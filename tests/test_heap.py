@@ -40,7 +40,9 @@ def test_objects_the_caller_froze_stay_frozen():
         frozen = gc.get_freeze_count()
         with collect_new_objects_only():
             pass
-        assert gc.get_freeze_count() == frozen
+        # an unfreeze would empty the permanent generation; frozen objects another thread frees meanwhile
+        # (pytest-xdist's I/O thread in a worker) leave it one by one, so the count may only fall a little
+        assert 0.9 * frozen < gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -75,7 +76,10 @@ def imports_alone(names: list[str], package: str, cwd, interpreters: int = 2) ->
 
 @pytest.fixture(scope="module")
 def fresh_imports(root) -> dict[str, str | None]:
-    return imports_alone(IMPORTABLE, "twelveways", root)
+    # under pytest-xdist the other workers keep the other cores busy: a second interpreter would only load
+    # NumPy, SciPy and PyTorch once more
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return imports_alone(IMPORTABLE, "twelveways", root, interpreters=1 if workers > 1 else 2)
 
 
 def test_the_module_list_covers_the_package():
@@ -96,6 +100,7 @@ def test_the_harness_catches_a_loop_that_breaks_only_one_end(tmp_path):
     assert found["loopy.a"] and "cannot import name 'f'" in found["loopy.a"], found
 
 
+@pytest.mark.slow  # a fresh interpreter loads NumPy, SciPy and PyTorch: the import graph below is the unit check
 @pytest.mark.parametrize("name", IMPORTABLE)
 def test_module_imports_alone(name, fresh_imports):
     assert fresh_imports[name] is None, f"`import {name}` as the first of the package failed:\n{fresh_imports[name]}"

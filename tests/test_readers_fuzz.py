@@ -16,13 +16,14 @@ An error that only the framework's safety net caught (``... could not be read (K
 a reader that lacks its own message: reported per format (the reader's owner fixes it), apart from
 the hard failures above.
 
-Examples per file: ``TWELVEWAYS_FUZZ_EXAMPLES`` (default 20: the whole file runs in well under a minute
-on 2 cores); a campaign: ``TWELVEWAYS_FUZZ_EXAMPLES=2000 .venv/bin/pytest -q -p no:cacheprovider
-tests/test_readers_fuzz.py``.  ``TWELVEWAYS_FUZZ_SECONDS`` (default 20) is the wall-clock limit of one
-example, ``TWELVEWAYS_FUZZ_SHRINK=1`` shrinks a failure to a smaller mutation (slow on hangs),
-``TWELVEWAYS_FUZZ_KEEP_GOING=1`` runs every example and reports all failures, ``TWELVEWAYS_FUZZ_LOG=FILE``
-writes one JSON line per example (what each damaged file came to), ``TWELVEWAYS_FUZZ_SEED=N`` draws
-another stream of examples than the fixed one ``make test`` runs.
+Examples per file: ``TWELVEWAYS_FUZZ_EXAMPLES`` (default 20, as `make test` runs it: the whole file runs in
+well under a minute on 2 cores; `make test-fast` draws 5); a campaign:
+``TWELVEWAYS_FUZZ_EXAMPLES=2000 .venv/bin/pytest -q -p no:cacheprovider tests/test_readers_fuzz.py``.
+``TWELVEWAYS_FUZZ_SECONDS`` (default 20) is the wall-clock limit of one example, ``TWELVEWAYS_FUZZ_SHRINK=1``
+shrinks a failure to a smaller mutation (slow on hangs), ``TWELVEWAYS_FUZZ_KEEP_GOING=1`` runs every example
+and reports all failures, ``TWELVEWAYS_FUZZ_LOG=FILE`` writes one JSON line per example (what each damaged
+file came to), ``TWELVEWAYS_FUZZ_SEED=N`` draws another stream of examples than the fixed one ``make test``
+runs.
 """
 
 from __future__ import annotations

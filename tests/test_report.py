@@ -1,7 +1,7 @@
 """The report and its notebook machinery: builds from stored results, self-contained, escaped.
 
-The report is rebuilt once per session from a synthetic result set (tests/browser/reportdata.py,
-whose host name is ``<script>alert(1)</script>``) and, when it exists, from data/reference/.
+The report is rebuilt once per test run (fixtures of tests/conftest.py) from a synthetic result set
+(tests/browser/reportdata.py, whose host name is ``<script>alert(1)</script>``) and from data/reference/.
 """
 
 from __future__ import annotations
@@ -32,11 +32,6 @@ from twelveways.report import checklistview, commands, notebooks, render, tables
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "data" / "reference"
-
-
-@pytest.fixture(scope="module")
-def synthetic_report() -> Path:
-    return reportdata.built_report("synthetic")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +89,7 @@ def test_machine_and_config_strings_are_escaped(synthetic_report, soup):
 
 
 @pytest.mark.slow
-def test_invalid_runs_and_warmup_never_reach_the_summary(synthetic_report):
+def test_invalid_runs_and_warmup_never_reach_the_summary(synthetic_report, tmp_path):
     import nbformat
 
     executed = nbformat.read(synthetic_report.parent / "notebooks" / "prk.ipynb", as_version=4)
@@ -102,21 +97,20 @@ def test_invalid_runs_and_warmup_never_reach_the_summary(synthetic_report):
                             for out in cell.get("outputs", []))
     # the invalid run's 1 µs iterations would drag the c-serial median far below 0.0039 s
     assert "invalid runs (excluded)" in html_outputs
-    ds = results.open(reportdata.write_result_set(synthetic_report.parent / "again") / "results" / "prk.nc")
+    ds = results.open(reportdata.write_result_set(tmp_path / "again") / "results" / "prk.nc")
     times = prkanalysis.iteration_times(results.to_frame(ds))
     assert times["time_s"].min() > 1e-4 and not (times["iteration"] == 0).any()
 
 
 @pytest.mark.slow
-def test_reference_set_rebuilds_within_the_size_budget():
-    if not (REFERENCE / "environment.json").is_file():
-        pytest.skip("no reference result set committed yet (data/reference/environment.json)")
+def test_reference_set_rebuilds_within_the_size_budget(reference_report):
+    """`make reader-report`'s command on data/reference (the fixture runs it once per test run)."""
     size = sum(path.stat().st_size for path in REFERENCE.rglob("*") if path.is_file())
     assert size < 4 * 2**20
-    report = reportdata.built_report("reference")
-    page = report.read_text()
+    page = reference_report.read_text()
     assert "section-summary" in page and render.external_references(page) == []
     assert "without running any benchmark" in page
+    assert "Black encountered an error" not in (reference_report.parent.parent / "rebuild.log").read_text()
 
 
 # --------------------------------------------------------------------------- render and sanitize

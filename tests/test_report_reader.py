@@ -1,6 +1,6 @@
 """The report as a reader meets it: headline first, checks in words, figures that do not lie.
 
-The built report (the synthetic set of tests/browser/reportdata.py, built once per session and
+The built report (the synthetic set of tests/browser/reportdata.py, built once per test run and
 shared with tests/test_report.py) must hold no raw JSON, no Python reprs and no default alt text,
 and every figure must have the CSV behind it beside its PNG, linked from the page.  The headline,
 the checklist lines and the figure helpers are checked on crafted inputs in tmp_path.
@@ -41,11 +41,6 @@ RAW_CHECK = {"id": "R5", "title": "deterministic or CIs", "status": "warn", "sat
              "recommendation": "run longer"}
 
 
-@pytest.fixture(scope="module")
-def built() -> Path:
-    return reportdata.built_report("synthetic")
-
-
 def _visible_text(document: str) -> str:
     soup = BeautifulSoup(document, "html.parser")
     for tag in soup.find_all(["style", "script"]):
@@ -56,8 +51,8 @@ def _visible_text(document: str) -> str:
 # --------------------------------------------------------------------------- the built report
 
 @pytest.mark.slow  # the synthetic report built through its executed notebooks
-def test_built_report_shows_no_raw_structures_or_default_alt_text(built):
-    document = built.read_text()
+def test_built_report_shows_no_raw_structures_or_default_alt_text(synthetic_report):
+    document = synthetic_report.read_text()
     for forbidden in FORBIDDEN:
         assert forbidden not in document, forbidden
     assert not _MISSING_WORD.findall(_visible_text(document))
@@ -66,28 +61,28 @@ def test_built_report_shows_no_raw_structures_or_default_alt_text(built):
 
 
 @pytest.mark.slow  # the synthetic report built through its executed notebooks
-def test_every_figure_has_its_csv_beside_it_and_linked(built):
-    soup = BeautifulSoup(built.read_text(), "html.parser")
+def test_every_figure_has_its_csv_beside_it_and_linked(synthetic_report):
+    soup = BeautifulSoup(synthetic_report.read_text(), "html.parser")
     figures = soup.select("figure.tw-figure")
     assert len(figures) == len(soup.find_all("img"))
     for figure in figures:
         link = figure.select_one("a.tw-csv")
         assert link is not None, figure.get("id")
-        csv = (built.parent / link["href"]).resolve()
+        csv = (synthetic_report.parent / link["href"]).resolve()
         assert csv.is_file() and csv.with_suffix(".png").is_file()
         assert list(pd.read_csv(csv).columns) == ["panel", "series", "kind", "x", "y"]
-    for png in (built.parent / "figures").rglob("*.png"):
+    for png in (synthetic_report.parent / "figures").rglob("*.png"):
         assert png.with_suffix(".csv").is_file(), png
 
 
 @pytest.mark.slow  # the synthetic report built through its executed notebooks
-def test_headline_comes_first_with_profile_and_verdict_counts(built):
-    soup = BeautifulSoup(built.read_text(), "html.parser")
+def test_headline_comes_first_with_profile_and_verdict_counts(synthetic_report):
+    soup = BeautifulSoup(synthetic_report.read_text(), "html.parser")
     first = soup.select("section.tw-section")[0]
     assert first["id"] == "section-headline"
     text = first.get_text(" ")
     assert "Profile test" in text and "runtime" in text
-    audit = json.loads((built.parent / "checklist.json").read_text())  # the rebuild re-audits
+    audit = json.loads((synthetic_report.parent / "checklist.json").read_text())  # the rebuild re-audits
     for status, word in (("pass", "pass"), ("warn", "warn"), ("fail", "fail"), ("needs_human", "needs human")):
         assert f"{audit['counts'][status]} {word}" in text, (status, audit["counts"])
     for claim in audit["claims"]:  # every claim with its outcome

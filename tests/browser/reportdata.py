@@ -1,4 +1,4 @@
-"""A small synthetic result set in the layout of data/reference/, and a cached report build.
+"""A small synthetic result set in the layout of data/reference/, and its report build.
 
 The numbers are invented but shaped like real PRK output (per-rank, per-iteration times with a
 warm-up iteration, one failed-validation run, bounds), so every notebook path is exercised.
@@ -7,10 +7,7 @@ The environment's host name is hostile markup: the report must show it escaped.
 
 from __future__ import annotations
 
-import atexit
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -146,20 +143,13 @@ def write_result_set(folder: Path) -> Path:
     return folder
 
 
-_BUILT: dict[str, Path] = {}
+def build_synthetic(folder: Path) -> Path:
+    """The synthetic set written to ``folder/set`` and its report built through the executed notebooks
+    (what `make reader-report` does with data/reference): ``folder/reports/report.html``."""
+    from twelveways.report import commands
 
-
-def built_report(kind: str = "synthetic") -> Path:
-    """reports/report.html rebuilt once per test session from the synthetic set or data/reference."""
-    if kind not in _BUILT:
-        from twelveways.report import commands, notebooks
-
-        ensure_kernelspec()
-        base = Path(tempfile.mkdtemp(prefix=f"tw-report-{kind}-"))
-        atexit.register(shutil.rmtree, base, True)
-        source = write_result_set(base / "set") if kind == "synthetic" else notebooks.project_root() / "data" / "reference"
-        _BUILT[kind] = commands.rebuild(source, base / "reports")
-    return _BUILT[kind]
+    ensure_kernelspec()
+    return commands.rebuild(write_result_set(folder / "set"), folder / "reports")
 
 
 def ensure_kernelspec() -> None:
