@@ -121,22 +121,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
     """xdist controller: every worker writes the groups to the one file of this run."""
-    node.workerinput[xdist_groups.WORKERINPUT_KEY] = str(_groups_file(node.config))
+    node.workerinput[xdist_groups.WORKERINPUT_KEY] = str(xdist_groups.groups_file(node.config))
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own choice
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") == "loadgroup":
-        return xdist_groups.GroupScheduling(config, log, _groups_file(config))
+        return xdist_groups.GroupScheduling(config, log, xdist_groups.groups_file(config))
     return None
 
 
-def _groups_file(config: pytest.Config) -> Path:
-    if not hasattr(config, "_twelveways_groups"):
-        config._twelveways_groups = xdist_groups.new_groups_file()
-    return config._twelveways_groups
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if hasattr(config, "_twelveways_groups"):
-        config._twelveways_groups.unlink(missing_ok=True)
+    xdist_groups.remove(config)
