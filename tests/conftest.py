@@ -21,7 +21,6 @@ import pytest
 import shared_builds
 import tinyrun
 import xdist_groups
-from browser import reportdata
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -56,12 +55,16 @@ def shared_tmp(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def synthetic_report(shared_tmp) -> Path:
     """reports/report.html of the synthetic set (tests/browser/reportdata.py), built once per test run."""
+    from browser import reportdata  # here, not at the top: the xdist controller never needs NumPy
+
     return shared_builds.built_once(shared_tmp / "synthetic-report", reportdata.build_synthetic) / "reports" / "report.html"
 
 
 def _reader_report(folder: Path, env: dict) -> None:
     """`make reader-report`'s command: data/reference re-rendered and re-audited into ``folder/reports``;
     what it printed in ``folder/rebuild.log``."""
+    from browser import reportdata
+
     reportdata.ensure_kernelspec()
     done = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", str(REFERENCE), "--output",
                            str(folder / "reports")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
