@@ -21,7 +21,6 @@ import pytest
 import shared_builds
 import tinyrun
 import xdist_groups
-from browser import reportdata
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -56,12 +55,16 @@ def shared_tmp(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def synthetic_report(shared_tmp) -> Path:
     """reports/report.html of the synthetic set (tests/browser/reportdata.py), built once per test run."""
+    from browser import reportdata  # here, not at the top: the xdist controller never needs NumPy
+
     return shared_builds.built_once(shared_tmp / "synthetic-report", reportdata.build_synthetic) / "reports" / "report.html"
 
 
 def _reader_report(folder: Path, env: dict) -> None:
     """`make reader-report`'s command: data/reference re-rendered and re-audited into ``folder/reports``;
     what it printed in ``folder/rebuild.log``."""
+    from browser import reportdata
+
     reportdata.ensure_kernelspec()
     done = subprocess.run([sys.executable, "-m", "twelveways.report", "rebuild", "--from", str(REFERENCE), "--output",
                            str(folder / "reports")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
@@ -121,22 +124,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
     """xdist controller: every worker writes the groups to the one file of this run."""
-    node.workerinput[xdist_groups.WORKERINPUT_KEY] = str(_groups_file(node.config))
+    node.workerinput[xdist_groups.WORKERINPUT_KEY] = str(xdist_groups.groups_file(node.config))
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own choice
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") == "loadgroup":
-        return xdist_groups.GroupScheduling(config, log, _groups_file(config))
+        return xdist_groups.GroupScheduling(config, log, xdist_groups.groups_file(config))
     return None
 
 
-def _groups_file(config: pytest.Config) -> Path:
-    if not hasattr(config, "_twelveways_groups"):
-        config._twelveways_groups = xdist_groups.new_groups_file()
-    return config._twelveways_groups
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if hasattr(config, "_twelveways_groups"):
-        config._twelveways_groups.unlink(missing_ok=True)
+    xdist_groups.remove(config)

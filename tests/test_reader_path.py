@@ -118,8 +118,9 @@ def _free_port() -> int:
 
 
 def _lab_command(port: int) -> list[str]:
-    """The command `make lab` runs (make -n), with the test's port."""
-    done = subprocess.run(["make", "-n", "-s", "lab", f"LAB_PORT={port}", "STAMP=Makefile"], cwd=ROOT,
+    """The command `make lab` runs (make -n), with the test's port; -o: the venv taken as built, never remade
+    (make runs the rules that remake a makefile even with -n)."""
+    done = subprocess.run(["make", "-n", "-s", "-o", ".venv/.twelveways-installed", "lab", f"LAB_PORT={port}"], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     line = [ln for ln in done.stdout.splitlines() if "jupyter lab" in ln][-1]
     return line.split()

@@ -73,8 +73,9 @@ def test_jupyterlab_opens_paired_py_notebooks_as_notebooks(venv_env):
     import subprocess
     import sys
 
-    database = subprocess.run(["make", "-p", "-n", "lab", "STAMP=Makefile"], cwd=ROOT, capture_output=True, text=True,
-                              env=venv_env).stdout  # make's database holds the lab target's exported variable
+    # make's database holds the lab target's exported variable; -o: the venv taken as built, never remade
+    database = subprocess.run(["make", "-p", "-n", "-o", ".venv/.twelveways-installed", "lab"], cwd=ROOT,
+                              capture_output=True, text=True, env=venv_env).stdout
     assert f"JUPYTER_CONFIG_PATH := {ROOT}/envs/jupyter" in database
     probe = ("import json; from jupyterlab_server.settings_utils import _get_overrides; "
              "print(json.dumps(_get_overrides('/nonexistent')[0]))")

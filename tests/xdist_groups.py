@@ -15,16 +15,25 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 WORKERINPUT_KEY = "twelveways_xdist_groups"
+_FILE = pytest.StashKey[Path]()
 
 
-def new_groups_file() -> Path:
-    """A fresh path for this run's groups (the controller removes it at the end)."""
-    handle, name = tempfile.mkstemp(prefix="twelveways-xdist-groups-", suffix=".json")
-    os.close(handle)
-    return Path(name)
+def groups_file(config: pytest.Config) -> Path:
+    """The controller's file for this run's groups, made on first use (``remove`` deletes it at the end)."""
+    if _FILE not in config.stash:
+        handle, name = tempfile.mkstemp(prefix="twelveways-xdist-groups-", suffix=".json")
+        os.close(handle)
+        config.stash[_FILE] = Path(name)
+    return config.stash[_FILE]
+
+
+def remove(config: pytest.Config) -> None:
+    if _FILE in config.stash:
+        config.stash[_FILE].unlink(missing_ok=True)
 
 
 def write(path: Path, groups: dict[str, str]) -> None:
