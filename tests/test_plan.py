@@ -30,7 +30,8 @@ def test_the_runs_own_profile_is_predicted_as_the_sum_of_its_invocations(tmp_pat
     predicted = record["profiles"]["own"]
     assert predicted["seconds"] == pytest.approx(float(ds.attrs["prk_sweep_seconds"]), rel=0.05)
     assert predicted["range"][0] <= predicted["seconds"] <= predicted["range"][1]
-    assert record["profiles"]["full"]["seconds"] > 5 * predicted["seconds"]  # 20 M nstream, 4096 transpose, ...
+    # the full sizes do 4x to 16x the work per invocation, at 5 invocations where this run made up to 13
+    assert record["profiles"]["full"]["seconds"] > 2 * predicted["seconds"]
     assert "equal share" in record["cost_source"]
 
 
