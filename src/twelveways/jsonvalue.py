@@ -32,3 +32,12 @@ def plain(value, *, finite: bool = True):
     if isinstance(value, float) and finite and not math.isfinite(value):
         return None
     return value
+
+
+def finite_number(value) -> float | None:
+    """``value`` as a finite float, or None where it is not a number, not finite, or absent (a stated field)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None

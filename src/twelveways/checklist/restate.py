@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..jsonvalue import finite_number
 from .. import stats
 from ..errors import SettingError, StatisticsError
 from ..evidence import settings
@@ -134,7 +135,7 @@ def _check_olympic(data: AuditData, src: ResultSource, summary: Mapping, stated:
     rows = rows[rows["iteration"] != 0]
     valid = finite(rows.loc[rows["valid"].astype(bool), "value"])
     n_invalid = int((~rows["valid"].astype(bool)).sum())
-    trim = int(_number(summary.get("trim_each_side")) or 1)
+    trim = int(finite_number(summary.get("trim_each_side")) or 1)
     again = olympic_mean(valid, n_invalid, trim)
     n = int(valid.size + n_invalid)
     if again is None:
@@ -165,7 +166,7 @@ def _close(stated: float, candidates: list[float], rtol: float, atol: float = 0.
 
 def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
     """Recompute a summary's stated value from its rows."""
-    stated = _number(summary.get("value"))
+    stated = finite_number(summary.get("value"))
     statistic = normalize_statistic(summary.get("statistic"))
     if stated is None:
         return Recomputed("not_recomputed", None, None, 0, "no stated value")
@@ -187,7 +188,7 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
     ci = summary.get("ci")
     if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS | REPLICATE_CI_METHODS and stated:
         rtol = max(EXACT_RTOL, stats.relative_half_width(stated, min(ci), max(ci)))
-    atol = _number(summary.get("resolution")) or 0.0  # a number printed to a last digit, from rows printed so too
+    atol = finite_number(summary.get("resolution")) or 0.0  # a number printed to a last digit, from rows printed so too
     match = _close(stated, candidates, rtol, atol)
     if match is not None:
         return Recomputed("agrees", stated, match, int(values.size))
@@ -270,15 +271,7 @@ def _check_replicate_ci(data: AuditData, src: ResultSource, summary: Mapping) ->
 
 
 def _is_pair(value) -> bool:
-    return isinstance(value, (list, tuple)) and len(value) == 2 and all(_number(v) is not None for v in value)
-
-
-def _number(value) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
+    return isinstance(value, (list, tuple)) and len(value) == 2 and all(finite_number(v) is not None for v in value)
 
 
 def _token(text) -> str:

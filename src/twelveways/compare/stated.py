@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..jsonvalue import finite_number
 from .. import results, resultset, stats
 from . import table as table_mod
 from . import verdicts
@@ -121,14 +122,6 @@ def _interval(summary: Mapping) -> tuple[tuple[float, float] | None, float | Non
     return (low, high), level
 
 
-def _number(value) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _summary_rows(usable: pd.DataFrame, summary: Mapping, columns: list[str]) -> pd.DataFrame | None:
     """The rows of the file a summary states (its samples, or its row of a file without samples), when they
     are one configuration."""
@@ -146,7 +139,7 @@ def _row_name(summary: Mapping) -> str:
 def _from_summary(source, usable: pd.DataFrame, summary: Mapping, family: str, columns: list[str], sampled: set):
     """(Stated, positions of the file's rows it states) for one location summary, or None when its rows
     are not one configuration of this file (or restate a run whose samples of another metric are compared)."""
-    kind, value = source.summary_kind(summary), _number(summary.get("value"))
+    kind, value = source.summary_kind(summary), finite_number(summary.get("value"))
     rows = _summary_rows(usable, summary, columns) if kind in table_mod.COMPARED_KINDS and value is not None else None
     if rows is None:
         return None
