@@ -19,6 +19,7 @@ from twelveways import config as config_module
 from twelveways import measure, results
 from twelveways.errors import KernelError
 from twelveways.prk import bounds, records, run, sweep
+from twelveways.prk import points as prk_points
 from twelveways.prk.settings import PrkConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,10 +130,10 @@ def test_prk_config_is_parsed_once_from_the_schema_defaults():
 
 
 def test_weak_size_keeps_work_per_element():
-    assert sweep.weak_size("sparse", 5, 4) == 6 and sweep.weak_size("sparse", 5, 16) == 7
-    assert sweep.weak_size("sparse", 5, 2) is None
-    assert sweep.weak_size("stencil", 100, 4) == 200
-    assert sweep.weak_size("dgemm", 100, 8) == 200
+    assert prk_points.weak_size("sparse", 5, 4) == 6 and prk_points.weak_size("sparse", 5, 16) == 7
+    assert prk_points.weak_size("sparse", 5, 2) is None
+    assert prk_points.weak_size("stencil", 100, 4) == 200
+    assert prk_points.weak_size("dgemm", 100, 8) == 200
 
 
 def test_seeded_order_is_reproducible_and_seed_dependent():

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 from . import inputs
 from .errors import ConfigError
 from .evidence.settings import SCHEMA_PATH
+from .paths import PROJECT_ROOT
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaViolation
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _read_yaml(path: Path):

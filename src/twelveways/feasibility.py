@@ -60,13 +60,13 @@ def machine_memory() -> int:
 
 def check_prk(config: Mapping, memory_bytes: int) -> None:
     """Grid vs radius, sizes in range, then every sweep point's ranks and memory."""
-    from .prk import sweep  # lazily: sweep imports this package's config module
+    from .prk.points import expand  # the sweep's points, without the sweep (which loads this config)
     from .prk.settings import PrkConfig
 
     prk = PrkConfig.from_config(config)
     radius = prk.radius
     _check_sizes(prk, radius)
-    points, _ = sweep.expand(prk)
+    points, _ = expand(prk)
     for point in points:
         key = f"prk.sizes.{point.kernel}"
         size = _grid(point.kernel, point.size)

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from . import atomic
-from .config import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 
 CONDA_FILES = ("environment.yml", "envs/twelveways.yaml")
 LOCK = "envs/requirements.lock"

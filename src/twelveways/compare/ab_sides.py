@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import config as config_module
 from ..cliargs import UsageError
-from ..config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 from ..errors import TwelveWaysError
 from ..prk import build as prk_build
 from ..prk import sweep

@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import resultset
 from ..errors import AuditInputError
 from ..readers.sw_fields import common_items
+from .noise_record import load_record
 from .table import source_family
 
 ENVIRONMENT_NAMES = ("environment.json",)
@@ -89,8 +90,6 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
         side.environment, side.environment_path = stated_environment(data)
     floor_path = _first_file(folders, NOISE_FLOOR_NAME)
     if floor_path is not None:
-        from .noise import load_record  # noise imports this module
-
         side.noise_floor, side.noise_floor_path = load_record(floor_path, label), str(floor_path)
     return side
 

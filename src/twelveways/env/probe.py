@@ -17,8 +17,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-#: The project checkout (src/twelveways/env/probe.py -> four levels up).
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+from ..paths import PROJECT_ROOT  # noqa: F401  (re-exported: env.PROJECT_ROOT)
 
 
 class Unavailable(Exception):

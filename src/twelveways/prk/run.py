@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import PROJECT_ROOT
+from ..paths import PROJECT_ROOT
 from ..errors import KernelError
 from ..families.prk import IMPLEMENTATIONS, KERNELS, MPI_KERNELS
 from . import records

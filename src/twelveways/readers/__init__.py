@@ -19,7 +19,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import yaml
 
@@ -28,7 +27,7 @@ from ..errors import AuditInputError, TwelveWaysError
 from . import registry
 from .common import Loaded, ReaderError
 from .head import Head
-from .walk import looks_like, walk
+from .walk import Skipped, looks_like, walk
 
 __all__ = ["Loaded", "ReaderError", "ReadOptions", "Skipped", "read_paths", "formats_read"]
 
@@ -43,14 +42,6 @@ READER_FAULTS = (ValueError, TypeError, KeyError, IndexError, AttributeError, Ov
 
 #: Longest error line about one file (characters): what a terminal and a report's table can show.
 MAX_PROBLEM = 1000
-
-
-class Skipped(NamedTuple):
-    """A file of the input trees not audited: why, and whether it was results that could not be read."""
-
-    path: Path
-    why: str
-    unreadable: bool = False
 
 
 @dataclass(frozen=True)

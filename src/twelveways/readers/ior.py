@@ -17,30 +17,13 @@ from typing import Any
 
 from pydantic import Field
 
-from . import decode, hpc_input
-from .common import INVOCATION_LEVEL, ReaderError, build, row
+from . import decode, hpc_input, ior_text
+from .common import INVOCATION_LEVEL, ReaderError, build
 from .head import Head
+from .ior_rows import FORMAT, STATED, result_rows, stated_summaries
 from .registry import CERTAIN, LIKELY, Format
 
-FORMAT = "ior"
-#: summary key (JSON) / column (text) -> (metric, statistic, unit)
-STATED = {"bwMaxMIB": ("bandwidth", "max", "MiB/s"), "bwMinMIB": ("bandwidth", "min", "MiB/s"),
-          "bwMeanMIB": ("bandwidth", "arithmetic_mean", "MiB/s"), "bwStdMIB": ("bandwidth", "stddev", "MiB/s"),
-          "OPsMax": ("ops", "max", "ops/s"), "OPsMin": ("ops", "min", "ops/s"), "OPsMean": ("ops", "arithmetic_mean", "ops/s"),
-          "OPsSD": ("ops", "stddev", "ops/s"), "MeanTime": ("time", "arithmetic_mean", "s")}
-TEXT_SUMMARY = {"Max(MiB)": "bwMaxMIB", "Min(MiB)": "bwMinMIB", "Mean(MiB)": "bwMeanMIB", "StdDev": "bwStdMIB",
-                "Max(OPs)": "OPsMax", "Min(OPs)": "OPsMin", "Mean(OPs)": "OPsMean", "StdDev(OPs)": "OPsSD",
-                "Mean(s)": "MeanTime", "Test#": "TestID", "#Tasks": "numTasks", "reps": "repetitions",
-                "fPP": "filePerProc", "segcnt": "segmentCount", "blksiz": "blockSize", "xsize": "transferSize",
-                "API": "API"}
-#: result entry key (JSON) / Results column (text) -> (metric, unit)
-MEASURED = {"bwMiB": ("bandwidth", "MiB/s"), "iops": ("iops", "ops/s"), "latency": ("latency", "s"),
-            "totalTime": ("time", "s")}
-TEXT_RESULTS = {"bw(MiB/s)": "bwMiB", "IOPS": "iops", "Latency(s)": "latency", "total(s)": "totalTime",
-                "block(KiB)": "blockKiB", "xfer(KiB)": "xferKiB", "iter": "iter"}
 JSON_RESOLUTION = 1e-4  # IOR's JSON writer prints 4 decimals
-
-
 
 
 class TestParameters(decode.Model):
@@ -99,49 +82,6 @@ class Document(decode.Model):
     command_line: str = Field("", alias="Command line")
 
 
-def _result_rows(test: dict, results: list[dict], path: Path) -> list[dict]:
-    """Rows of one test's result entries; ``test`` holds its id, api, tasks, segments, file-per-process."""
-    seen: dict[str, int] = {}
-    out = []
-    for entry in results:
-        operation = str(entry.get("access", ""))
-        repetition = int(entry["iter"]) if entry.get("iter") is not None else seen.get(operation, 0)
-        seen[operation] = repetition + 1
-        where = f"test {test['id']} {operation} repetition {repetition}"
-        common = dict(benchmark=FORMAT, workload="IOR", implementation=test["api"], ranks=test["tasks"],
-                      size=hpc_input.in_bytes(float(entry.get("blockKiB") or 0), 1024, path, FORMAT,
-                                              f"{where} block size (KiB)"),
-                      precision="byte", run_id=f"test{test['id']}#{repetition}", invocation=0, repetition=repetition,
-                      operation=operation, api=test["api"],
-                      transfer_size=hpc_input.in_bytes(float(entry.get("xferKiB") or 0), 1024, path, FORMAT,
-                                                       f"{where} transfer size (KiB)"),
-                      segments=test["segments"], file_per_proc=test["file_per_proc"], test_id=test["id"])
-        for key, (metric, unit) in MEASURED.items():
-            if entry.get(key) is not None:
-                out.append(row(**common, metric=metric, value=float(entry[key]), unit=unit))
-    return out
-
-
-def _summaries(entries: list[dict], resolution: dict) -> list[dict]:
-    """IOR's summary lines as stated summaries of the rows of their operation and test."""
-    out = []
-    for entry in entries:
-        filters = {"operation": str(entry.get("operation", "")), "test_id": int(entry.get("TestID", 0))}
-        for key, (metric, statistic, unit) in STATED.items():
-            if not isinstance(entry.get(key), (int, float)):
-                continue
-            summary = {"metric": metric, "statistic": statistic, "value": float(entry[key]), "unit": unit,
-                       "filters": filters, "n": entry.get("repetitions"), "resolution": resolution.get(key, 0.0),
-                       "note": f"stated by IOR ({key}) over the repetitions of one ior process"}
-            if statistic == "stddev":
-                summary["kind"] = "dispersion"
-            if metric == "ops":
-                summary.update(recomputable=0, note="IOR's OPs = bandwidth / transfer size per repetition; the "
-                                                    "IOPS column of each repetition is computed otherwise")
-            out.append(summary)
-    return out
-
-
 def _flat_results(results: list, index: int, path: Path) -> list[dict]:
     """Each entry of ``tests[i].Results`` (one list per repetition, IOR 3.3+, or flat, 3.2) validated where it is."""
     out = []
@@ -163,7 +103,7 @@ def _json_tests(document: Document, path: Path) -> list[dict]:
             raise ReaderError(path, f"{FORMAT}: tests[{index}].Parameters: nodes x tasksPerNode is beyond 64 bits")
         facts = {"id": index if test.TestID is None else test.TestID, "api": params.api, "tasks": tasks,
                  "segments": params.segmentCount, "file_per_proc": params.filePerProc}
-        records += _result_rows(facts, _flat_results(test.Results, index, path), path)
+        records += result_rows(facts, _flat_results(test.Results, index, path), path)
     return records
 
 
@@ -180,7 +120,7 @@ def _read_json(path: Path) -> tuple[list, list, dict, dict]:
                 **{k: v for k, v in (params.items() if isinstance(params, dict) else ())
                    if k not in ("platform", "testFileName")}}
     environment = {"ior_version": document.Version, "machine": document.Machine}
-    return (_json_tests(document, path), _summaries(summary, {k: JSON_RESOLUTION for k in STATED}), settings,
+    return (_json_tests(document, path), stated_summaries(summary, {k: JSON_RESOLUTION for k in STATED}), settings,
             environment)
 
 
@@ -200,8 +140,6 @@ def read(path: Path) -> list:
     if not _is_text(lines) and decode.json_start(text) is not None:
         records, summaries, settings, environment = _read_json(path)
     else:
-        from . import ior_text
-
         records, summaries, settings, environment = ior_text.parse(path, hpc_input.capped(lines, path, FORMAT))
     if not records:
         raise ReaderError(path, f"{FORMAT}: no write or read results (neither a 'Results' table nor JSON 'Results')")

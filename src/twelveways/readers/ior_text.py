@@ -13,9 +13,8 @@ from pathlib import Path
 
 from . import hpc_input
 from .common import ReaderError
-from .ior import TEXT_RESULTS, TEXT_SUMMARY, _result_rows, _summaries
+from .ior_rows import FORMAT, TEXT_RESULTS, TEXT_SUMMARY, result_rows, stated_summaries
 
-FORMAT = "ior"
 OPERATIONS = ("write", "read")
 #: Columns of the tables that are counts (a fraction is an error, not truncated).
 COUNTS = {"iter", "Test#", "#Tasks", "reps", "fPP", "segcnt", "blksiz", "xsize", "tPN"}
@@ -97,7 +96,7 @@ def _results(rows: list[tuple[int, dict]], options: dict, path: Path) -> tuple[l
                 entry[key] = _cell(fields, column, path, f"line {number} {fields['access']}")
                 resolution[key] = max(resolution.get(key, 0.0), _resolution(fields[column]))
         entries.append(entry)
-    records += _result_rows(facts, entries, path)
+    records += result_rows(facts, entries, path)
     return records, resolution
 
 
@@ -115,7 +114,7 @@ def _summary(rows: list[tuple[int, dict]], row_resolution: dict, path: Path) -> 
             row_key = {"bw": "bwMiB", "OP": "bwMiB", "Me": "totalTime"}.get(key[:2], "")
             resolution[key] = max(_resolution(fields[column]), row_resolution.get(row_key, 0.0))
         entries.append(entry)
-    return _summaries(entries, resolution)
+    return stated_summaries(entries, resolution)
 
 
 def parse(path: Path, lines: list[str]) -> tuple[list, list, dict, dict]:

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import inputs
 from .head import Head
+
+
+class Skipped(NamedTuple):
+    """A file of the input trees not audited: why, and whether it was results that could not be read."""
+
+    path: Path
+    why: str
+    unreadable: bool = False
 
 
 def looks_like(path: Path) -> str:
@@ -50,8 +59,6 @@ def _json_problem(head: Head) -> str | None:
 def walk(path: Path, skipped: list | None = None) -> list[Path]:
     """The regular files under a directory (sorted; hidden files and folders skipped), or the file itself.
     FIFOs, sockets and devices in a tree are never opened: each is added to ``skipped`` with why."""
-    from . import Skipped
-
     if not path.is_dir():
         return [path]
     found = []
