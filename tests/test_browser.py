@@ -98,11 +98,13 @@ def test_reader_report_is_short_its_tables_fit_and_configurations_take_two_lines
 def _own_headline_values(derived: Path) -> list[str]:
     """The headline's numbers as the run's own derived results give them (PRK and training rows,
     each inference variant's SingleStream p90)."""
+    from twelveways import key_results
+    from twelveways.families import FAMILIES
     from twelveways.report import headline
 
-    summaries = headline.load_summaries(derived)
-    values = [headline.value_text(summary, headline.FAMILIES[family]["unit"])[0]
-              for family, summary in headline.key_rows(summaries) if family != "infer"]
+    summaries = key_results.load_summaries(derived)
+    values = [headline.value_text(summary, FAMILIES[family].headline.unit)[0]
+              for family, summary in key_results.key_rows(summaries) if family != "infer"]
     values += [headline.value_text(summary, "ms")[0] for family, summary in summaries
                if family == "infer" and summary.get("statistic") == "p90"
                and summary.get("filters", {}).get("scenario") == "SingleStream"]

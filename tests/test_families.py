@@ -118,3 +118,40 @@ def test_a_registered_family_flows_through_the_rules(tmp_path):
     assert "results/derived/toy.nc" in output and "results/notebooks/toy.ipynb" in output
     checklist = output[output.index("rule checklist:"):]
     assert "results/toy.nc" in checklist.split("output:")[0]
+
+
+def test_a_family_brings_its_own_headline_rows(monkeypatch, tmp_path):
+    """A new family's declaration is all the report's first screen needs: its rows are grouped, named and shown
+    as it declares (issue 40: the report never branches on a family's name)."""
+    from twelveways import key_results
+    from twelveways.families.model import Headline, by_filters
+    from twelveways.report import headline
+
+    toy = Family(name="toy", stage="toy", notebook="toy", results=("toy.nc",), levels={"workload": ("alpha", "beta")},
+                 headline=Headline(title="Toy", statistics=("median",), metric="time", unit="ms", figure="toy-fig",
+                                   group=by_filters("workload"), describe=lambda f: f"toy {f.get('workload')}"))
+    monkeypatch.setitem(families.FAMILIES, "toy", toy)
+    summaries = [("toy", {"statistic": "median", "metric": "time", "unit": "s", "value": v, "ci": [v * 0.9, v * 1.1],
+                          "confidence": 0.95, "n": 5, "filters": {"workload": w}})
+                 for w, v in (("alpha", 2.0), ("alpha", 1.0), ("beta", 3.0))]
+    assert [(f, s["filters"]["workload"], s["value"]) for f, s in key_results.key_rows(summaries)] == [
+        ("toy", "alpha", 1.0), ("toy", "beta", 3.0)]  # the best value per declared group
+    html = headline.table_html(summaries, [], tmp_path, {"toy/toy-fig": "fig-toy-toy-fig"})
+    assert "<td>Toy</td><td>toy alpha</td>" in html and "1,000 ms" in html.replace("1000", "1,000")
+    assert "href='#fig-toy-toy-fig'" in html and ">toy.nc<" in html and "no bound defined" in html
+
+
+def test_report_and_reproduction_never_name_a_family():
+    """No module of the report, nor the reproduction, holds a benchmark family's or its notebook's name as a literal:
+    what differs between families comes from their declarations (a new family takes one place).  The environment
+    capture is left out: "environment" is also a rule's name and a record's key."""
+    import ast
+
+    names = {name for family in families.staged() for name in (family.name, family.notebook)}
+    package = ROOT / "src" / "twelveways"
+    found = []
+    for path in [*sorted((package / "report").glob("*.py")), package / "compare" / "reproduce.py",
+                 package / "key_results.py"]:
+        found += [f"{path.relative_to(package)}:{node.lineno} {node.value!r}" for node in ast.walk(ast.parse(path.read_text()))
+                  if isinstance(node, ast.Constant) and node.value in names]
+    assert not found, found

@@ -123,7 +123,7 @@ def test_load_snapshots_read_start_then_end_and_cost_tables_have_no_unnamed_head
 def test_inference_headline_reports_each_scenarios_mlperf_metric_per_variant():
     from bs4 import BeautifulSoup
 
-    from twelveways.report import headline
+    from twelveways.report import headline, inference_table
 
     def summary(scenario, statistic, value):
         return ("infer", {"statistic": statistic, "metric": "latency", "unit": "ns", "value": value,
@@ -133,7 +133,7 @@ def test_inference_headline_reports_each_scenarios_mlperf_metric_per_variant():
 
     summaries = [summary("SingleStream", "p90", 149_400.0), summary("SingleStream", "p99", 999_000.0),
                  summary("MultiStream", "p90", 300_000.0), summary("MultiStream", "p99", 347_500.0)]
-    html = headline.inference_table_html(summaries, ROOT / "data" / "reference" / "results", {}, 0.95)
+    html = inference_table.table_html(summaries, ROOT / "data" / "reference" / "results", {}, 0.95)
     row = [cell.get_text(" ", strip=True) for cell in BeautifulSoup(html, "html.parser").select("tbody tr")[0]("td")]
     assert row[0] == "mlp-large-int8"
     assert row[1].startswith("0.1494 ms") and row[2].startswith("0.3475 ms")  # SingleStream p90, MultiStream p99
@@ -154,7 +154,7 @@ def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scen
 
     from twelveways import results
     from twelveways.infer import records
-    from twelveways.report import headline
+    from twelveways.report import inference_table
 
     class _Model:
         name, parameters = "mlp", 10
@@ -177,7 +177,7 @@ def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scen
                          "confidence": 0.95, "n": 3072, "coverage": 0.96, "ci_method": "order_statistics",
                          "replicate": "query", "runs": 3, "note": "queries of 3 LoadGen runs pooled",
                          "filters": {"variant": "mlp-int8", "scenario": "SingleStream", "role": "performance"}})
-    html = headline.inference_table_html([summary], tmp_path, {}, 0.95)
+    html = inference_table.table_html([summary], tmp_path, {}, 0.95)
     soup = BeautifulSoup(html, "html.parser")
     row = [cell.get_text(" ", strip=True) for cell in soup.select("tbody tr")[0]("td")]
     assert row[1].startswith("0.2 ms [0.19, 0.21]") and row[1].endswith("3 runs pooled")

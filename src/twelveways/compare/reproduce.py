@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import claims as claims_mod
 from .. import resultset, stats
 from ..evidence.settings import resolve_confidence
-from ..report import headline
+from .. import key_results
 from . import build, explain, machines, noise, sides, table, verdicts
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "Reproduced", "Not reproduced", "Inconclusive"
@@ -78,7 +78,7 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> di
         values = rows["value"].to_numpy(dtype=float) if len(rows) else None
         if values is None or values.size == 0:
             continue
-        key = (("family", family), ("configuration", headline.short_configuration(family, summary.get("filters") or {})),
+        key = (("family", family), ("configuration", key_results.short_configuration(family, summary.get("filters") or {})),
                ("metric", str(summary.get("metric"))))
         kind = side.data.kinds.loc[rows.index].iloc[0]
         groups = tuple(g.to_numpy(dtype=float) for _, g in rows.groupby("run_id", sort=True)["value"])
@@ -90,7 +90,7 @@ def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, cho
                   differences: list[dict] | None, confidence: float, hardware: tuple[str, str]) -> list[dict]:
     """The new run's headline numbers against the reference's same configurations; absolute values on
     different hardware are not comparable (the relation says why)."""
-    summaries = headline.key_rows(headline.load_summaries(derived_dir, strict=True))
+    summaries = key_results.key_rows(key_results.load_summaries(derived_dir, strict=True))
     before = _headline_samples(reference, summaries)
     after = _headline_samples(new, summaries)
     busy = sides.busy_causes(reference) + sides.busy_causes(new)
@@ -99,7 +99,7 @@ def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, cho
         family, config, metric = (row.key[c] for c in ("family", "configuration", "metric"))
         outcome = {"same": REPRODUCED, "inconclusive": INCONCLUSIVE}.get(row.verdict, NOT_REPRODUCED)
         filters = next((s.get("filters") or {} for f, s in summaries
-                        if f == family and headline.short_configuration(f, s.get("filters") or {}) == config), {})
+                        if f == family and key_results.short_configuration(f, s.get("filters") or {}) == config), {})
         item = row.to_dict() | {"outcome": outcome, "configuration": f"{family}: {config} ({metric})"}
         item["candidates"] = explain.candidates(filters | {"benchmark": family}, differences, busy) \
             if outcome == NOT_REPRODUCED else busy[:explain.MAX_CAUSES] if outcome == INCONCLUSIVE else []

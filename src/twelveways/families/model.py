@@ -6,7 +6,7 @@ parse time) can read a declaration without pulling a benchmark's dependencies in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 
@@ -33,6 +33,7 @@ class Family:
     title: str = ""  # the experiment as the appendix names it
     rules: tuple[str, ...] = ()  # the Snakemake rules that run it, in order
     needs: str = ""  # what it needs from another experiment
+    headline: Headline | None = None  # its rows in the report's first screen (None: none)
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -56,6 +57,11 @@ class Family:
         return f"derived/{self.stage}.nc" if self.stage else None
 
     @property
+    def section(self) -> str:
+        """The title of its notebook's section in the report (its figures' category in Snakemake's report)."""
+        return self.figures.category if self.figures else self.notebook.title()
+
+    @property
     def workloads(self) -> tuple:
         """The benchmarks (kernels, models) the family can run."""
         return tuple(self.levels.get("workload", ()))
@@ -67,3 +73,30 @@ class Figures:
 
     caption: str
     category: str
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What a family shows on the report's first screen, so the report and a reproduction never branch on its name.
+
+    One row per ``group(filters)``: the summary of ``metric`` with one of ``statistics`` (first: preferred) and the
+    best value, named by ``describe(filters)`` (a function, or ``"module:function"`` where naming needs the family's
+    own code), its value in ``unit``, linked to the notebook's figure ``figure``.  ``bounds``: the results file of the
+    machine's measured bounds, for the "of its bound" column (None: no bound defined).  ``table``: the family's own
+    table (``"module:function"``) shown instead of rows of the common one.
+    """
+
+    title: str
+    statistics: tuple[str, ...]
+    metric: str
+    unit: str
+    figure: str
+    group: Callable[[Mapping], tuple]
+    describe: Callable[[Mapping], str] | str
+    bounds: str | None = None
+    table: str | None = None
+
+
+def by_filters(*names: str) -> Callable[[Mapping], tuple]:
+    """A headline grouping by the values of the named filters (``workload``: one row per workload)."""
+    return lambda filters: tuple(str(filters.get(name, "")) for name in names)

@@ -6,7 +6,7 @@ Adding a kernel: its name here, its programs in kernels/c and kernels/python, it
 
 from dataclasses import dataclass
 
-from .model import Family, Figures
+from .model import Family, Figures, Headline, by_filters
 
 @dataclass(frozen=True)
 class Kernel:
@@ -45,4 +45,8 @@ FAMILY = Family(
     suite=True,
     title="Parallel Research Kernels and machine bounds",
     rules=("prk_build", "prk_bounds", "prk_run", "notebook_prk"),
+    headline=Headline(title="PRK", statistics=("geometric_mean", "median"), metric="time", unit="ms", figure="time-ci",
+                      group=by_filters("workload"), describe=lambda f: (
+                          f"{f.get('workload')} · {f.get('implementation')} · {f.get('ranks', 1)}×{f.get('threads', 1)} "
+                          f"PE · size {f.get('size')}"), bounds="bounds.nc"),
 )

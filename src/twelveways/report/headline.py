@@ -11,6 +11,7 @@ Every string is escaped; numbers are shown in words, never as JSON.
 from __future__ import annotations
 
 import html
+import importlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..evidence import settings
+from ..families import FAMILIES, Family
+from ..key_results import configuration, headline_families, hook, key_rows, load_summaries, short_configuration
 
 #: What each profile is for (config/config.yaml is quick, config/full.yaml is full).
 PROFILE_PURPOSE = {
@@ -26,23 +29,11 @@ PROFILE_PURPOSE = {
              "for a paper (few repetitions, small sizes, LoadGen runs below the MLPerf minimums)",
     "full": "paper grade: larger sizes, more repetitions and the MLPerf statistical minimums",
 }
-#: Per family: the statistics that lead (PRK's over invocations), the factor one row stands for, and the figure a row links to.
-FAMILIES = {
-    "prk": {"title": "PRK", "statistic": ("geometric_mean", "median"), "metric": "time", "group": ("workload",),
-            "figure": "time-ci", "unit": "ms"},
-    "train": {"title": "Training", "statistic": ("median",), "metric": "time_to_train", "group": ("workload",),
-              "figure": "f1-batch-size", "unit": "s"},
-    "infer": {"title": "Inference", "statistic": ("p90",), "metric": "latency", "group": ("scenario",),
-              "figure": "latency_cdf", "unit": "ms"},
-}
 #: Time units a headline shows (one per table column, so a column never jumps between ms, s and ns).
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 #: A statistic over invocations in words (PRK's: derived.replicate_summary, derived.median_of_replicates).
 OVER_INVOCATIONS = {"geometric_mean": "{metric} per iteration: geometric mean of the invocation means",
                     "median": "{metric} per iteration: median of the invocation means"}
-SECTION = {"prk": "prk", "train": "train", "infer": "inference"}
-HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
-MAX_ROWS = 12
 
 
 def _e(value) -> str:
@@ -90,72 +81,12 @@ def profile_caveat(config: Mapping, bench_dir: str | os.PathLike | None) -> str:
             f"<span class='tw-muted'>Profiles: {_e(others)}.</span></p>")
 
 
-def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = False) -> list[tuple[str, dict]]:
-    """(family, summary) for every summary of every ``<family>.nc`` in ``derived_dir``.  ``strict``: a damaged
-    derived file is an error (a comparison must not read "no derived results" into it), not passed over."""
-    from .. import results
-    from ..errors import ResultsError
-
-    found = []
-    folder = Path(derived_dir) if derived_dir else None
-    for family in FAMILIES:
-        path = folder / f"{family}.nc" if folder else None
-        if path is None or not path.is_file():
-            continue
-        try:
-            summaries = results.attr_json(results.open(path), "summaries", []) or []
-            if not isinstance(summaries, list) or not all(isinstance(s, Mapping) for s in summaries):
-                raise ResultsError("attribute 'summaries' is not a list of objects")
-        except Exception as exc:  # a damaged derived file must not stop the report; the checklist judges it
-            if strict:
-                raise ResultsError(f"{path}: damaged derived results", cause=exc) from exc
-            continue
-        found += [(family, s) for s in summaries if isinstance(s, Mapping) and s.get("value") is not None]
-    return found
-
-
 def statistic_words(summary: Mapping) -> str:
     """What the headline's number is, in words: over invocations where the summary names that level."""
     statistic, metric = str(summary.get("statistic")), str(summary.get("metric"))
     if summary.get("ci_level") and statistic in OVER_INVOCATIONS:
         return OVER_INVOCATIONS[statistic].format(metric=metric)
     return f"{statistic} {metric}"
-
-
-def _configuration(filters: Mapping) -> str:
-    """All factors of the raw rows behind a summary, ``name=value`` (what selects them in the results file)."""
-    return ", ".join(f"{k}={v}" for k, v in filters.items() if k not in HIDDEN_FILTERS and v not in (-1, "", None))
-
-
-def short_configuration(family: str, filters: Mapping) -> str:
-    """The key configuration in a few words (workload, implementation, ranks × threads, size; scenario, variant)."""
-    f = filters
-    if family == "prk":
-        return (f"{f.get('workload')} · {f.get('implementation')} · {f.get('ranks', 1)}×{f.get('threads', 1)} "
-                f"PE · size {f.get('size')}")
-    if family == "infer":
-        return f"{f.get('scenario')} · {f.get('variant')}"
-    from ..train.planning import describe_config_id
-
-    return describe_config_id(f["config_id"]) if f.get("config_id") else _configuration(f)
-
-
-def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    """One summary per family and group (workload, scenario): the configuration with the best value."""
-    chosen = []
-    for family, spec in FAMILIES.items():
-        mine = [s for f, s in summaries if f == family and s.get("statistic") in spec["statistic"]
-                and s.get("metric") == spec["metric"]]
-        groups: dict[tuple, list[dict]] = {}
-        for s in mine:
-            key = tuple(str(s.get("filters", {}).get(g, "")) for g in spec["group"])
-            if family == "train":
-                key = (str(s.get("filters", {}).get("config_id", "")).split("/")[0],)
-            groups.setdefault(key, []).append(s)
-        for key in sorted(groups):
-            best = min(groups[key], key=lambda s: (s.get("ci") is None, float(s["value"])))
-            chosen.append((family, best))
-    return chosen[:MAX_ROWS]
 
 
 #: Said beside a share above 100 %: the two causes a reader can check (cache-resident data, a bound measured low).
@@ -169,19 +100,19 @@ def _bound_cell(text: str) -> str:
     return f"<span class='tw-num'>{_e(share)}</span>" + (f"<br><span class='tw-muted'>({_e(why)}</span>" if why else "")
 
 
-def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.DataFrame | None) -> str:
-    """PRK: the configuration's harmonic-mean rate over the bound measured at the same processing elements."""
+def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.DataFrame | None,
+                     analysis) -> str:
+    """The configuration's harmonic-mean rate over the bound measured at the same processing elements
+    (``analysis``: the family's analysis module, which reads its bounds)."""
     if bound_table is None or bound_table.empty:
         return "—"
-    from ..prk import analysis as prkanalysis
-
     filters = summary.get("filters", {})
     rate = next((r for r in rates if r.get("filters") == filters and r.get("metric") == "rate"), None)
     if rate is None or rate.get("value") is None:
         return "—"
     pe = int(filters.get("ranks", 1)) * int(filters.get("threads", 1))
     kind, scale = ("bandwidth", 1e3) if "B/s" in str(rate.get("unit")) and "Flop" not in str(rate.get("unit")) else ("flops", 1e3)
-    bound = prkanalysis.best_bound(bound_table, kind, pe)
+    bound = analysis.best_bound(bound_table, kind, pe)
     if not bound:
         return "—"
     share = 100 * float(rate["value"]) / (bound * scale)
@@ -229,7 +160,7 @@ def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
 
 def touching_checks(family: str, checks: Sequence[Mapping]) -> str:
     """The checks whose evidence names this family's raw file: non-pass ones by id, passes counted."""
-    raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
+    raw = FAMILIES[family].results_file
     statuses = []
     for check in checks:
         files = {str((item.get("source") or {}).get("file", "")) for item in check.get("evidence") or []
@@ -241,42 +172,52 @@ def touching_checks(family: str, checks: Sequence[Mapping]) -> str:
     return ", ".join(others + ([f"{passed} pass"] if passed else [])) or "none"
 
 
-def _bounds(results_dir: Path | None) -> pd.DataFrame | None:
-    from ..prk import analysis as prkanalysis
+def _bound_cell_text(family: Family, summary: Mapping, summaries: Sequence[tuple[str, dict]],
+                     results_dir: Path | None, bound_tables: dict) -> str:
+    """The "of its bound" cell: the share of the family's measured bound (its ``headline.bounds`` file, read by its
+    analysis module), or "no bound defined"."""
+    if family.headline.bounds is None:
+        return "no bound defined"
+    analysis = importlib.import_module(family.analysis)
+    if family.name not in bound_tables:
+        bound_tables[family.name] = _bounds(results_dir, family.headline.bounds, analysis)
+    rates = [s for f, s in summaries if f == family.name and s.get("metric") == "rate"]
+    return percent_of_bound(summary, rates, bound_tables[family.name], analysis)
 
-    if results_dir is None or not (results_dir / "bounds.nc").is_file():
+
+def _bounds(results_dir: Path | None, name: str, analysis) -> pd.DataFrame | None:
+    if results_dir is None or not (results_dir / name).is_file():
         return None
     from .. import results
 
     try:
-        return prkanalysis.bounds(results.to_frame(results.open(results_dir / "bounds.nc")))
+        return analysis.bounds(results.to_frame(results.open(results_dir / name)))
     except Exception:  # no bound then; R11 reports why
         return None
 
 
 def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping], results_dir: Path | None,
                figures: Mapping[str, str]) -> str:
-    """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows."""
-    rows = [(family, summary) for family, summary in key_rows(summaries) if family != "infer"]  # inference: own table
+    """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows.
+    A family with a table of its own (``headline.table``) is shown there instead."""
+    rows = [(FAMILIES[name], summary) for name, summary in key_rows(summaries) if not FAMILIES[name].headline.table]
     if not rows:
-        return "" if any(family == "infer" for family, _ in summaries) else \
+        return "" if any(FAMILIES[name].headline.table for name, _ in summaries) else \
             "<p class='tw-note'>No derived results (results/derived/*.nc) beside this report: no headline numbers.</p>"
-    rates = [s for f, s in summaries if f == "prk" and s.get("metric") == "rate"]
-    bound_table = _bounds(results_dir)
+    bound_tables: dict = {}
     body = []
     for family, summary in rows:
-        spec, filters = FAMILIES[family], summary.get("filters", {})
-        value, how = value_text(summary, spec.get("unit"))
-        label = statistic_words(summary)
-        anchor = figures.get(f"{SECTION[family]}/{spec['figure']}", f"section-{SECTION[family]}")
-        raw = {"prk": "prk.nc", "train": "train.nc", "infer": "inference.nc"}[family]
-        bound = percent_of_bound(summary, rates, bound_table) if family == "prk" else "no bound defined"
+        spec, filters = family.headline, summary.get("filters", {})
+        value, how = value_text(summary, spec.unit)
+        anchor = figures.get(f"{family.notebook}/{spec.figure}", f"section-{family.notebook}")
+        bound = _bound_cell_text(family, summary, summaries, results_dir, bound_tables)
         body.append(
-            f"<tr><td>{_e(spec['title'])}</td><td>{_e(short_configuration(family, filters))}</td><td>{_e(label)}</td>"
+            f"<tr><td>{_e(spec.title)}</td><td>{_e(short_configuration(family.name, filters))}</td>"
+            f"<td>{_e(statistic_words(summary))}</td>"
             f"<td class='tw-num'>{_e(value)}</td><td>{_e(how)}</td><td>{_bound_cell(bound)}</td>"
-            f"<td>{_e(touching_checks(family, checks))}</td>"
-            f"<td><a href='#{_e(anchor)}'>figure</a> · raw rows: <span title='{_e(_configuration(filters))}'>"
-            f"{_e(raw)}</span></td></tr>")
+            f"<td>{_e(touching_checks(family.name, checks))}</td>"
+            f"<td><a href='#{_e(anchor)}'>figure</a> · raw rows: <span title='{_e(configuration(filters))}'>"
+            f"{_e(family.results_file)}</span></td></tr>")
     head = "".join(f"<th>{h}</th>" for h in ("benchmark", "key configuration", "statistic", "value [CI]", "how",
                                               "of its bound", "checks touching it", "shown in"))
     return (f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -285,107 +226,11 @@ def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping],
             "the key configuration (hover for every factor).</p>")
 
 
-#: Each LoadGen scenario's MLPerf metric: (column, scenario, derived statistic or raw LoadGen metric, unit).
-MLPERF_METRICS = (
-    ("SingleStream: p90 latency", "SingleStream", "p90", "ms"),
-    ("MultiStream: p99 latency", "MultiStream", "p99", "ms"),
-    ("Server: QPS at its latency bound", "Server", "latency_bounded_qps", "queries/s"),
-    ("Offline: samples/s", "Offline", "samples_per_second", "samples/s"),
-)
-
-
-#: Which raw count says how many LoadGen runs a throughput metric of ``analysis.reported`` summarizes.
-RUN_COUNTS = {"samples_per_second": "offline_runs"}
-
-
-def _loadgen_numbers(results_dir: Path | None) -> tuple[dict, dict]:
-    """Per variant from the raw inference.nc: LoadGen's throughput metrics as {metric: {variant: (value, runs)}}
-    (runs: how many runs the value is the median of), and (correct, items) of its accuracy run."""
-    if results_dir is None or not (results_dir / "inference.nc").is_file():
-        return {}, {}
-    from ..infer import analysis
-
-    try:
-        frame, _ = analysis.load(results_dir)
-    except Exception:  # a damaged results file: the table says the numbers are missing; the checklist judges it
-        return {}, {}
-    numbers = analysis.reported(frame)
-    throughput = {}
-    for metric in ("latency_bounded_qps", "samples_per_second"):
-        runs = numbers[RUN_COUNTS[metric]] if metric in RUN_COUNTS else pd.Series(1, index=numbers.index)
-        throughput[metric] = {v: (value, int(runs.get(v)) if pd.notna(runs.get(v)) else 1)
-                              for v, value in numbers[metric].dropna().items()}
-    counted = numbers[(numbers["accuracy_samples"] > 0) & numbers["accuracy_correct"].notna()]
-    accuracy = {v: (int(row["accuracy_correct"]), int(row["accuracy_samples"])) for v, row in counted.iterrows()}
-    return throughput, accuracy
-
-
-def _throughput_cell(found: tuple[float, int] | None, unit: str) -> str:
-    """LoadGen's number of one run, or the median of several with their count (hover: what the value is)."""
-    if found is None or not np.isfinite(found[0]):
-        return "no VALID run"
-    value, runs = found
-    if runs < 2:
-        return f"{_e(number(value))} {_e(unit)}"
-    how = f"median of the {runs} LoadGen runs' reported values"
-    return f"<span title='{_e(how)}'>{_e(number(value))} {_e(unit)} · median of {runs} runs</span>"
-
-
-def _latency_cell(summaries: Sequence[tuple[str, dict]], variant: str, scenario: str, statistic: str) -> str:
-    found = next((s for f, s in summaries if f == "infer" and s.get("statistic") == statistic
-                  and s.get("metric") == "latency" and s.get("filters", {}).get("variant") == variant
-                  and s.get("filters", {}).get("scenario") == scenario
-                  and s.get("filters", {}).get("role", "performance") == "performance"), None)
-    if found is None:
-        return "—"
-    value, how = value_text(found, "ms")
-    runs = int(found.get("runs") or 1)
-    pooled = f" · {runs} runs pooled" if runs > 1 else ""
-    return f"<span title='{_e(how)}'>{_e(value)}{_e(pooled)}</span>"
-
-
-def _accuracy_cell(count: tuple[int, int] | None, confidence: float) -> str:
-    if count is None:
-        return "—"
-    from ..stats import proportion
-
-    acc = proportion.accuracy_ci(*count, confidence)
-    return (f"<span title='{_e(f'{confidence:.0%} {acc.method} CI from {acc.items} test items')}'>"
-            f"{_e(f'{acc.accuracy:.4f} [{acc.ci[0]:.4f}, {acc.ci[1]:.4f}] ({acc.correct}/{acc.items})')}</span>")
-
-
-def inference_table_html(summaries: Sequence[tuple[str, dict]], results_dir: Path | None, figures: Mapping[str, str],
-                         confidence: float | None = None) -> str:
-    """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI
-    (``confidence`` None: the schema's)."""
-    confidence = settings.resolve_confidence(confidence)
-    variants = sorted({str(s.get("filters", {}).get("variant")) for f, s in summaries
-                       if f == "infer" and s.get("filters", {}).get("variant")})
-    if not variants:
-        return ""
-    throughput, accuracy = _loadgen_numbers(results_dir)
-    rows = []
-    for variant in variants:
-        cells = []
-        for _, scenario, metric, unit in MLPERF_METRICS:
-            if metric in throughput:
-                cells.append(_throughput_cell(throughput[metric].get(variant), unit))
-            else:
-                cells.append(_latency_cell(summaries, variant, scenario, metric))
-        cells.append(_accuracy_cell(accuracy.get(variant), confidence))
-        rows.append(f"<tr><td>{_e(variant)}</td>" + "".join(f"<td class='tw-num'>{c}</td>" for c in cells) + "</tr>")
-    head = "".join(f"<th>{_e(h)}</th>" for h in ("variant", *(m[0] for m in MLPERF_METRICS),
-                                                  "accuracy [CI] (correct/items)"))
-    anchor = figures.get("inference/latency_cdf", "section-inference")
-    return (f"<p class='tw-claims-head'>Inference, as MLPerf reports each scenario "
-            f"(<a href='#{_e(anchor)}'>figures</a>):</p>"
-            f"<table class='tw-headline'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p class='tw-muted tw-small-print'>Latencies: percentiles of the per-query latencies of the LoadGen "
-            f"performance runs with {confidence:.0%} order-statistic CIs (hover for n and coverage; where a variant "
-            "has several runs their queries are pooled, and the interval leaves out how much the runs differ: the "
-            "claims compare runs); Server and Offline: LoadGen's reported numbers (Server: the highest target QPS "
-            "LoadGen called VALID; several Offline runs: their median); accuracy: one "
-            f"AccuracyOnly pass with its {confidence:.0%} exact binomial CI from the test-set size.</p>")
+def family_tables_html(summaries: Sequence[tuple[str, dict]], results_dir: Path | None, figures: Mapping[str, str],
+                       confidence: float) -> str:
+    """The tables families show of their own (``headline.table``: inference as MLPerf reports it), in report order."""
+    return "".join(hook(family.headline.table)(summaries, results_dir, figures, confidence)
+                   for family in headline_families() if family.headline.table)
 
 
 def verdict_html(checklist: Mapping) -> tuple[str, str]:
@@ -445,7 +290,7 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
     confidence = confidence_setting(config).value
     return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
             + table_html(summaries, checks, results_dir, figures)
-            + inference_table_html(summaries, results_dir, figures, confidence) + claims
+            + family_tables_html(summaries, results_dir, figures, confidence) + claims
             + undecided_html(checklist, results_dir))
 
 

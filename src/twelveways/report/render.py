@@ -23,10 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import TwelveWaysError
+from ..families import FAMILIES
 from .headline import headline_html
 
-SECTION_TITLES = {"environment": "Environment", "prk": "Parallel Research Kernels", "train": "Training",
-                  "inference": "Inference", "checklist": "Checklist in detail"}
+SECTION_TITLES = {family.notebook: family.section for family in FAMILIES.values()} | {"checklist": "Checklist in detail"}
 
 #: No script at all, images only from data: URIs, inline styles only, nothing from the network.
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src 'none'; "

@@ -111,6 +111,11 @@ def describe_config_id(config_id: str) -> str:
         return str(config_id)
 
 
+def describe_filters(filters: Mapping) -> str | None:
+    """A training summary's configuration in words (the report's headline row), None without a configuration id."""
+    return describe_config_id(filters["config_id"]) if filters.get("config_id") else None
+
+
 class Planned(NamedTuple):
     """A configuration and every study that shares it (its ``study`` factor)."""
 

@@ -1,0 +1,84 @@
+"""The key results a report leads with and a reproduction re-checks: one summary per family and group.
+
+Why here, below both: the report's first screen (:mod:`twelveways.report.headline`) and a reproduction
+(:mod:`twelveways.compare.reproduce`) must pick the same configurations and name them the same way,
+and each family's declaration (:class:`twelveways.families.model.Headline`) says how, so neither
+branches on a family's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from .families import FAMILIES, Family, staged
+
+#: Factors a configuration's words leave out (constants of a run, or the row's position in it).
+HIDDEN_FILTERS = {"benchmark", "radius", "tile", "base_size", "iteration", "rank_reduction"}
+MAX_ROWS = 12
+
+
+def hook(target: Callable | str) -> Callable:
+    """A declaration's function: given, or named ``"module:function"`` (where it needs the family's own code)."""
+    if callable(target):
+        return target
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def headline_families() -> list[Family]:
+    """The families with headline rows, in report order."""
+    return [family for family in staged() if family.headline is not None]
+
+
+def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = False) -> list[tuple[str, dict]]:
+    """(family, summary) for every summary of every family's derived file in ``derived_dir``.  ``strict``: a
+    damaged derived file is an error (a comparison must not read "no derived results" into it), not passed over."""
+    from . import results
+    from .errors import ResultsError
+
+    found = []
+    folder = Path(derived_dir) if derived_dir else None
+    for family in headline_families():
+        path = folder / Path(family.derived_file).name if folder else None
+        if path is None or not path.is_file():
+            continue
+        try:
+            summaries = results.attr_json(results.open(path), "summaries", []) or []
+            if not isinstance(summaries, list) or not all(isinstance(s, Mapping) for s in summaries):
+                raise ResultsError("attribute 'summaries' is not a list of objects")
+        except Exception as exc:  # a damaged derived file must not stop the report; the checklist judges it
+            if strict:
+                raise ResultsError(f"{path}: damaged derived results", cause=exc) from exc
+            continue
+        found += [(family.name, s) for s in summaries if isinstance(s, Mapping) and s.get("value") is not None]
+    return found
+
+
+def configuration(filters: Mapping) -> str:
+    """All factors of the raw rows behind a summary, ``name=value`` (what selects them in the results file)."""
+    return ", ".join(f"{k}={v}" for k, v in filters.items() if k not in HIDDEN_FILTERS and v not in (-1, "", None))
+
+
+def short_configuration(family: str, filters: Mapping) -> str:
+    """The key configuration in a few words, as the family's declaration names it (else every factor)."""
+    declared = FAMILIES[family].headline
+    words = hook(declared.describe)(filters) if declared else None
+    return words or configuration(filters)
+
+
+def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """One summary per family and group (workload, scenario): the configuration with the best value."""
+    chosen = []
+    for family in headline_families():
+        spec = family.headline
+        groups: dict[tuple, list[dict]] = {}
+        for name, s in summaries:
+            if name == family.name and s.get("statistic") in spec.statistics and s.get("metric") == spec.metric:
+                groups.setdefault(spec.group(s.get("filters", {})), []).append(s)
+        for key in sorted(groups):
+            best = min(groups[key], key=lambda s: (s.get("ci") is None, float(s["value"])))
+            chosen.append((family.name, best))
+    return chosen[:MAX_ROWS]
