@@ -30,7 +30,8 @@ DELEGATED = {
            "randomized rounds, paired verdicts (make ab BASE=<ref>)"),
     "plan": ("twelveways.plan", "main", "invocations per configuration to detect an effect, and each profile's "
              "predicted PRK runtime, from a finished run"),
-    "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
+    "report": ("twelveways.report.commands", "main",
+               "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }
 
 

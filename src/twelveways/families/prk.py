@@ -33,6 +33,9 @@ KERNELS = tuple(BY_NAME)
 #: Kernels with MPI implementations (c-mpi, mpi4py).
 MPI_KERNELS = tuple(k.name for k in DECLARED if k.mpi)
 IMPLEMENTATIONS = ("c-serial", "c-openmp", "c-mpi", "numpy", "mpi4py")
+#: Implementations launched with mpiexec (ranks), and those that run the Python kernels.
+MPI_IMPLEMENTATIONS = ("c-mpi", "mpi4py")
+PYTHON_IMPLEMENTATIONS = ("numpy", "mpi4py")
 
 FAMILY = Family(
     name="prk",

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import KernelError
-from . import run
+from ..families.prk import MPI_IMPLEMENTATIONS, MPI_KERNELS
 from .settings import PrkConfig
 
 
@@ -67,8 +67,8 @@ def weak_size(kernel: str, base: int | tuple[int, int], pe: int) -> int | tuple[
 
 def levels(kernel: str, implementation: str, prk: PrkConfig) -> list[tuple[int, int]]:
     """(ranks, threads) levels of one kernel and implementation (empty: not implemented)."""
-    if implementation in run.MPI_IMPLEMENTATIONS:
-        return [(r, 1) for r in prk.ranks] if kernel in run.MPI_KERNELS else []
+    if implementation in MPI_IMPLEMENTATIONS:
+        return [(r, 1) for r in prk.ranks] if kernel in MPI_KERNELS else []
     if implementation == "c-openmp" or (implementation == "numpy" and kernel == "dgemm"):
         return [(1, t) for t in prk.threads]
     return [(1, 1)]
@@ -83,7 +83,7 @@ def expand(prk: PrkConfig) -> tuple[list[Point], list[str]]:
         for implementation in prk.implementations:
             resource_levels = levels(kernel, implementation, prk)
             if not resource_levels:
-                skipped.append(f"{kernel} {implementation}: no such implementation (MPI kernels: {', '.join(run.MPI_KERNELS)})")
+                skipped.append(f"{kernel} {implementation}: no such implementation (MPI kernels: {', '.join(MPI_KERNELS)})")
                 continue
             for base in prk.sizes[kernel]:
                 for ranks, threads in resource_levels:

@@ -24,11 +24,9 @@ from pathlib import Path
 
 from ..paths import PROJECT_ROOT
 from ..errors import KernelError
-from ..families.prk import IMPLEMENTATIONS, KERNELS, MPI_KERNELS
+from ..families.prk import IMPLEMENTATIONS, KERNELS, MPI_IMPLEMENTATIONS, MPI_KERNELS, PYTHON_IMPLEMENTATIONS
 from . import records
 
-MPI_IMPLEMENTATIONS = ("c-mpi", "mpi4py")
-PYTHON_IMPLEMENTATIONS = ("numpy", "mpi4py")
 PYTHON_KERNELS_DIR = PROJECT_ROOT / "kernels" / "python"
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

@@ -4,10 +4,3 @@
 notebook and the report from stored results without running a benchmark; the workflow's
 rules call the ``execute`` and ``render`` subcommands.  See :mod:`.commands`.
 """
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point for ``twelveways report`` (errors propagate as TwelveWaysError)."""
-    from .commands import main as _main
-
-    return _main(argv)
