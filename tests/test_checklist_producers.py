@@ -17,7 +17,7 @@ from twelveways import results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
 from twelveways.prk import bounds, records, sweep
-from twelveways.prk.settings import PrkConfig
+from twelveways.families.prk_config import PrkConfig
 
 
 def kernel_doc(kernel="stencil", implementation="c-mpi", ranks=2, iterations=4, base=1e-3, valid=True) -> dict:

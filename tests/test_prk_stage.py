@@ -19,8 +19,8 @@ from twelveways import config as config_module
 from twelveways import measure, results
 from twelveways.errors import KernelError
 from twelveways.prk import bounds, records, run, sweep
-from twelveways.prk import points as prk_points
-from twelveways.prk.settings import PrkConfig
+from twelveways.families import prk_points
+from twelveways.families.prk_config import PrkConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 PYDIR = ROOT / "kernels" / "python"

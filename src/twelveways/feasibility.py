@@ -60,8 +60,8 @@ def machine_memory() -> int:
 
 def check_prk(config: Mapping, memory_bytes: int) -> None:
     """Grid vs radius, sizes in range, then every sweep point's ranks and memory."""
-    from .prk.points import expand  # the sweep's points, without the sweep (which loads this config)
-    from .prk.settings import PrkConfig
+    from .families.prk_points import expand  # the sweep's points, without the sweep (which loads this config)
+    from .families.prk_config import PrkConfig
 
     prk = PrkConfig.from_config(config)
     radius = prk.radius

@@ -145,7 +145,7 @@ def _invocation_cost(row: dict, point, iterations: int) -> float:
 def predict(rows: list[dict], profile: Mapping, *, same_as_run: bool) -> dict:
     """Predicted PRK sweep seconds of ``profile`` with a 95 % range (module docstring)."""
     from .prk import sweep
-    from .prk.settings import PrkConfig
+    from .families.prk_config import PrkConfig
 
     prk = PrkConfig.from_config(profile)
     points, _ = sweep.expand(prk)

@@ -4,7 +4,7 @@
 
 from glob import glob as _prk_glob
 
-from twelveways.prk.settings import PrkConfig
+from twelveways.families.prk_config import PrkConfig
 
 #: The PRK section parsed once (the schema filled every default); the rules read this record.
 PRK = PrkConfig.from_config(config)

@@ -26,7 +26,7 @@ from ..paths import PROJECT_ROOT
 from ..errors import TwelveWaysError
 from ..prk import build as prk_build
 from ..prk import sweep
-from ..prk.settings import PrkConfig
+from ..families.prk_config import PrkConfig
 from ..results import git_state
 
 WORKING_TREE = "working tree"

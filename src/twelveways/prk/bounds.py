@@ -45,7 +45,7 @@ from .. import config as config_module
 from .. import results
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, MeasurementError, TwelveWaysError
-from .settings import Bounds, PrkConfig
+from ..families.prk_config import Bounds, PrkConfig
 from . import run
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)")

@@ -42,8 +42,8 @@ from .. import contention, measure, results
 from ..families.prk import FAMILY
 from ..cliargs import add_config, add_environment
 from ..errors import TwelveWaysError
-from .points import Point, expand
-from .settings import PrkConfig
+from ..families.prk_points import Point, expand
+from ..families.prk_config import PrkConfig
 from . import records, run
 
 STOP_INVALID = "invalid"

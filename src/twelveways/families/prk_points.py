@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 
 from ..errors import KernelError
-from ..families.prk import MPI_IMPLEMENTATIONS, MPI_KERNELS
-from .settings import PrkConfig
+from .prk import MPI_IMPLEMENTATIONS, MPI_KERNELS
+from .prk_config import PrkConfig
 
 
 @dataclass(frozen=True)
