@@ -15,7 +15,9 @@ from ..errors import AuditInputError
 from ..evidence import settings
 from . import build, noise, render, reproduce, sides, verdicts
 
-FORMATS = ("md", "html", "json")
+FORMATS = ("md", "html", "json", "junit", "github")
+#: File suffixes that name a format other than their own.
+SUFFIXES = {"markdown": "md", "htm": "html", "xml": "junit"}
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -51,9 +53,25 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
         return
     for out in outputs:
         suffix = Path(out).suffix.lower().lstrip(".")
+        suffix = SUFFIXES.get(suffix, suffix)
         chosen = fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md")
         atomic.write_text(out, texts[chosen](), "comparison", make_parents=True)
         print(f"wrote {out}", file=sys.stderr)
+
+
+def _texts(record: dict) -> dict:
+    """Every format of a comparison, each rendered only when asked for."""
+    return {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
+            "json": lambda: sides.dumps(record), "junit": lambda: render.to_junit(record),
+            "github": lambda: render.to_github(record)}
+
+
+def annotate(chosen: bool, record: dict) -> None:
+    """GitHub's workflow commands (one per slower or undecided configuration) on stderr when --format github:
+    stdout or the output file holds the job summary, and the runner reads commands from both streams."""
+    lines = render.github_annotations(record) if chosen else []
+    if lines:
+        print("\n".join(lines), file=sys.stderr)
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -70,8 +88,8 @@ def _compare(args: argparse.Namespace) -> None:
                          margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
-    _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
-                                      "json": lambda: sides.dumps(record)})
+    _write(args.output, args.format, _texts(record))
+    annotate(args.format == "github", record)
 
 
 def compare_main(argv: list[str] | None = None) -> int:
@@ -85,8 +103,10 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-environment", help="environment capture of the base side (default: in its folder)")
     parser.add_argument("--new-environment", help="environment capture of the new side (default: in its folder)")
     parser.add_argument("--claims", help="claims YAML: check each claim on both sides")
-    parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
-    parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
+    parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md); "
+                        "junit: JUnit XML, a test case per configuration (slower fails, inconclusive is skipped); "
+                        "github: a job summary table, and ::error/::warning annotations on stderr (docs/ci.md)")
+    parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json/.xml)")
     _common(parser)
     return run_command(parser, argv, _compare, reads_input=True)
 
