@@ -46,17 +46,19 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              f"fraction or a percentage (default {verdicts.DEFAULT_MARGIN})")
 
 
-def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
-    """Each output in the format its suffix names (or --format); stdout when none is given."""
+def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
+    """Each output in the format its suffix names (or --format); stdout when none is given.  The formats written."""
     if not outputs:
         sys.stdout.write(texts[fmt or "md"]())
-        return
+        return [fmt or "md"]
+    written = []
     for out in outputs:
         suffix = Path(out).suffix.lower().lstrip(".")
         suffix = SUFFIXES.get(suffix, suffix)
-        chosen = fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md")
-        atomic.write_text(out, texts[chosen](), "comparison", make_parents=True)
+        written.append(fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md"))
+        atomic.write_text(out, texts[written[-1]](), "comparison", make_parents=True)
         print(f"wrote {out}", file=sys.stderr)
+    return written
 
 
 def _texts(record: dict) -> dict:
@@ -88,8 +90,7 @@ def _compare(args: argparse.Namespace) -> None:
                          margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
-    _write(args.output, args.format, _texts(record))
-    annotate(args.format == "github", record)
+    annotate("github" in _write(args.output, args.format, _texts(record)), record)
 
 
 def compare_main(argv: list[str] | None = None) -> int:
