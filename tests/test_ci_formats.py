@@ -194,7 +194,10 @@ def crafted_comparison() -> dict:
     return {"format": "twelveways-comparison/1", "confidence": 0.95, "base": "base: a", "new": "new: b",
             "counts": {"slower": 1, "faster": 1, "same": 1, "inconclusive": 1},
             "noise_floor": {"margin_text": "±2% margin", "text": "no A/A run"}, "machine_load": {},
-            "rows": rows, "only_base": ["sparse: time [s]"], "only_new": []}
+            "rows": rows, "only_base": ["sparse: time [s]"], "only_new": [],
+            "claims": [{"id": "fast", "statement": "stencil at least 2x faster", "outcome": "Not reproduced",
+                        "line": "fast: not supported in this run, supported in the reference: Not reproduced"},
+                       {"id": "small", "statement": "p2p within 5%", "outcome": "Inconclusive", "line": "one run"}]}
 
 
 def test_comparison_junit_fails_slower_and_never_passes_the_undecided():
@@ -204,7 +207,8 @@ def test_comparison_junit_fails_slower_and_never_passes_the_undecided():
                                     case.find("skipped").get("type") if case.find("skipped") is not None else "pass")
                for name, case in cases.items()}
     assert outcome == {"stencil": "failure", "accuracy": "failure", "nstream": "pass", "transpose": "pass",
-                       "dgemm": "inconclusive", "p2p": "not comparable", "sparse": "only on the base side"}
+                       "dgemm": "inconclusive", "p2p": "not comparable", "sparse": "only on the base side",
+                       "Claim fast": "failure", "Claim small": "inconclusive"}
     slower = cases["stencil: time [s]"].find("failure")
     assert slower.get("type") == "slower" and "1 → 1.5 s (base → new)" in slower.get("message")
     assert "What to do: run about 40 invocations per side" in cases["dgemm: time [s]"].find("skipped").text
@@ -213,12 +217,12 @@ def test_comparison_junit_fails_slower_and_never_passes_the_undecided():
 def test_comparison_summary_is_one_table_and_annotations_name_each_regression():
     record = crafted_comparison()
     tables = summary_tables(compare_render.to_github(record))
-    assert len(tables) == 1 and len(tables[0]) == 1 + len(record["rows"]) + 1
+    assert len(tables) == 1 and len(tables[0]) == 1 + len(record["rows"]) + 1 + 2  # header, rows, one-sided, claims
     assert tables[0][0] == ["configuration / claim", "verdict", "evidence"]
     lines = compare_render.github_annotations(record)
     errors = [unescape_command(line.split("::")[1].removeprefix("error title=")) for line in lines if line.startswith("::error")]
-    assert errors == ["accuracy: time [s]", "stencil: time [s]"]  # regressions first, as the report orders them
-    assert sum(line.startswith("::warning") for line in lines) == 3  # inconclusive, not comparable, only on one side
+    assert errors == ["accuracy: time [s]", "stencil: time [s]", "Claim fast"]  # regressions first, as the report
+    assert sum(line.startswith("::warning") for line in lines) == 4  # inconclusive, not comparable, one side, claim
     lower = next(line for line in lines if "accuracy" in line)
     assert unescape_command(lower.split("::", 2)[2]).startswith("lower: 1 → 0.9 s (base → new); quality 10% lower, %")
 

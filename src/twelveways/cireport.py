@@ -30,6 +30,8 @@ OUTCOMES = (PASS, FAIL, UNDECIDED, NOT_APPLICABLE)
 
 #: What each outcome shows first in the summary table's status cell (the command's own word follows).
 MARKS = {PASS: "✅", FAIL: "❌", UNDECIDED: "⚠️", NOT_APPLICABLE: "➖"}
+#: File suffixes of an ``--output`` (audit, compare) that name a format other than their own: ``.xml`` is JUnit XML.
+SUFFIXES = {"markdown": "md", "htm": "html", "xml": "junit"}
 #: The workflow command of each outcome that gets an annotation.
 ANNOTATION = {FAIL: "error", UNDECIDED: "warning"}
 

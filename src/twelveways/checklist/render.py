@@ -16,6 +16,8 @@ import html
 import json
 import re
 
+from .. import cireport
+
 
 def to_json(report: dict) -> str:
     return json.dumps(report, indent=2, sort_keys=False, default=str) + "\n"
@@ -496,27 +498,31 @@ def _evidence_line(row: dict) -> str:
     return f"{row['what']}{where}: {row['number']}{unit} [source: {row['source']}]"
 
 
-def ci_cases(report: dict) -> list:
-    """One CI case per check and per claim (and one for the result files of the trees that were not read)."""
-    from ..cireport import Case
+def _check_case(c: dict) -> cireport.Case:
+    advice = todo(c)
+    return cireport.Case(CHECK_GROUPS.get(str(c["id"])[:1], "Other checks"), f"{c['id']} {c['title']}",
+                         CI_OUTCOMES.get(c["status"], "undecided"), STATUS_WORDS.get(c["status"], c["status"]).lower(),
+                         why(c), "\n".join(_evidence_line(row) for row in evidence_rows(c)),
+                         "" if advice == "nothing" else advice)
 
-    cases = []
-    for c in report["checks"]:
-        advice = todo(c)
-        cases.append(Case(CHECK_GROUPS.get(str(c["id"])[:1], "Other checks"), f"{c['id']} {c['title']}",
-                          CI_OUTCOMES.get(c["status"], "undecided"), STATUS_WORDS.get(c["status"], c["status"]).lower(),
-                          why(c), "\n".join(_evidence_line(row) for row in evidence_rows(c)),
-                          "" if advice == "nothing" else advice))
-    for c in report["claims"]:
-        verdict = _verdict_word(c["verdict"])
-        cases.append(Case("Claims", f"Claim {c['id']}", CLAIM_OUTCOMES.get(c["verdict"], "undecided"), verdict,
-                          clean(c.get("message") or "no reason given"),
-                          "\n".join(f"{label}: {text}" for label, text in [("statement", c["statement"]), *claim_facts(c)])))
+
+def _claim_case(c: dict) -> cireport.Case:
+    facts = [("statement", c["statement"]), *claim_facts(c)]
+    return cireport.Case("Claims", f"Claim {c['id']}", CLAIM_OUTCOMES.get(c["verdict"], "undecided"),
+                         _verdict_word(c["verdict"]), clean(c.get("message") or "no reason given"),
+                         "\n".join(f"{label}: {text}" for label, text in facts))
+
+
+def ci_cases(report: dict) -> list[cireport.Case]:
+    """One CI case per check and per claim, and one for the files of the input trees that were skipped (undecided
+    when a result file among them could not be read: the audit exits 3)."""
+    cases = [_check_case(c) for c in report["checks"]] + [_claim_case(c) for c in report["claims"]]
     skipped = skipped_lines(report)
     if skipped:
-        cases.append(Case("Inputs", "Result files of the input trees", "undecided" if report.get("unreadable") else "pass",
-                          "not all read" if report.get("unreadable") else "pass", skipped[0].rstrip(":"),
-                          "\n".join(line.strip() for line in skipped[1:])))
+        unreadable = bool(report.get("unreadable"))
+        cases.append(cireport.Case("Inputs", "Result files of the input trees", "undecided" if unreadable else "pass",
+                                   "not all read" if unreadable else "pass", skipped[0].rstrip(":"),
+                                   "\n".join(line.strip() for line in skipped[1:])))
     return cases
 
 
@@ -535,29 +541,22 @@ def _claim_counts(report: dict) -> dict[str, int]:
 
 def to_junit(report: dict) -> str:
     """JUnit XML: a test case per check and claim (``twelveways.cireport`` says how statuses map)."""
-    from ..cireport import junit_xml
-
-    return junit_xml("twelveways audit", ci_cases(report), {"verdict": report["verdict"],
-                                                           "inputs": ", ".join(report["inputs"])})
+    return cireport.junit_xml("twelveways audit", ci_cases(report), {"verdict": report["verdict"],
+                                                                    "inputs": ", ".join(report["inputs"])})
 
 
 def to_github(report: dict) -> str:
     """Markdown for a GitHub job summary: the verdict, then one table of every check and claim."""
-    from ..cireport import github_summary
-
-    return github_summary(f"twelveways audit: {report['verdict']}", _ci_lead(report), ci_cases(report))
+    return cireport.github_summary(f"twelveways audit: {report['verdict']}", _ci_lead(report), ci_cases(report))
 
 
 def github_annotations(report: dict) -> list[str]:
     """``::error`` for each failed check or claim, ``::warning`` for each undecided one (stderr, beside the summary)."""
-    from ..cireport import github_annotations as annotate
-
-    return annotate(ci_cases(report))
+    return cireport.github_annotations(ci_cases(report))
 
 
 RENDERERS = {"json": to_json, "md": to_markdown, "html": to_html, "junit": to_junit, "github": to_github}
 #: Formats that also speak to the CI runner itself: lines for stderr (workflow commands) beside the rendered text.
 ANNOTATIONS = {"github": github_annotations}
-#: File suffixes that name a format other than their own.
-SUFFIXES = {"markdown": "md", "htm": "html", "xml": "junit"}
+SUFFIXES = cireport.SUFFIXES
 html_fragment = to_html  # the name the report stage imports

@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..cireport import SUFFIXES
 from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from ..evidence import settings
 from . import build, noise, render, reproduce, sides, verdicts
 
 FORMATS = ("md", "html", "json", "junit", "github")
-#: File suffixes that name a format other than their own.
-SUFFIXES = {"markdown": "md", "htm": "html", "xml": "junit"}
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -54,7 +53,7 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
     written = []
     for out in outputs:
         suffix = Path(out).suffix.lower().lstrip(".")
-        suffix = SUFFIXES.get(suffix, suffix)
+        suffix = SUFFIXES.get(suffix, suffix)  # the audit's: .xml is JUnit XML
         written.append(fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md"))
         atomic.write_text(out, texts[written[-1]](), "comparison", make_parents=True)
         print(f"wrote {out}", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from .. import escape
+from .. import cireport, escape
 from . import sides
 
 ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3, "not comparable": 4}
@@ -171,31 +171,28 @@ CLAIM_OUTCOMES = {"Reproduced": "pass", "Not reproduced": "fail", "Inconclusive"
 CI_HEADER = ("configuration / claim", "verdict", "evidence")
 
 
-def _row_case(row: dict):
-    from ..cireport import Case
-
+def _row_case(row: dict) -> cireport.Case:
     unit = f" {row['key']['unit']}" if (row.get("key") or {}).get("unit") else ""
     message = f"{num(row['summary_base'])} → {num(row['summary_new'])}{unit} (base → new); {row['reason']}"
     details = "\n".join(f"{head}: {cell}" for head, cell in zip(HEADER, _cells(row)))
     advice = {"fail": "if the change is not meant to cost this, find the cause (what could explain it is in the evidence)",
               "undecided": f"run about {row['invocations_to_decide']} invocations per side"
               if row.get("invocations_to_decide") else ""}.get(CI_OUTCOMES.get(row["verdict"], "undecided"), "")
-    return Case("Configurations", row["configuration"], CI_OUTCOMES.get(row["verdict"], "undecided"), row["verdict"],
+    return cireport.Case("Configurations", row["configuration"], CI_OUTCOMES.get(row["verdict"], "undecided"), row["verdict"],
                 message, details, advice)
 
 
-def ci_cases(record: dict) -> list:
+def ci_cases(record: dict) -> list[cireport.Case]:
     """One CI case per configuration compared, per configuration only one side has, and per claim."""
-    from ..cireport import Case
-
     cases = [_row_case(row) for row in _sorted(record["rows"])]
-    for side, key in (("base", "only_base"), ("new", "only_new")):
-        cases += [Case("Configurations", label, "undecided", f"only on the {side} side",
-                       f"not compared: the {'new' if side == 'base' else 'base'} side has no such configuration")
+    for side, other, key in (("base", "new", "only_base"), ("new", "base", "only_new")):
+        cases += [cireport.Case("Configurations", label, "undecided", f"only on the {side} side",
+                                f"not compared: the {other} side has no such configuration")
                   for label in record.get(key) or []]
-    cases += [Case("Claims", f"Claim {row['id']}", CLAIM_OUTCOMES.get(row["outcome"], "undecided"), row["outcome"].lower(),
-                   row.get("line") or row.get("reason", ""), f"statement: {row['statement']}")
-              for row in record.get("claims") or []]
+    for row in record.get("claims") or []:
+        cases.append(cireport.Case("Claims", f"Claim {row['id']}", CLAIM_OUTCOMES.get(row["outcome"], "undecided"),
+                                   row["outcome"].lower(), row.get("line") or row.get("reason", ""),
+                                   f"statement: {row['statement']}"))
     return cases
 
 
@@ -208,24 +205,18 @@ def ci_lead(record: dict) -> list[str]:
 
 def to_junit(record: dict, title: str = "twelveways compare") -> str:
     """JUnit XML: a test case per configuration (a slower one fails; inconclusive is skipped, never passed)."""
-    from ..cireport import junit_xml
-
-    return junit_xml(title, ci_cases(record), {"base": str(record["base"]), "new": str(record["new"]),
-                                               "confidence": str(record["confidence"])})
+    return cireport.junit_xml(title, ci_cases(record), {"base": str(record["base"]), "new": str(record["new"]),
+                                                        "confidence": str(record["confidence"])})
 
 
 def to_github(record: dict, title: str = "twelveways compare", lead: list[str] | None = None) -> str:
     """Markdown for a GitHub job summary: the lead lines, then one table of every configuration and claim."""
-    from ..cireport import github_summary
-
-    return github_summary(title, ci_lead(record) if lead is None else lead, ci_cases(record), CI_HEADER)
+    return cireport.github_summary(title, ci_lead(record) if lead is None else lead, ci_cases(record), CI_HEADER)
 
 
 def github_annotations(record: dict) -> list[str]:
     """``::error`` for each slower (or lower-quality) configuration, ``::warning`` for each undecided one."""
-    from ..cireport import github_annotations as annotate
-
-    return annotate(ci_cases(record))
+    return cireport.github_annotations(ci_cases(record))
 
 
 RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="": sides.dumps(record)}
