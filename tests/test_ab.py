@@ -19,6 +19,7 @@ from twelveways import cli, results
 from twelveways.compare import ab, ab_analysis, ab_run, verdicts
 from twelveways.prk import sweep
 
+from test_ci_formats import parse_junit
 from test_command_inputs import one_error
 
 PLAN = ab_analysis.Plan(confidence=0.95)
@@ -240,9 +241,12 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
     config.write_text(TINY)
     argv = ["ab", "--base-config", config, "--new-config", config, "--rounds", "3", "--seed", "9",
             "--only", "workload=nstream", "--only", "implementation=c-serial", "--only", "workload=stencil",
-            "--output", tmp_path / "out" / "ab"]
+            "--output", tmp_path / "out" / "ab", "--format", "junit", "--format", "github"]
     assert cli.main([str(a) for a in argv]) == 0, capsys.readouterr().err
     record = json.loads((tmp_path / "out" / "ab.json").read_text())
+    junit = parse_junit((tmp_path / "out" / "ab.junit.xml").read_text())  # valid JUnit XML
+    assert len(list(junit.iter("testcase"))) == len(record["rows"])
+    assert (tmp_path / "out" / "ab.github.md").read_text().startswith("## twelveways ab: is NEW faster than BASE?")
     assert record["format"] == ab.FORMAT and len(record["rows"]) == 2
     assert record["ab"]["order_seed"] == 9 and record["ab"]["rounds"] == 3
     assert set(record["ab"]["stop_reasons"].values()) == {ab_analysis.STOP_FIXED}

@@ -50,9 +50,10 @@ def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
                         "hyperfine JSON, CSV")
     parser.add_argument("--claims", help="YAML file of claims to check (empty: none)")
     parser.add_argument("--format", choices=sorted(render.RENDERERS), help="output format (default: from the "
-                        "--output suffix, else md)")
+                        "--output suffix, else md); junit: JUnit XML, a test case per check and claim; github: a job "
+                        "summary table, and ::error/::warning annotations on stderr (docs/ci.md)")
     parser.add_argument("--output", action="append", default=[], help="write here instead of stdout (repeatable; "
-                        "format from the suffix .json/.md/.html)")
+                        "format from the suffix .json/.md/.html/.xml)")
     add_environment(parser, default=None)
     add_config(parser, default=None)
     parser.add_argument("--metadata", help="metadata YAML for .csv inputs (see import-csv)")
@@ -65,7 +66,7 @@ def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
 
 def _format_for(path: str, default: str | None) -> str:
     suffix = Path(path).suffix.lower().lstrip(".")
-    suffix = {"markdown": "md", "htm": "html"}.get(suffix, suffix)
+    suffix = render.SUFFIXES.get(suffix, suffix)
     return suffix if suffix in render.RENDERERS else (default or "md")
 
 
@@ -84,14 +85,26 @@ def _audit(args: argparse.Namespace) -> int:
                           csv_set=parse_pairs(args.set, "--set"))
     with collect_new_objects_only():  # what was read lives until the report is written: not walked again
         report = run(data, args.claims).to_dict()
+    formats = []
     if args.output:
         for out in args.output:
-            fmt = args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format)
-            atomic.write_text(out, render.RENDERERS[fmt](report), "audit report", make_parents=True)
+            formats.append(args.format if (args.format and len(args.output) == 1) else _format_for(out, args.format))
+            atomic.write_text(out, render.RENDERERS[formats[-1]](report), "audit report", make_parents=True)
         print("\n".join(render.summary_lines(report)), file=sys.stderr)
     else:
-        sys.stdout.write(render.RENDERERS[args.format or "md"](report))
+        formats.append(args.format or "md")
+        sys.stdout.write(render.RENDERERS[formats[-1]](report))
+    annotate(formats, report)
     return exit_code(report, args.exit_zero)
+
+
+def annotate(formats: list[str], report: dict) -> None:
+    """The lines a chosen format tells the CI runner itself (GitHub's workflow commands), on stderr: stdout or the
+    output file holds the job summary, and the runner reads commands from both streams."""
+    for fmt in dict.fromkeys(f for f in formats if f in render.ANNOTATIONS):
+        lines = render.ANNOTATIONS[fmt](report)
+        if lines:
+            print("\n".join(lines), file=sys.stderr)
 
 
 def exit_code(report: dict, exit_zero: bool) -> int:

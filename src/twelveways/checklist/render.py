@@ -16,6 +16,8 @@ import html
 import json
 import re
 
+from .. import cireport
+
 
 def to_json(report: dict) -> str:
     return json.dumps(report, indent=2, sort_keys=False, default=str) + "\n"
@@ -480,5 +482,81 @@ def _claims_html(claims: list[dict]) -> list[str]:
     return parts
 
 
-RENDERERS = {"json": to_json, "md": to_markdown, "html": to_html}
+# --------------------------------------------------------------------------- CI systems (twelveways.cireport)
+
+#: A check's status -> the CI outcome (cireport: warn and needs a human are undecided, never a pass).
+CI_OUTCOMES = {"pass": "pass", "fail": "fail", "warn": "undecided", "needs_human": "undecided",
+               "not_applicable": "not_applicable"}
+#: A claim's verdict -> the CI outcome: not supported fails the audit, inconclusive decides nothing.
+CLAIM_OUTCOMES = {"supported": "pass", "not_supported": "fail", "inconclusive": "undecided"}
+CHECK_GROUPS = {"R": "SC15 rules", "F": "Data-science fallacies"}
+
+
+def _evidence_line(row: dict) -> str:
+    where = f" ({row['configuration']})" if row["configuration"] != "—" else ""
+    unit = f" {row['unit']}" if row["unit"] != "—" else ""
+    return f"{row['what']}{where}: {row['number']}{unit} [source: {row['source']}]"
+
+
+def _check_case(c: dict) -> cireport.Case:
+    advice = todo(c)
+    return cireport.Case(CHECK_GROUPS.get(str(c["id"])[:1], "Other checks"), f"{c['id']} {c['title']}",
+                         CI_OUTCOMES.get(c["status"], "undecided"), STATUS_WORDS.get(c["status"], c["status"]).lower(),
+                         why(c), "\n".join(_evidence_line(row) for row in evidence_rows(c)),
+                         "" if advice == "nothing" else advice)
+
+
+def _claim_case(c: dict) -> cireport.Case:
+    facts = [("statement", c["statement"]), *claim_facts(c)]
+    return cireport.Case("Claims", f"Claim {c['id']}", CLAIM_OUTCOMES.get(c["verdict"], "undecided"),
+                         _verdict_word(c["verdict"]), clean(c.get("message") or "no reason given"),
+                         "\n".join(f"{label}: {text}" for label, text in facts))
+
+
+def ci_cases(report: dict) -> list[cireport.Case]:
+    """One CI case per check and per claim, and one for the files of the input trees that were skipped (undecided
+    when a result file among them could not be read: the audit exits 3)."""
+    cases = [_check_case(c) for c in report["checks"]] + [_claim_case(c) for c in report["claims"]]
+    skipped = skipped_lines(report)
+    if skipped:
+        unreadable = bool(report.get("unreadable"))
+        cases.append(cireport.Case("Inputs", "Result files of the input trees", "undecided" if unreadable else "pass",
+                                   "not all read" if unreadable else "pass", skipped[0].rstrip(":"),
+                                   "\n".join(line.strip() for line in skipped[1:])))
+    return cases
+
+
+def _ci_lead(report: dict) -> list[str]:
+    claims = ", ".join(f"{n} {v}" for v, n in _claim_counts(report).items())
+    return [f"Result is: {report['verdict']} ({status_counts(report)}{'; claims: ' + claims if claims else ''})",
+            *excluded_lines(report)]
+
+
+def _claim_counts(report: dict) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in report["claims"]:
+        counts[_verdict_word(c["verdict"])] = counts.get(_verdict_word(c["verdict"]), 0) + 1
+    return counts
+
+
+def to_junit(report: dict) -> str:
+    """JUnit XML: a test case per check and claim (``twelveways.cireport`` says how statuses map)."""
+    return cireport.junit_xml("twelveways audit", ci_cases(report), {"verdict": report["verdict"],
+                                                                    "inputs": ", ".join(report["inputs"])})
+
+
+def to_github(report: dict) -> str:
+    """Markdown for a GitHub job summary: the verdict, then one table of every check and claim."""
+    return cireport.github_summary(f"twelveways audit: {report['verdict']}", _ci_lead(report), ci_cases(report))
+
+
+def github_annotations(report: dict) -> list[str]:
+    """``::error`` for each failed check or claim, ``::warning`` for each undecided one (stderr, beside the summary)."""
+    return cireport.github_annotations(ci_cases(report))
+
+
+RENDERERS = {"json": to_json, "md": to_markdown, "html": to_html, "junit": to_junit, "github": to_github}
+#: Formats that also speak to the CI runner itself: lines for stderr (workflow commands) beside the rendered text.
+ANNOTATIONS = {"github": github_annotations}
+SUFFIXES = cireport.SUFFIXES
 html_fragment = to_html  # the name the report stage imports

@@ -10,8 +10,10 @@ verdicts, counts; rendered by :mod:`.render`) plus what only an A/B run knows: r
 seed, each configuration's stop reason, the stopping rule, the load of every invocation.
 
 Outputs: ``OUTPUT.md``, ``OUTPUT.html``, ``OUTPUT.json`` and every sample of each side in the
-results schema (``OUTPUT.base.nc``, ``OUTPUT.new.nc``).  Exit codes: 0 written; 2 a usage problem
-(an argument, a ref, a config, a selection); 1 a failure while building or running the kernels.
+results schema (``OUTPUT.base.nc``, ``OUTPUT.new.nc``); ``--format junit`` adds ``OUTPUT.junit.xml`` and
+``--format github`` ``OUTPUT.github.md`` (a job summary) with annotations on stderr (docs/ci.md).
+Exit codes: 0 written; 2 a usage problem (an argument, a ref, a config, a selection); 1 a failure
+while building or running the kernels.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import math
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import atomic, contention, envdiff, results, resultset, stability
@@ -33,6 +36,10 @@ FORMAT = "twelveways-ab/1"
 DEFAULT_MAX_SECONDS = 1800.0
 NOISE_TEXT = ("paired within rounds: both sides run in the same rounds on one machine, so the between-run level "
               "that compare needs an A/A run for does not enter; each round's invocations are the noise")
+
+
+#: Formats for CI systems ``--format`` adds -> the suffix of the file each writes beside the report.
+CI_FORMATS = {"junit": "junit.xml", "github": "github.md"}
 
 
 def _count(low: int, high: int):
@@ -83,6 +90,10 @@ def parser() -> OneLineParser:
     p.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
                    help=f"practical-equivalence margin (default {verdicts.DEFAULT_MARGIN})")
     p.add_argument("--output", default="reports/ab", help="writes OUTPUT.md, .html, .json, .base.nc, .new.nc")
+    p.add_argument("--format", action="append", default=[], choices=sorted(CI_FORMATS),
+                   help="also write for a CI system (repeatable): junit, OUTPUT.junit.xml (a test case per configuration: "
+                        "slower fails, inconclusive is skipped); github, OUTPUT.github.md (a job summary table) and "
+                        "::error/::warning annotations on stderr (docs/ci.md)")
     return p
 
 
@@ -95,8 +106,18 @@ def plan_of(args: argparse.Namespace) -> ab_analysis.Plan:
                             pilot=args.pilot)
 
 
-def outputs(base: str) -> dict[str, Path]:
-    return {suffix: Path(f"{base}.{suffix}") for suffix in ("md", "html", "json", "base.nc", "new.nc")}
+def outputs(base: str, ci_formats: Sequence[str] = ()) -> dict[str, Path]:
+    """Every file an A/B run writes: the report in three formats, each side's samples, and each CI format asked for."""
+    suffixes = ("md", "html", "json", "base.nc", "new.nc", *(CI_FORMATS[fmt] for fmt in dict.fromkeys(ci_formats)))
+    return {suffix: Path(f"{base}.{suffix}") for suffix in suffixes}
+
+
+def texts(record: dict) -> dict:
+    """Every text an A/B run can write, by suffix, each rendered only when written."""
+    title = "twelveways ab: is NEW faster than BASE?"
+    return {"md": lambda: markdown(record), "html": lambda: html_page(record), "json": lambda: sides.dumps(record),
+            "junit.xml": lambda: render.to_junit(record, "twelveways ab"),
+            "github.md": lambda: render.to_github(record, title, lead_lines(record))}
 
 
 def _side(label: str, ref: str | None, found: tuple[Path, str], config: str | Path | None) -> ab_sides.Side:
@@ -143,10 +164,11 @@ def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:
 
 def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, str | Path | None],
             plan: ab_analysis.Plan, only: dict[str, set[str]], *, work: Path, output: str, seed: int | None = None,
-            max_seconds: float = DEFAULT_MAX_SECONDS) -> dict:
+            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = ()) -> dict:
     """Build, run and judge two prepared sides and write every output; the record.  ``roots``: {label: (checkout
-    holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None}."""
-    paths = outputs(output)
+    holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None};
+    ``ci_formats``: the ``--format`` choices (:data:`CI_FORMATS`)."""
+    paths = outputs(output, ci_formats)
     sides_ = {label: _side(label, roots[label][2], roots[label][:2], configs[label]) for label in ("base", "new")}
     pairs, only_base, only_new = _chosen(sides_, only)
     for side in sides_.values():
@@ -157,20 +179,24 @@ def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, s
     outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds)
     _write_samples(outcome, sides_, paths)
     record = build(outcome, sides_, plan, only_base, only_new, _stability(paths), max_seconds)
-    for fmt, text in (("md", markdown(record)), ("html", html_page(record)), ("json", sides.dumps(record))):
-        atomic.write_text(paths[fmt], text, "A/B report", make_parents=True)
+    for suffix, text in texts(record).items():
+        if suffix in paths:
+            atomic.write_text(paths[suffix], text(), "A/B report", make_parents=True)
     print(f"ab: {summary_line(record)}; wrote {', '.join(str(p) for p in paths.values())}", file=sys.stderr)
+    annotations = render.github_annotations(record) if "github" in ci_formats else []
+    if annotations:  # stderr: the runner reads workflow commands from both streams
+        print("\n".join(annotations), file=sys.stderr)
     return record
 
 
 def _run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[str]]) -> None:
-    refuse_output_over_input(outputs(args.output).values(), [args.base_config, args.new_config], UsageError,
-                             "twelveways ab")
+    refuse_output_over_input(outputs(args.output, args.format).values(), [args.base_config, args.new_config],
+                             UsageError, "twelveways ab")
     refs = {"base": args.base, "new": args.new}
     with tempfile.TemporaryDirectory(prefix="twelveways-ab-") as tmp, ab_sides.checkouts(refs, Path(tmp)) as roots:
         measure({label: (*roots[label], refs[label]) for label in refs},
                 {"base": args.base_config, "new": args.new_config}, plan, only, work=Path(tmp), output=args.output,
-                seed=args.seed, max_seconds=args.max_seconds)
+                seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 from .. import atomic
+from ..cireport import SUFFIXES
 from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from ..evidence import settings
 from . import build, noise, render, reproduce, sides, verdicts
 
-FORMATS = ("md", "html", "json")
+FORMATS = ("md", "html", "json", "junit", "github")
 
 
 def _parser(prog: str, description: str) -> OneLineParser:
@@ -44,16 +45,34 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              f"fraction or a percentage (default {verdicts.DEFAULT_MARGIN})")
 
 
-def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
-    """Each output in the format its suffix names (or --format); stdout when none is given."""
+def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
+    """Each output in the format its suffix names (or --format); stdout when none is given.  The formats written."""
     if not outputs:
         sys.stdout.write(texts[fmt or "md"]())
-        return
+        return [fmt or "md"]
+    written = []
     for out in outputs:
         suffix = Path(out).suffix.lower().lstrip(".")
-        chosen = fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md")
-        atomic.write_text(out, texts[chosen](), "comparison", make_parents=True)
+        suffix = SUFFIXES.get(suffix, suffix)  # the audit's: .xml is JUnit XML
+        written.append(fmt if fmt and len(outputs) == 1 else suffix if suffix in FORMATS else (fmt or "md"))
+        atomic.write_text(out, texts[written[-1]](), "comparison", make_parents=True)
         print(f"wrote {out}", file=sys.stderr)
+    return written
+
+
+def _texts(record: dict) -> dict:
+    """Every format of a comparison, each rendered only when asked for."""
+    return {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
+            "json": lambda: sides.dumps(record), "junit": lambda: render.to_junit(record),
+            "github": lambda: render.to_github(record)}
+
+
+def annotate(chosen: bool, record: dict) -> None:
+    """GitHub's workflow commands (one per slower or undecided configuration) on stderr when --format github:
+    stdout or the output file holds the job summary, and the runner reads commands from both streams."""
+    lines = render.github_annotations(record) if chosen else []
+    if lines:
+        print("\n".join(lines), file=sys.stderr)
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -70,8 +89,7 @@ def _compare(args: argparse.Namespace) -> None:
                          margin=args.margin)
     if args.claims:
         record["claims"] = reproduce.claim_rows(base, new, args.claims)
-    _write(args.output, args.format, {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
-                                      "json": lambda: sides.dumps(record)})
+    annotate("github" in _write(args.output, args.format, _texts(record)), record)
 
 
 def compare_main(argv: list[str] | None = None) -> int:
@@ -85,8 +103,10 @@ def compare_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-environment", help="environment capture of the base side (default: in its folder)")
     parser.add_argument("--new-environment", help="environment capture of the new side (default: in its folder)")
     parser.add_argument("--claims", help="claims YAML: check each claim on both sides")
-    parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md)")
-    parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json)")
+    parser.add_argument("--format", choices=FORMATS, help="output format (default: from the --output suffix, else md); "
+                        "junit: JUnit XML, a test case per configuration (slower fails, inconclusive is skipped); "
+                        "github: a job summary table, and ::error/::warning annotations on stderr (docs/ci.md)")
+    parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json/.xml)")
     _common(parser)
     return run_command(parser, argv, _compare, reads_input=True)
 

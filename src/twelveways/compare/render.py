@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from .. import escape
+from .. import cireport, escape
 from . import sides
 
 ORDER = {"slower": 0, "lower": 0, "faster": 1, "higher": 1, "inconclusive": 2, "same": 3, "not comparable": 4}
@@ -159,6 +159,64 @@ def html_page(record: dict, title: str = "Comparison", *, environment: bool = Tr
             + (f"<p>Stated summaries: {html.escape(record['stated_method'])}.</p>" if record.get("stated_method") else "")
             + (f"<p>A busy machine: {html.escape(record['load_rule'])}.</p>" if record.get("load_rule") else "")
             + f"{_table_html(HEADER, [_cells(r) for r in tested])}{only}</body></html>\n")
+
+
+# ------------------------------------------------------------------------ CI systems (twelveways.cireport)
+
+#: A configuration's verdict -> the CI outcome: a regression fails; what the data cannot decide is no pass.
+CI_OUTCOMES = {"faster": "pass", "higher": "pass", "same": "pass", "slower": "fail", "lower": "fail",
+               "inconclusive": "undecided", "not comparable": "undecided"}
+#: A claim's outcome on both sides (compare --claims) -> the CI outcome.
+CLAIM_OUTCOMES = {"Reproduced": "pass", "Not reproduced": "fail", "Inconclusive": "undecided"}
+CI_HEADER = ("configuration / claim", "verdict", "evidence")
+
+
+def _row_case(row: dict) -> cireport.Case:
+    unit = f" {row['key']['unit']}" if (row.get("key") or {}).get("unit") else ""
+    message = f"{num(row['summary_base'])} → {num(row['summary_new'])}{unit} (base → new); {row['reason']}"
+    details = "\n".join(f"{head}: {cell}" for head, cell in zip(HEADER, _cells(row)))
+    advice = {"fail": "if the change is not meant to cost this, find the cause (what could explain it is in the evidence)",
+              "undecided": f"run about {row['invocations_to_decide']} invocations per side"
+              if row.get("invocations_to_decide") else ""}.get(CI_OUTCOMES.get(row["verdict"], "undecided"), "")
+    return cireport.Case("Configurations", row["configuration"], CI_OUTCOMES.get(row["verdict"], "undecided"), row["verdict"],
+                message, details, advice)
+
+
+def ci_cases(record: dict) -> list[cireport.Case]:
+    """One CI case per configuration compared, per configuration only one side has, and per claim."""
+    cases = [_row_case(row) for row in _sorted(record["rows"])]
+    for side, other, key in (("base", "new", "only_base"), ("new", "base", "only_new")):
+        cases += [cireport.Case("Configurations", label, "undecided", f"only on the {side} side",
+                                f"not compared: the {other} side has no such configuration")
+                  for label in record.get(key) or []]
+    for row in record.get("claims") or []:
+        cases.append(cireport.Case("Claims", f"Claim {row['id']}", CLAIM_OUTCOMES.get(row["outcome"], "undecided"),
+                                   row["outcome"].lower(), row.get("line") or row.get("reason", ""),
+                                   f"statement: {row['statement']}"))
+    return cases
+
+
+def ci_lead(record: dict) -> list[str]:
+    """What the job summary says above its table: both sides, the verdicts counted, the noise and the load."""
+    counts = ", ".join(f"{n} {v}" for v, n in record["counts"].items()) or "no shared configuration"
+    return [f"Base: {record['base']}", f"New: {record['new']}", f"Verdicts: {counts}", f"Noise: {noise_text(record)}",
+            *(f"Machine load, {side}: {'; '.join(lines)}" for side, lines in (record.get("machine_load") or {}).items())]
+
+
+def to_junit(record: dict, title: str = "twelveways compare") -> str:
+    """JUnit XML: a test case per configuration (a slower one fails; inconclusive is skipped, never passed)."""
+    return cireport.junit_xml(title, ci_cases(record), {"base": str(record["base"]), "new": str(record["new"]),
+                                                        "confidence": str(record["confidence"])})
+
+
+def to_github(record: dict, title: str = "twelveways compare", lead: list[str] | None = None) -> str:
+    """Markdown for a GitHub job summary: the lead lines, then one table of every configuration and claim."""
+    return cireport.github_summary(title, ci_lead(record) if lead is None else lead, ci_cases(record), CI_HEADER)
+
+
+def github_annotations(record: dict) -> list[str]:
+    """``::error`` for each slower (or lower-quality) configuration, ``::warning`` for each undecided one."""
+    return cireport.github_annotations(ci_cases(record))
 
 
 RENDERERS = {"md": markdown, "html": html_page, "json": lambda record, title="": sides.dumps(record)}
