@@ -62,3 +62,22 @@ def test_the_readme_names_the_two_commands_and_where_to_read_on(root):
     assert commands == ["make report", "make test"]
     for link in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (root / link).is_file(), link
+
+
+def test_no_schema_description_is_cut_at_a_comma(root):
+    """In a YAML flow mapping an unquoted comma ends the description and makes the rest a key with no value:
+    the documented meaning stops mid-sentence."""
+    import yaml
+
+    def stray(node, path=()):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if value is None and path[-1:] != ("default",) and key != "default":
+                    yield ".".join(map(str, path)) + f": {key!r}"
+                yield from stray(value, (*path, key))
+        elif isinstance(node, list):
+            for item in node:
+                yield from stray(item, path)
+
+    for schema in sorted((root / "workflow" / "schemas").glob("*.yaml")):
+        assert list(stray(yaml.safe_load(schema.read_text()))) == [], schema.name

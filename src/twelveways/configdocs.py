@@ -44,7 +44,7 @@ def render() -> str:
         "|---|---|---|---|",
     ]
     for key, kind, default, text in _rows(schema):
-        text = text.replace("|", "\\|")
+        text = text.replace("|", "\\|").replace("<", "&lt;")  # a <placeholder> is no HTML tag
         lines.append(f"| `{key}` | {kind} | {default} | {text} |")
     return "\n".join(lines) + "\n"
 

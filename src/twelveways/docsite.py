@@ -49,8 +49,10 @@ def arguments(parser: argparse.ArgumentParser) -> list[argparse.Action]:
 
 def _cell(text: str) -> str:
     """One table cell: one line, docstring markup (``code``, :mod:`x`) as Markdown, pipes escaped."""
-    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", " ".join(str(text).split()))
-    return text.replace("``", "`").replace("|", "\\|")
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", " ".join(str(text).split())).replace("``", "`")
+    parts = text.split("`")  # outside code spans a <placeholder> would be read as an HTML tag
+    text = "`".join(part if odd else part.replace("<", "&lt;") for odd, part in zip([0, 1] * len(parts), parts))
+    return text.replace("|", "\\|")
 
 
 def _spelling(action: argparse.Action) -> str:
