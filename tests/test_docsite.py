@@ -44,6 +44,8 @@ def test_the_site_builds_in_strict_mode_with_every_page(root, tmp_path):
         built = tmp_path / "site" / ("index.html" if page == "index.md" else f"{page[:-3]}/index.html")
         assert built.is_file(), page
     assert sorted(pages) == sorted(p.name for p in (root / "docs").glob("*.md"))
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert "fonts.googleapis" not in home and "fonts.gstatic" not in home  # opens offline, nothing fetched
 
 
 @pytest.mark.slow

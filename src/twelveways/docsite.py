@@ -82,11 +82,19 @@ def _meaning(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return _cell(help_text + (f" ({'; '.join(notes)})" if notes else ""))
 
 
+def _usage(parser: argparse.ArgumentParser, width: int = 100) -> str:
+    """The usage lines ``--help`` prints, wrapped at a fixed width (not the terminal's), so the page is the same
+    wherever it is generated."""
+    formatter = argparse.HelpFormatter(parser.prog, width=width)
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups)
+    return formatter.format_help().strip()
+
+
 def _parser_section(parser: argparse.ArgumentParser, level: int) -> list[str]:
     lines = [f"{'#' * level} `{parser.prog}`", ""]
     if parser.description:
         lines += [_cell(parser.description), ""]
-    lines += ["```", " ".join(parser.format_usage().split()), "```", ""]
+    lines += ["```", _usage(parser), "```", ""]
     rows = arguments(parser)
     if rows:
         lines += ["| argument | meaning |", "|---|---|"]
