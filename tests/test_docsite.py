@@ -112,3 +112,14 @@ def test_the_statistics_page_names_only_tests_that_exist(root):
     assert len(named) >= 10
     for path, test in named:
         assert re.search(rf"^def {test}\(", (root / path).read_text(), re.M), f"{path}::{test}"
+
+
+def test_the_checklist_page_says_what_each_check_checks_and_how_to_fix_it(root):
+    from twelveways.checklist.model import REGISTRY, ordered_ids
+
+    page = (root / "docs" / "checklist.md").read_text()
+    assert len(ordered_ids()) >= 24
+    for check_id in ordered_ids():
+        text = re.search(rf"^## {check_id}: (.*?)(?=^## |\Z)", page, re.S | re.M)
+        assert text, check_id
+        assert REGISTRY[check_id][0] in text.group(1) and "**How to fix:**\n\n- " in text.group(1), check_id

@@ -10,7 +10,9 @@ key table, the formats table, the evidence registry); ``--check`` names the stal
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import inspect
 import re
 import sys
 from collections.abc import Iterator
@@ -82,7 +84,7 @@ def _meaning(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return _cell(help_text + (f" ({'; '.join(notes)})" if notes else ""))
 
 
-def _usage(parser: argparse.ArgumentParser, width: int = 100) -> str:
+def _usage(parser: argparse.ArgumentParser, width: int = 80) -> str:
     """The usage lines ``--help`` prints, wrapped at a fixed width (not the terminal's), so the page is the same
     wherever it is generated."""
     formatter = argparse.HelpFormatter(parser.prog, width=width)
@@ -140,8 +142,42 @@ def render_commands() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _check_functions() -> dict[str, tuple[ast.FunctionDef, dict[str, str]]]:
+    """check id -> (the function its ``@check`` decorates, its module's string constants), read from the source
+    of the modules that register checks."""
+    from .checklist import fallacies, rules
+
+    found = {}
+    for module in (rules, fallacies):
+        tree = ast.parse(inspect.getsource(module))
+        constants = {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                     for target in node.targets if isinstance(target, ast.Name)
+                     and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+        for node in tree.body:
+            for decorator in getattr(node, "decorator_list", []):
+                if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", "") == "check":
+                    found[decorator.args[0].value] = (node, constants)
+    return found
+
+
+def advice(function: ast.FunctionDef, constants: dict[str, str]) -> list[str]:
+    """The recommendations a check returns, as its code states them: the advice of each ``return status,
+    evidence, advice`` and ``return judged(..., advice)``; the check's own words, not a copy kept beside them."""
+    found = []
+    for node in ast.walk(function):
+        value = node.value if isinstance(node, ast.Return) else None
+        if isinstance(value, ast.Tuple) and len(value.elts) == 3:
+            found.append(value.elts[2])
+        elif isinstance(value, ast.Call) and getattr(value.func, "id", "") == "judged":
+            found.append(value.args[-1])
+    texts = [item.value if isinstance(item, ast.Constant) else constants.get(getattr(item, "id", ""), "")
+             for item in found]
+    return list(dict.fromkeys(" ".join(text.split()) for text in texts if text))
+
+
 def render_checklist() -> str:
-    """docs/checklist.md: every registered check, in report order, with what it checks and where it applies."""
+    """docs/checklist.md: every registered check in report order: what it checks, where it applies, where its
+    evidence is described, and how to fix what it finds."""
     from .checklist import audit  # noqa: F401 - importing the audit registers every check
     from .checklist.domains import DOMAINS
     from .checklist.model import REGISTRY, ordered_ids
@@ -150,16 +186,19 @@ def render_checklist() -> str:
              "# The checklist", "",
              "`twelveways audit` runs one check per SC15 rule (R1-R12) and per data-science fallacy (F1-F12). "
              "Each returns a status (pass, warn, fail, not applicable, needs a human), the evidence it judged "
-             "(numbers with their units and where they came from) and a recommendation: what to measure or store "
-             "to fix it. What each check reads, when it fails and when it warns: "
-             "[Checklist evidence](checklist-evidence.md); every attribute it reads: [Evidence registry](evidence.md).",
-             "", "| check | title | applies to | what it checks |", "|---|---|---|---|"]
+             "(numbers with their units and where they came from) and a recommendation. What each check reads, "
+             "when it fails and when it warns: [what each check reads](checklist-evidence.md#per-check); every "
+             "attribute it reads: [evidence registry](evidence.md).", ""]
+    sources = _check_functions()
     for check_id in ordered_ids():
         title, run = REGISTRY[check_id]
-        what = " ".join((run.__doc__ or "").split())
         where = DOMAINS[run.domain][0] if run.domain else "all results"
-        lines.append(f"| **{check_id}** | {_cell(title)} | {_cell(where)} | {_cell(what)} |")
-    return "\n".join(lines) + "\n"
+        lines += [f"## {check_id}: {_cell(title)}", "", f"**Checks:** {_cell(run.__doc__ or '')}", "",
+                  f"**Applies to:** {_cell(where)}.", ""]
+        fixes = advice(*sources[check_id]) if check_id in sources else []
+        if fixes:
+            lines += ["**How to fix:**", "", *(f"- {_cell(text)}" for text in fixes), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def generated() -> dict[Path, str]:
