@@ -24,3 +24,9 @@ def test_docs_tools_locked_within_the_docs_extra(root):
         assert locked.get(name) and requirement.specifier.contains(locked[name]), (name, locked.get(name))
         for conda_file in pins.CONDA_FILES:
             assert pins.conda_pins(root / conda_file).get(name) == locked[name], (conda_file, name)
+
+
+def test_the_conda_files_are_what_make_envs_writes(root):
+    """`make envs` regenerates them: it must keep every pin they hold, the docs tools included."""
+    for conda_file in pins.CONDA_FILES:
+        assert (root / conda_file).read_text() == pins.render_conda(), conda_file
