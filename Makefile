@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 # __pycache__ folders, compiled once by the first process that imports it.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: report reproduce ab test test-fast lint bench lab reader-report archive test-slurm venv browser-deps bench-deps envs clean help
+.PHONY: report reproduce ab test test-fast lint bench lab reader-report archive test-slurm docs venv browser-deps bench-deps envs clean help
 
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
@@ -27,6 +27,7 @@ help:
 	@echo "make reproduce      run the quick workflow and compare it with data/reference -> reports/reproduction.html"
 	@echo "make ab BASE=<ref>  is the working tree (or NEW=<ref>) faster than BASE? interleaved rounds -> reports/ab.html"
 	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
+	@echo "make docs           the documentation site -> site/ (mkdocs build --strict; generated pages refreshed first)"
 
 venv: $(STAMP)
 
@@ -144,8 +145,16 @@ bench-deps:
 	  else echo "note: likwid-bench missing and not root with apt: bench will report no stream bound"; fi; \
 	fi
 
+# The documentation site (mkdocs.yml, docs/): the generated pages (command reference, checklist, config keys,
+# formats, evidence) refreshed from the code, then site/ in strict mode (a broken link or a page missing from
+# the navigation fails). tests/test_docsite.py builds it in make test and fails on a stale generated page.
+docs: $(STAMP)
+	$(BIN)/python -m twelveways.docsite
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	@echo "Documentation: $(CURDIR)/site/index.html"
+
 envs: $(STAMP)
 	$(BIN)/python -m twelveways.pins --write
 
 clean:
-	rm -rf results build logs .snakemake reports/*.html reports/*.md reports/*.json reports/*.png
+	rm -rf results build logs .snakemake site reports/*.html reports/*.md reports/*.json reports/*.png

@@ -1,7 +1,7 @@
 """`twelveways` command line: each subcommand delegates to its stage's module.
 
 Expected problems print one line ``error: …`` on stderr and exit non-zero, the code decided from the
-error's type by ``errors.exit_code`` (README, "Exit codes"); only bugs show a traceback.
+error's type by ``errors.exit_code`` (docs/exit-codes.md); only bugs show a traceback.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ DELEGATED = {
     "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
             "(nested keys as measurement.max_samples=10)"),
-    "compare": ("twelveways.compare.cli", "compare_main", "compare two result sets: environment diff, ratio [CI], "
-                "FDR-controlled verdicts against the noise floor (exit 2 bad input)"),
+    "compare": ("twelveways.compare.cli", "compare_main", "compare two result sets: environment diff, ratio NEW/BASE "
+                "[CI over invocations], verdicts against a practical-equivalence margin (exit 2 bad input)"),
     "noise-floor": ("twelveways.compare.cli", "noise_floor_main", "measure the noise floor from two runs of identical code"),
     "reproduce": ("twelveways.compare.cli", "reproduce_main", "compare this run with data/reference: Reproduced / "
                   "Not reproduced / Inconclusive per claim and headline number"),
@@ -35,26 +35,37 @@ DELEGATED = {
 }
 
 
-def _check_config(argv: list[str]) -> int:
+def check_config_parser():
     from . import config
     from .cliargs import OneLineParser
 
     parser = OneLineParser(prog="twelveways check-config", description="Validate a workflow config file.")
     parser.add_argument("file", nargs="?", default=str(config.DEFAULT_CONFIG), help="YAML config (default: config/config.yaml)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _check_config(argv: list[str]) -> int:
+    from . import config
+
+    args = check_config_parser().parse_args(argv)
     config.load(args.file)
     print(f"{args.file}: valid")
     return 0
 
 
-def _results_info(argv: list[str]) -> int:
-    from . import results
+def results_parser():
     from .cliargs import OneLineParser
 
     parser = OneLineParser(prog="twelveways results", description="Validate results files and describe their contents.",
                            error_class=AuditInputError)
     parser.add_argument("files", nargs="+", help="results/*.nc files")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _results_info(argv: list[str]) -> int:
+    from . import results
+
+    args = results_parser().parse_args(argv)
     for path in args.files:
         ds = results.require_samples(results.open(path), str(path))
         frame = results.to_frame(ds)
@@ -68,13 +79,8 @@ def _results_info(argv: list[str]) -> int:
     return 0
 
 
-def _import(argv: list[str]) -> int:
-    """``twelveways import PATH... --output OUT``: published results into the documented schema."""
-    from pathlib import Path
-
-    from . import readers, results
-    from .readers.csv_table import parse_pairs
-    from .cliargs import OneLineParser, refuse_output_over_input
+def import_parser():
+    from .cliargs import OneLineParser
 
     parser = OneLineParser(prog="twelveways import", error_class=AuditInputError, description="Read results in any "
                            "format twelveways reads (docs/formats.md) and write them in the results schema (NetCDF4).")
@@ -83,6 +89,18 @@ def _import(argv: list[str]) -> int:
     parser.add_argument("--metadata", help="metadata YAML for CSV inputs (see import-csv)")
     parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,...")
     parser.add_argument("--set", action="append", default=[], help="CSV constant columns NAME=VALUE,...")
+    return parser
+
+
+def _import(argv: list[str]) -> int:
+    """``twelveways import PATH... --output OUT``: published results into the documented schema."""
+    from pathlib import Path
+
+    from . import readers, results
+    from .cliargs import refuse_output_over_input
+    from .readers.csv_table import parse_pairs
+
+    parser = import_parser()
     args = parser.parse_args(argv)
     refuse_output_over_input([args.output], [*args.paths, args.metadata], AuditInputError, parser.prog)
     skipped: list = []
@@ -120,6 +138,25 @@ LOCAL = {
     "check-config": (_check_config, "validate a config file against the schema", False),
     "results": (_results_info, "validate results files and list what they hold", True),
     "import": (_import, "read MLPerf, LoadGen, pyperf, Google Benchmark, hyperfine or CSV results into the schema", True),
+}
+
+#: subcommand -> "module:function" building its argparse parser, for the command reference (docs/commands.md,
+#: twelveways.docsite), which is generated from these so that help and reference cannot drift. ``run`` has none:
+#: it hands its arguments to Snakemake.
+PARSERS = {
+    "env": "twelveways.env.cli:_parser",
+    "audit": "twelveways.checklist.audit:build_parser",
+    "import-csv": "twelveways.readers.csv_table:import_csv_parser",
+    "config-docs": "twelveways.configdocs:build_parser",
+    "compare": "twelveways.compare.cli:compare_parser",
+    "noise-floor": "twelveways.compare.cli:noise_floor_parser",
+    "reproduce": "twelveways.compare.cli:reproduce_parser",
+    "ab": "twelveways.compare.ab:parser",
+    "plan": "twelveways.plan:build_parser",
+    "report": "twelveways.report.commands:parser",
+    "check-config": "twelveways.cli:check_config_parser",
+    "results": "twelveways.cli:results_parser",
+    "import": "twelveways.cli:import_parser",
 }
 
 

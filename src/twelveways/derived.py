@@ -3,7 +3,7 @@
 Each analysis notebook writes ``results/derived/<family>.nc`` (family prk, train, infer) in the
 results schema (:mod:`twelveways.results`) so the checklist judges what the report shows, not
 only the raw samples (DESIGN.md, data flow: results -> analysis -> checklist -> report).  The
-format is documented in the README ("Derived results"); in short:
+format is documented in docs/results-schema.md ("Derived results"); in short:
 
 * attribute ``derived`` = 1, ``family``, ``analysis_version`` (:data:`ANALYSIS_VERSION`),
   ``derived_from`` (the raw files: name, sha256, environment and config hash), and the raw
@@ -36,7 +36,7 @@ from scipy import stats as sps
 from . import results, stats
 from .errors import ResultsError, StatisticsError
 
-#: Bumped whenever the analysis changes what it derives or how (format history in the README).
+#: Bumped whenever the analysis changes what it derives or how (format history in docs/results-schema.md).
 ANALYSIS_VERSION = "2"
 RUN_ID = "derived"
 #: Per-row annotation columns of a derived file (never configuration factors).

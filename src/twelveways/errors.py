@@ -2,7 +2,7 @@
 
 Every error the project raises on purpose derives from :class:`TwelveWaysError`; anything else
 is a bug and is allowed to show its traceback.  The exit code of every command is decided here too,
-from the error's type (:func:`exit_code`) or the outcome (:func:`outcome_code`): README, "Exit codes".
+from the error's type (:func:`exit_code`) or the outcome (:func:`outcome_code`): docs/exit-codes.md.
 """
 
 #: A command did what it was asked and nothing it judged failed.

@@ -41,8 +41,8 @@ STAGES = (
     Stage("report", "the HTML report, its first screen and the artifact appendix", ("report",)),
     Stage("release", "what a DOI service receives: the archive, the citation, the pinned lock",
           ("report.archive", "report.citation", "pins")),
-    Stage("interface", "the command line that delegates to each stage", ("cli", "__main__", "report.commands",
-                                                                           "report.__main__")),
+    Stage("interface", "the command line that delegates to each stage, and the documentation generated from it",
+          ("cli", "__main__", "docsite", "report.commands", "report.__main__")),
 )
 
 #: What a newcomer adds most often, and the one place it goes.

@@ -71,6 +71,8 @@ def disagreements(root: Path = PROJECT_ROOT) -> list[str]:
 def render_conda(name: str = "twelveways", root: Path = PROJECT_ROOT) -> str:
     data = tomllib.loads((root / "pyproject.toml").read_text())
     reqs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["test"])
+    locked = lock_pins(root)  # the docs extra states ranges: the conda files pin the lock's version in them
+    reqs += [f"{_name(r)}=={locked[_name(r)]}" for r in data["project"]["optional-dependencies"].get("docs", [])]
     lines = ["# Generated from pyproject.toml by `make envs`; tests/test_pins.py checks they agree.",
              "# Packages come from PyPI through pip, pinned exactly like envs/requirements.lock.",
              f"name: {name}", "channels:", "  - conda-forge", "dependencies:", "  - python=3.11", "  - pip", "  - pip:"]

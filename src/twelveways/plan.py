@@ -303,7 +303,7 @@ def _main(args: argparse.Namespace) -> None:
     sys.stdout.write(text(record))
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="twelveways plan", error_class=AuditInputError,
                            description="From a finished run: invocations per configuration to detect an effect, and "
                                        "each profile's predicted PRK runtime.")
@@ -315,4 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence (default: the schema's measurement.confidence, %(default)s)")
     parser.add_argument("--output", help="also write the plan as JSON here")
-    return run_command(parser, argv, _main, reads_input=True)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_command(build_parser(), argv, _main, reads_input=True)

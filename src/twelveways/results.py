@@ -1,6 +1,6 @@
 """The results store: every sample as one row, in NetCDF4, with provenance, validated on load.
 
-The format is documented in README.md ("Results format", from :data:`COLUMNS` and :data:`ATTRS`) so
+The format is documented in docs/results-schema.md (checked against :data:`COLUMNS` and :data:`ATTRS`) so
 that other people can write it and audit their own results.  Format history:
 
 * ``1.0`` (2026-11): first version.
@@ -11,7 +11,7 @@ that other people can write it and audit their own results.  Format history:
 * derived results (2026-11, still ``1.1``): the analysis stage writes what it derives —
   speedups with their base case, summaries with CI, n and coverage, fits, figure declarations —
   as ordinary 1.1 files with attribute ``derived`` = 1 (``results/derived/<family>.nc``, see
-  :mod:`twelveways.derived` and the README's "Derived results"); readers of 1.1 read them unchanged.
+  :mod:`twelveways.derived` and docs/results-schema.md, "Derived results"); readers of 1.1 read them unchanged.
 
 Design points (DESIGN.md, "Results store"):
 
@@ -25,7 +25,7 @@ Design points (DESIGN.md, "Results store"):
   (:mod:`twelveways.ncfast`, ~15 ms instead of ~80 ms for a PRK file of 30 columns: a tree of
   2,000 files is audited in seconds, not minutes), decoded exactly as xarray decodes them; any
   other file, and every damaged one, is read by xarray as before (:func:`read_raw` says which);
-* value rules (README "Results format"): no infinite value; times finite, >= 0, at most a year;
+* value rules (docs/results-schema.md): no infinite value; times finite, >= 0, at most a year;
   integer columns >= -1 and never wrapped; ``git_dirty`` 0/1; category lists JSON lists of strings.
 """
 

@@ -92,10 +92,12 @@ def _compare(args: argparse.Namespace) -> None:
     annotate("github" in _write(args.output, args.format, _texts(record)), record)
 
 
-def compare_main(argv: list[str] | None = None) -> int:
-    parser = _parser("twelveways compare", "Compare two result sets configuration by configuration: environment "
-                     "diff first, then ratio, CI, Mann-Whitney with FDR control and a verdict against the measured "
-                     "noise floor.")
+def compare_parser() -> OneLineParser:
+    parser = _parser("twelveways compare", "Compare two result sets configuration by configuration: the environment "
+                     "diff first, then the ratio NEW/BASE with its CI over invocations (the between-run variance of an "
+                     "A/A run added where measured), Benjamini-Hochberg over configurations, and a verdict against the "
+                     "practical-equivalence margin: faster, slower, same, or inconclusive with the invocations per "
+                     "side that would decide.")
     parser.add_argument("base", help="base results: a file or folder (results/, data/reference) in any format audit reads")
     parser.add_argument("new", help="new results, as BASE")
     parser.add_argument("--base-also", action="append", default=[], help="more files of the base side (repeatable)")
@@ -108,7 +110,11 @@ def compare_main(argv: list[str] | None = None) -> int:
                         "github: a job summary table, and ::error/::warning annotations on stderr (docs/ci.md)")
     parser.add_argument("--output", action="append", default=[], help="write here (repeatable; .md/.html/.json/.xml)")
     _common(parser)
-    return run_command(parser, argv, _compare, reads_input=True)
+    return parser
+
+
+def compare_main(argv: list[str] | None = None) -> int:
+    return run_command(compare_parser(), argv, _compare, reads_input=True)
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
@@ -121,14 +127,18 @@ def _noise_floor(args: argparse.Namespace) -> None:
     print(noise.floor_text(record) if record.get("configurations") else record["why"], file=sys.stderr)
 
 
-def noise_floor_main(argv: list[str] | None = None) -> int:
+def noise_floor_parser() -> OneLineParser:
     parser = _parser("twelveways noise-floor", "Measure the noise floor from two independent runs of identical "
                      "code (A/A): false-positive rate of the test alone, floor, power.")
     parser.add_argument("first", help="results of the first run (file or folder)")
     parser.add_argument("second", help="results of the second, independent run of the same configurations")
     parser.add_argument("--output", required=True, help="JSON file to write (results/noise_floor.json)")
     _confidence_option(parser, "confidence of the CIs")
-    return run_command(parser, argv, _noise_floor, reads_input=True)
+    return parser
+
+
+def noise_floor_main(argv: list[str] | None = None) -> int:
+    return run_command(noise_floor_parser(), argv, _noise_floor, reads_input=True)
 
 
 def _reproduce(args: argparse.Namespace) -> None:
@@ -146,7 +156,7 @@ def _reproduce(args: argparse.Namespace) -> None:
           file=sys.stderr)
 
 
-def reproduce_main(argv: list[str] | None = None) -> int:
+def reproduce_parser() -> OneLineParser:
     parser = _parser("twelveways reproduce", "Compare this run with a stored result set: Reproduced / Not "
                      "reproduced / Inconclusive per claim and headline number.")
     parser.add_argument("--reference", default="data/reference", help="stored result set (default data/reference)")
@@ -154,4 +164,8 @@ def reproduce_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", default="config/claims.yaml", help="claims YAML (empty: none)")
     parser.add_argument("--output", default="reports/reproduction", help="writes OUTPUT.md, .html and .json")
     _common(parser)
-    return run_command(parser, argv, _reproduce, reads_input=True)
+    return parser
+
+
+def reproduce_main(argv: list[str] | None = None) -> int:
+    return run_command(reproduce_parser(), argv, _reproduce, reads_input=True)

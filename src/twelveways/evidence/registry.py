@@ -213,7 +213,7 @@ def render() -> str:
              "| attribute | type | unit | read by | aliases | meaning |", "|---|---|---|---|---|---|"]
     for a in ATTRIBUTES:
         lines.append(f"| `{a.name}` | {a.type} | {a.unit or '—'} | {', '.join(a.read_by) or '—'} | "
-                     f"{', '.join(f'`{x}`' for x in a.aliases) or '—'} | {a.meaning} |")
+                     f"{', '.join(f'`{x}`' for x in a.aliases) or '—'} | {a.meaning.replace('<', '&lt;')} |")
     return "\n".join(lines) + "\n"
 
 

@@ -224,14 +224,18 @@ def _import_csv(args: argparse.Namespace) -> None:
     print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
 
 
-def import_csv_main(argv: list[str] | None = None) -> int:
+def import_csv_parser() -> OneLineParser:
     parser = OneLineParser(prog="twelveways import-csv", error_class=AuditInputError, description="Convert a CSV "
                            "of samples plus a metadata YAML into a twelveways results file (NetCDF4) that "
                            "`twelveways audit` reads.")
     parser.add_argument("csv", help="CSV of samples, one per row")
     parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
     parser.add_argument("--output", required=True, help="results file to write (.nc)")
-    return run_command(parser, argv, _import_csv, reads_input=True)
+    return parser
+
+
+def import_csv_main(argv: list[str] | None = None) -> int:
+    return run_command(import_csv_parser(), argv, _import_csv, reads_input=True)
 
 
 if __name__ == "__main__":

@@ -123,7 +123,8 @@ def docs_table() -> str:
     for fmt in formats():
         how = (f"companion: {fmt.companion}" if fmt.companion
                else f"with the other files of its folder ({fmt.group.name})" if fmt.group else "one file")
-        lines.append(f"| {fmt.title} | `{fmt.name}` | {fmt.reads} | {how} |")
+        reads, how = (text.replace("<", "&lt;") for text in (fmt.reads, how))  # a <placeholder> is no HTML tag
+        lines.append(f"| {fmt.title} | `{fmt.name}` | {reads} | {how} |")
     return "\n".join(lines)
 
 
