@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -364,3 +365,41 @@ def test_audit_output_to_a_directory_or_full_disk_keeps_earlier_output(tmp_path,
     assert code == 2
     assert_one_line(err, "no space left")
     assert out.read_bytes() == before and leftovers(out.parent) == []
+
+
+def test_a_pipe_named_as_output_is_written_into_not_replaced(tmp_path):
+    """``--output /dev/stdout`` or a named pipe: the bytes go through it and it stays a pipe (a rename over it
+    would leave a regular file in its place, as it once did to /dev/null)."""
+    import stat
+
+    pipe = tmp_path / "out.pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there before the write, as a shell's would be
+    try:
+        atomic.write_text(pipe, "through the pipe\n", "report")
+        received = os.read(reader, 1000)
+    finally:
+        os.close(reader)
+    assert received == b"through the pipe\n" and stat.S_ISFIFO(pipe.stat().st_mode)
+
+
+def test_a_pipe_without_reader_is_one_line_not_a_hang(tmp_path):
+    pipe = tmp_path / "nobody.pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(atomic.OutputError, match="no process reads the pipe"):
+        atomic.write_text(pipe, "x", "report")
+    assert pipe.is_fifo()
+
+
+def test_a_character_device_named_as_output_stays_a_device(tmp_path):
+    """A copy of /dev/null (made where root may make device nodes): written into, and still a device after."""
+    import stat
+
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        device.write_bytes(b"")  # a folder mounted nodev refuses device nodes
+    except OSError:
+        pytest.skip("cannot make or open a device node here (not root, or a nodev folder)")
+    atomic.write_text(device, "discarded\n", "report")
+    assert stat.S_ISCHR(device.stat().st_mode)

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,15 +76,56 @@ def remove_stale_partials(path: Path) -> list[Path]:
     return removed
 
 
+def _special_kind(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file or folder (a device, a pipe, a socket), else None."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISCHR, "character device"), (stat.S_ISFIFO, "pipe"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return None
+
+
+@contextlib.contextmanager
+def _streamed(path: Path, kind: str, what: str) -> Iterator[Path]:
+    """A device or pipe named as the output (``--output /dev/null``, ``/dev/stdout``) is written into, never renamed
+    over: a rename would replace the device with a regular file.  The body writes a temporary file first, so a
+    failure sends nothing; a pipe without a reader is an error, not a hang (opened non-blocking)."""
+    if kind in ("block device", "socket"):
+        raise OutputError(f"cannot write {what} {path}: it is a {kind}, not a file")
+    with tempfile.TemporaryDirectory(prefix="twelveways-out-") as folder:
+        tmp = Path(folder) / path.name
+        yield tmp
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            why = "no process reads the pipe" if exc.errno == errno.ENXIO else _reason(exc)
+            raise OutputError(f"cannot write {what} {path}: {why}") from exc
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        try:
+            with open(fd, "wb") as out, open(tmp, "rb") as data:
+                shutil.copyfileobj(data, out)
+        except OSError as exc:
+            raise OutputError(f"cannot write {what} {path}: {_reason(exc)}") from exc
+
+
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike, what: str = "output", *, make_parents: bool = False,
               mode: int = 0o644) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success fsync it and rename it onto ``path``.
 
     Whatever the body raises, the temporary file is removed and ``path`` is left as it was; an
-    ``OSError`` becomes one :class:`OutputError` line.
+    ``OSError`` becomes one :class:`OutputError` line.  A device or pipe is written into instead (:func:`_streamed`).
     """
     path = Path(path)
+    kind = _special_kind(path)
+    if kind:
+        with _streamed(path, kind, what) as tmp:
+            yield tmp
+        return
     _check_target(path, what, make_parents)
     remove_stale_partials(path)
     try:
