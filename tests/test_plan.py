@@ -115,8 +115,9 @@ def test_prk_and_placebo_scale_the_sweep_by_the_profiles_counts(quick_profile):
     assert prk.seconds == pytest.approx(132.5)
     assert prk.half == pytest.approx(10.0 + 0.2 * 120.0 + 0.2 * 5.0 + 0.2 * 7.5)
     placebo = plan_stages.placebo_estimate(costs, quick_profile, full, sweep, (55.0, 55))
-    # all 60 configurations (full: 0 = all) where the run repeated 16, at 2 s per configuration where it took 1 s
-    assert placebo.seconds == pytest.approx(20.0 * 60 / 16 * 2.0)
+    # the sweep's start-up (60 - 55 s) carried over; the rest for all 60 configurations (full: 0 = all) where the
+    # run repeated 16, at 2 s per configuration where it took 1 s
+    assert placebo.seconds == pytest.approx(5.0 + 15.0 * 60 / 16 * 2.0)
 
 
 @pytest.fixture(scope="module")

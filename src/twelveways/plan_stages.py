@@ -322,7 +322,8 @@ def _placebo_configurations(config: Mapping, configurations: int) -> int:
 def placebo_estimate(costs: Mapping, recorded: Mapping, profile: Mapping, sweep: Mapping | None,
                      recorded_sweep: tuple[float, int] | None) -> Estimate:
     """The A/A sweep: the recorded one per configuration it repeated, times the profile's configurations to
-    repeat and the ratio of the two profiles' sweep cost per configuration."""
+    repeat and the ratio of the two profiles' sweep cost per configuration; a sweep process's start-up (the PRK
+    rule's time beyond its sweep) carried over."""
     rule, floor = costs.get("prk_placebo"), costs.get("noise_floor")
     found = fixed(floor, "noise-floor comparison carried over") if floor is not None else NOTHING
     if rule is None:
@@ -330,12 +331,16 @@ def placebo_estimate(costs: Mapping, recorded: Mapping, profile: Mapping, sweep:
     if sweep is None or recorded_sweep is None:
         return found + fixed(rule, "A/A sweep carried over")
     seconds, configurations = recorded_sweep
+    startup = min(float(np.mean(rule)), max(0.0, float(np.mean(costs["prk_run"])) - seconds)) \
+        if "prk_run" in costs else 0.0
     repeated_then = _placebo_configurations(recorded, configurations)
     repeated_now = _placebo_configurations(profile, sweep["configurations"])
     per_configuration = (sweep["seconds"] / max(1, sweep["configurations"])) / (seconds / max(1, configurations))
     factor = repeated_now / max(1, repeated_then) * per_configuration
-    return found + scaled([(factor, float(np.mean(rule)), sd_or_zero(rule))],
-                          f"A/A sweep of {repeated_now} configurations at the profile's cost per configuration")
+    return found + fixed([startup], "") + scaled(
+        [(factor, float(np.mean(rule)) - startup, sd_or_zero(rule))],
+        f"A/A sweep of {repeated_now} configurations at the profile's cost per configuration, its start-up carried "
+        "over")
 
 
 # ------------------------------------------------------------------------------------------------ the whole

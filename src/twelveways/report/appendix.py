@@ -359,7 +359,7 @@ def _other_profile(profile: str, config: Mapping) -> str:
     other = "quick" if profile == "full" else "full"
     return (f"Profile `{other}`: not measured in this set; its runtime is written to `logs/bench/` when it runs "
             "(`make report CONFIGFILE=config/full.yaml` for the paper-grade `full` profile) and this appendix then "
-            "states it.")
+            "states it; where this set recorded its costs, the `full` profile's prediction follows.")
 
 
 def prediction_section(sources: Sources) -> list[str]:
@@ -375,7 +375,7 @@ def prediction_section(sources: Sources) -> list[str]:
             f"{duration(predicted['seconds'])} in total, 95% range {duration(low)} to {duration(high)}** (the sum over "
             "its rules). By stage:", ""] + \
         _table(["stage", "predicted", "95% range", "this run", "how"], rows) + \
-        [f"Ranges: {md(RANGE_TEXT)}", ""]
+        [f"Ranges: {md(RANGE_TEXT)}.", ""]
 
 
 #: What ``make venv`` writes when it has installed the lock: ``install_seconds=N`` (Makefile).
