@@ -219,19 +219,22 @@ def train_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
 # ------------------------------------------------------------------------------------------------ inference
 
 
-def loadgen_runs_per_variant(settings, scenario: str) -> int:
-    """Performance runs of one model variant in ``scenario`` the profile asks for (Server: its search's runs at
-    most, and its load sweep)."""
-    if scenario == "Server":
-        return settings.server_search.max_runs + len(settings.server_load_fractions)
-    return settings.runs_per_variant(scenario)
+def loadgen_runs_per_variant(settings, scenario: str, role: str) -> int | None:
+    """Runs of one model variant in ``scenario`` with ``role`` the profile asks for: performance runs
+    (``performance_runs``), the Server search's runs at most and its load sweep; None for a role no count sets
+    (a calibration pilot: as many as recorded, at their recorded length)."""
+    counts = {"performance": settings.runs_per_variant(scenario), "search": settings.server_search.max_runs,
+              "load_sweep": len(settings.server_load_fractions)}
+    return counts.get(role)
 
 
 def _loadgen_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per performance run: scenario, variant, wall seconds and units (queries; Offline: samples)."""
+    """Per performance run: scenario, role, variant, wall seconds and units (queries; Offline: samples)."""
     perf = frame[frame["mode"] == "PerformanceOnly"] if "mode" in frame.columns else frame
+    perf = perf.assign(role=perf["role"].fillna("performance") if "role" in perf.columns else "performance")
     wide = perf[perf["metric"].isin(["run_wall_time", "query_count", "samples_per_query"])].pivot_table(
-        index=["run_id", "scenario", "variant"], columns="metric", values="value", aggfunc="first").reset_index()
+        index=["run_id", "scenario", "role", "variant"], columns="metric", values="value",
+        aggfunc="first").reset_index()
     wide = wide.dropna(subset=["run_wall_time"])
     queries = wide.get("query_count", pd.Series(np.nan, index=wide.index)).fillna(0.0)
     samples = wide.get("samples_per_query", pd.Series(1.0, index=wide.index)).fillna(1.0)
@@ -268,15 +271,16 @@ def infer_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
     table = _loadgen_table(frame)
     variants_rec, variants_tgt = table["variant"].nunique(), len(tgt.models) * len(tgt.variants)
     units = []
-    for scenario in tgt.scenarios:
-        runs = table[table["scenario"] == scenario]
-        if runs.empty:
+    for (scenario, role), runs in table.groupby(["scenario", "role"]):
+        if scenario not in tgt.scenarios:
             continue
-        per_variant = len(runs) / variants_rec * loadgen_runs_per_variant(tgt, scenario) / max(
-            1, loadgen_runs_per_variant(rec, scenario))
-        units.append((per_variant * variants_tgt, *_run_seconds(runs, scenario, rec, tgt)))
+        now, then = loadgen_runs_per_variant(tgt, scenario, role), loadgen_runs_per_variant(rec, scenario, role)
+        per_variant = len(runs) / variants_rec * (now / max(1, then) if now is not None else 1.0)
+        mean, sd = _run_seconds(runs, scenario, rec, tgt) if now is not None else (
+            float(runs["run_wall_time"].mean()), sd_or_zero(runs["run_wall_time"].to_numpy()))
+        units.append((per_variant * variants_tgt, mean, sd))
     loadgen = scaled(units, f"LoadGen runs of {variants_tgt} model variants, each the longer of the minimum duration "
-                            "and the minimum query count at the recorded rate")
+                            "and the minimum query count at the recorded rate (calibration pilots as recorded)")
     stage = results.attr_json(results.open(folder / "inference.nc"), "stage_seconds", {}) or {}
     per_variant = [float(s) for model in stage.values() if isinstance(model, Mapping)
                    for key, s in model.items() if key != "total"]
