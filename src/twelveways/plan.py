@@ -1,4 +1,9 @@
-"""``twelveways plan``: how many invocations a comparison needs, and how long each profile will take.
+"""``twelveways plan``: how many invocations a comparison needs, how long each profile will take, and how many
+rounds ``ab`` needs.
+
+The whole profile, stage by stage, is :mod:`twelveways.plan_stages` (rule costs from Snakemake's benchmark
+files, scaled by the profile's counts); ``--ab-effect`` is :mod:`twelveways.plan_rounds` (``ab``'s own Stein
+plan fed a recorded spread).  This module keeps the PRK part, which both build on.
 
 Why (Kalibera & Jones 2013): the number of repetitions at each level should come from the
 variance components and the cost of one repetition, not from habit.  From a finished run's PRK

@@ -205,8 +205,16 @@ def train_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
     known = {RunConfig.from_id(config_id): row for config_id, row in table.iterrows()}
     epochs = int(profile["train"]["max_epochs"]) / int(recorded["train"]["max_epochs"])
     datasets = results.attr_json(results.open(folder / "train.nc"), "datasets", {}) or {}
+    try:
+        planned = train_runs(profile, datasets) if known else None
+    except KeyError as exc:  # a data set the run did not prepare: its input shape is unknown
+        planned, missing = None, f"no input shape recorded for data set {exc}"
+    else:
+        missing = "no training run with a recorded wall time"
+    if planned is None:
+        return data + (fixed(sweeps, f"training runs carried over ({missing})") if sweeps is not None else NOTHING)
     units = []
-    for cfg, n in train_runs(profile, datasets):
+    for cfg, n in planned:
         row = known[min(known, key=lambda k: _train_distance(cfg, k))]
         factor = row["converged"] + (1.0 - row["converged"]) * epochs  # unconverged runs run to max_epochs
         units.append((n, row["mean"] * factor, row["sd"] * factor))
@@ -270,6 +278,9 @@ def infer_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
     rec, tgt = InferConfig.from_config(recorded), InferConfig.from_config(profile)
     table = _loadgen_table(frame)
     variants_rec, variants_tgt = table["variant"].nunique(), len(tgt.models) * len(tgt.variants)
+    if not variants_rec:
+        return fixed(rule, "inference carried over (no LoadGen run with a recorded wall time)") if rule is not None \
+            else NOTHING
     units = []
     for (scenario, role), runs in table.groupby(["scenario", "role"]):
         if scenario not in tgt.scenarios:
