@@ -323,6 +323,7 @@ def _ab_main(args: argparse.Namespace) -> None:
     from .compare import ab_run
 
     only = ab_run.parse_only(args.only)
+    plan_rounds.check_effects(args.ab_effect, args.ab_margin)
     if args.ab_record:
         record = {"format": "twelveways-plan/1", "ab_record": args.ab_record}
         spreads = plan_rounds.spreads_from_ab(_json(args.ab_record), only, args.ab_record)

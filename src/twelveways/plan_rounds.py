@@ -90,14 +90,19 @@ def spreads_from_ab(record: Mapping, only: Mapping[str, set[str]], source: str) 
     return found
 
 
-def rounds(spreads: Sequence[Mapping], effects: Sequence[float], *, confidence: float, margin: float, pilot: int,
-           build_s: float | None) -> dict:
-    """Rounds per configuration for each effect, and the predicted time of ab's rounds (module docstring)."""
+def check_effects(effects: Sequence[float], margin: float) -> None:
+    """Each effect must lie beyond the margin, as ``ab --effect`` must (checked before anything is read)."""
     for effect in effects:
         if effect <= margin:
             raise AuditInputError(f"twelveways plan: --ab-effect {effect:g} is not beyond the ±{margin:g} margin: ab "
                                   f"calls a change only when its whole CI lies beyond the margin; pass --ab-margin "
                                   f"below {effect:g} to plan for it")
+
+
+def rounds(spreads: Sequence[Mapping], effects: Sequence[float], *, confidence: float, margin: float, pilot: int,
+           build_s: float | None) -> dict:
+    """Rounds per configuration for each effect, and the predicted time of ab's rounds (module docstring)."""
+    check_effects(effects, margin)
     if not spreads:
         raise AuditInputError("twelveways plan: no configuration chosen by --only to plan ab's rounds for")
     answers = []
