@@ -211,3 +211,21 @@ def test_bad_plan_input_is_one_line_and_exit_two(tmp_path, capsys, argv, message
     assert plan.main(["--results", str(REFERENCE), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.splitlines()) == 1 and message in err
+
+
+def test_results_without_per_run_times_leave_their_stage_carried_over(tmp_path, quick_profile):
+    """A train.nc or inference.nc that records no run's wall time (another producer's, an old one): the stage's
+    rules are carried over as recorded, and the line says why."""
+    row = {"implementation": "torch", "ranks": 1, "threads": 1, "size": 8, "precision": "fp32", "seed": 1,
+           "run_id": "a", "iteration": -1, "rank": -1, "metric": "test_accuracy", "value": 0.9, "unit": "1",
+           "valid": True}
+    results.write(results.from_records([{**row, "benchmark": "train", "workload": "mlp-small"}], "train", {}),
+                  tmp_path / "train.nc")
+    results.write(results.from_records([{**row, "benchmark": "infer", "workload": "reference"}], "infer", {}),
+                  tmp_path / "inference.nc")
+    costs = {"train_sweeps": np.array([30.0]), "infer": np.array([90.0])}
+    train = plan_stages.train_estimate(tmp_path, costs, quick_profile, quick_profile)
+    infer = plan_stages.infer_estimate(tmp_path, costs, quick_profile, quick_profile)
+    assert (train.seconds, infer.seconds) == (30.0, 90.0)
+    assert "no training run with a recorded wall time" in train.how
+    assert "no LoadGen run with a recorded wall time" in infer.how

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from . import results
-from .errors import AuditInputError
+from .errors import AuditInputError, ConfigError
 
 #: Stated allowance on every predicted cost (module docstring: what one recorded run cannot show).
 ALLOWANCE = 0.20
@@ -184,7 +184,10 @@ def train_runs(profile: Mapping, datasets: Mapping) -> list[tuple[object, int]]:
 
 
 def _recorded_train_runs(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per recorded configuration: mean and sd of a run's wall time, runs, share that converged."""
+    """Per recorded configuration: mean and sd of a run's wall time, runs, share that converged (no row where
+    the file records no run's wall time or names no configuration)."""
+    if not {"metric", "value", "run_id", "config_id"} <= set(frame.columns):
+        frame = pd.DataFrame(columns=["metric", "value", "run_id", "config_id"])
     walls = frame[frame["metric"] == "run_wall_time"]
     converged = frame[frame["metric"] == "converged"].groupby("run_id")["value"].max()
     walls = walls.assign(converged=walls["run_id"].map(converged).fillna(1.0))
@@ -202,7 +205,12 @@ def train_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
     if frame is None:
         return data + (fixed(sweeps, "training runs carried over (no train.nc)") if sweeps is not None else NOTHING)
     table = _recorded_train_runs(frame)
-    known = {RunConfig.from_id(config_id): row for config_id, row in table.iterrows()}
+    known = {}
+    for config_id, row in table.iterrows():
+        try:
+            known[RunConfig.from_id(str(config_id))] = row
+        except ConfigError:  # a configuration named otherwise (another producer's file): not a unit to scale
+            continue
     epochs = int(profile["train"]["max_epochs"]) / int(recorded["train"]["max_epochs"])
     datasets = results.attr_json(results.open(folder / "train.nc"), "datasets", {}) or {}
     try:
@@ -237,12 +245,19 @@ def loadgen_runs_per_variant(settings, scenario: str, role: str) -> int | None:
 
 
 def _loadgen_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per performance run: scenario, role, variant, wall seconds and units (queries; Offline: samples)."""
+    """Per performance run: scenario, role, variant, wall seconds and units (queries; Offline: samples); no row
+    where the file records no run's wall time."""
+    empty = pd.DataFrame(columns=["run_id", "scenario", "role", "variant", "run_wall_time", "units"])
+    if not {"metric", "value", "run_id", "scenario", "variant"} <= set(frame.columns) or \
+            not (frame["metric"] == "run_wall_time").any():
+        return empty
     perf = frame[frame["mode"] == "PerformanceOnly"] if "mode" in frame.columns else frame
     perf = perf.assign(role=perf["role"].fillna("performance") if "role" in perf.columns else "performance")
     wide = perf[perf["metric"].isin(["run_wall_time", "query_count", "samples_per_query"])].pivot_table(
         index=["run_id", "scenario", "role", "variant"], columns="metric", values="value",
         aggfunc="first").reset_index()
+    if "run_wall_time" not in wide.columns:
+        return empty
     wide = wide.dropna(subset=["run_wall_time"])
     queries = wide.get("query_count", pd.Series(np.nan, index=wide.index)).fillna(0.0)
     samples = wide.get("samples_per_query", pd.Series(1.0, index=wide.index)).fillna(1.0)
