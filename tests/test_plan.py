@@ -157,6 +157,8 @@ def test_the_appendix_states_the_full_profiles_total_with_its_range_per_stage(tm
     assert "nan" not in text and "{" not in text
     gone = appendix.Sources(None, tmp_path / "c.json", tmp_path / "derived", None, None, None, None, tmp_path)
     assert appendix.prediction_section(gone) == []
+    rebuilt = appendix.Sources.for_rebuild(REFERENCE, tmp_path / "reports")  # make reader-report's appendix
+    assert appendix.prediction_section(rebuilt)[0] == text.splitlines()[0]
 
 
 # ------------------------------------------------------------------------------------------ ab rounds

@@ -364,8 +364,12 @@ def _other_profile(profile: str, config: Mapping) -> str:
 
 def prediction_section(sources: Sources) -> list[str]:
     """The full profile's predicted runtime, stage by stage with 95 % ranges (``twelveways plan`` from this run's
-    recorded costs); nothing where this set lacks what it scales from."""
-    predicted = plan.full_profile_prediction(Path(sources.derived).parent, sources.bench) if sources.derived else None
+    recorded costs: the results beside the derived folder, or a stored set's beside its benchmark files, as a
+    rebuild from data/reference has them); nothing where this set lacks what it scales from."""
+    candidates = [Path(sources.derived).parent] if sources.derived else []
+    candidates += [Path(sources.bench).parent.parent / "results"] if sources.bench else []  # a stored set's results
+    found = next((folder for folder in candidates if (folder / "prk.nc").is_file()), None)
+    predicted = plan.full_profile_prediction(found, sources.bench) if found else None
     if predicted is None:
         return []
     low, high = predicted["range"]
