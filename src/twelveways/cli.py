@@ -28,8 +28,8 @@ DELEGATED = {
                   "Not reproduced / Inconclusive per claim and headline number"),
     "ab": ("twelveways.compare.ab", "main", "is NEW faster than BASE? two git refs or configs run interleaved in "
            "randomized rounds, paired verdicts (make ab BASE=<ref>)"),
-    "plan": ("twelveways.plan", "main", "invocations per configuration to detect an effect, and each profile's "
-             "predicted PRK runtime, from a finished run"),
+    "plan": ("twelveways.plan", "main", "from a finished run: invocations per configuration to detect an effect, "
+             "each profile's predicted runtime stage by stage, the rounds ab needs (--ab-effect)"),
     "report": ("twelveways.report.commands", "main",
                "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }

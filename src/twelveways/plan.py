@@ -1,4 +1,9 @@
-"""``twelveways plan``: how many invocations a comparison needs, and how long each profile will take.
+"""``twelveways plan``: how many invocations a comparison needs, how long each profile will take, and how many
+rounds ``ab`` needs.
+
+The whole profile, stage by stage, is :mod:`twelveways.plan_stages` (rule costs from Snakemake's benchmark
+files, scaled by the profile's counts); ``--ab-effect`` is :mod:`twelveways.plan_rounds` (``ab``'s own Stein
+plan fed a recorded spread).  This module keeps the PRK part, which both build on.
 
 Why (Kalibera & Jones 2013): the number of repetitions at each level should come from the
 variance components and the cost of one repetition, not from habit.  From a finished run's PRK
@@ -32,11 +37,12 @@ from pathlib import Path
 import numpy as np
 
 from . import config as config_module
-from . import decidable, results, stats
-from .cliargs import OneLineParser, proportion, refuse_output_over_input, run_command
+from . import plan_stages, results, stats
+from .cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
 from .evidence.settings import default_confidence, resolve_confidence
 from .inputs import brief
+from .plan_stages import duration
 from .stats.core import check_fraction
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -236,84 +242,162 @@ def profile_sentence(name: str, predicted: Mapping) -> str:
             f"(95% range {low:.0f}-{high:.0f} s, {predicted['configurations']} configurations){left}.")
 
 
-def full_profile_statement(results_dir: str | Path) -> str | None:
-    """The appendix's sentence on the full profile's predicted PRK runtime, or None where it cannot be made."""
+def recorded_run(path: Path, rows: list[dict], bench: str | Path | None = None) -> plan_stages.Recorded:
+    """What the run whose ``prk.nc`` is ``path`` left: rule costs (``bench``, else ``logs/bench`` beside its results
+    folder), its validated config (``config.json`` in or beside that folder) and its sweep's seconds."""
+    folder = path.parent
+    bench_dir = Path(bench) if bench else next((d for d in (folder / "logs" / "bench", folder.parent / "logs" / "bench")
+                                                if d.is_dir()), folder.parent / "logs" / "bench")
+    costs = plan_stages.rule_costs(bench_dir)
+    plan_stages.require(costs, "the whole profile", bench_dir)
+    config_path = next((p for p in (folder / "config.json", folder.parent / "config.json") if p.is_file()), None)
+    if config_path is None:
+        raise AuditInputError(f"{folder}: no config.json beside the results (the run's validated configuration, which "
+                              "the workflow writes to results/config.json); its counts are what the costs scale from")
+    ds = results.open(path)
+    sweep = float(ds.attrs["prk_sweep_seconds"]) if "prk_sweep_seconds" in ds.attrs else None
+    return plan_stages.Recorded(folder, costs, config_module.load(config_path),
+                                (sweep, len(rows)) if sweep is not None else None)
+
+
+def whole(record: dict, bench: str | Path | None = None,
+          profiles: Mapping[str, str | Path] | None = None) -> dict[str, dict]:
+    """Every profile's stages predicted from the run ``record`` planned (its PRK sweeps included)."""
+    run = recorded_run(Path(record["results"]), record["configurations"], bench)
+    found = {}
+    for name, config_path in (PROFILES if profiles is None else profiles).items():
+        found[name] = plan_stages.predict_profile(run, config_module.load(config_path), record["profiles"].get(name))
+    return found
+
+
+def whole_text(name: str, predicted: Mapping) -> str:
+    """'The quick profile is predicted to take 5 min 10 s in all (95% range ...)', then one line per stage."""
+    low, high = predicted["range"]
+    lines = [f"The {name} profile is predicted to take {duration(predicted['seconds'])} in all (95% range "
+             f"{duration(low)} to {duration(high)}; the sum over its rules, jobs in parallel can shorten the wall "
+             "time), by stage:"]
+    for row in predicted["stages"]:
+        lines.append(f"  {row['title']}: {duration(row['seconds'])} ({duration(row['range'][0])} to "
+                     f"{duration(row['range'][1])}; this run {duration(row['recorded_s'])}): {row['how']}")
+    return "\n".join(lines)
+
+
+def full_profile_prediction(results_dir: str | Path, bench: str | Path | None = None) -> dict | None:
+    """The full profile's predicted stages from the run in ``results_dir``, or None where it cannot be made (the
+    appendix and the report then say nothing of it)."""
+    return _predicted("full", results_dir, bench)
+
+
+def _predicted(name: str, results_dir: str | Path | None, bench: str | Path | None = None) -> dict | None:
+    if results_dir is None:
+        return None
     try:
-        record = plan(results_dir, profiles={"full": PROFILES["full"]})
+        record = plan(results_dir, profiles={name: PROFILES[name]})
+        return whole(record, bench, {name: PROFILES[name]})[name]
     except (AuditInputError, StatisticsError, OSError, TwelveWaysError):
         return None
-    return profile_sentence("full", record["profiles"]["full"])
-
-
-def inference_floor(profile: Mapping) -> tuple[int, float]:
-    """(LoadGen runs, seconds) the profile's inference stage takes at least: every performance run (SingleStream,
-    MultiStream, Offline, times ``performance_runs``; Server: its search's runs and load sweep) lasts at least
-    ``min_duration_s``.  A floor from the configuration alone: accuracy passes and model preparation add to it."""
-    infer = profile.get("infer") or {}
-    repeats = infer.get("performance_runs") or {}
-    runs_per_variant = 0
-    for scenario in infer.get("scenarios") or []:
-        if scenario == "Server":
-            runs_per_variant += int((infer.get("server_search") or {}).get("max_runs", 1))
-            runs_per_variant += len(infer.get("server_load_fractions") or [])
-        else:
-            runs_per_variant += int(repeats.get(decidable.SCENARIO_KEYS.get(scenario, ""), 1))
-    runs = runs_per_variant * len(infer.get("models") or []) * len(infer.get("variants") or [])
-    return runs, runs * float(infer.get("min_duration_s") or 0.0)
 
 
 def profile_runtime_sentence(name: str, results_dir: str | Path | None) -> str:
-    """What a profile is predicted to take: its PRK sweep (from this run's costs, when a prk.nc is beside it) and
-    the floor of its inference stage (from its configuration); training is not modelled (said)."""
-    profile = config_module.load(PROFILES[name])
-    parts = []
-    if results_dir is not None:
-        try:
-            record = plan(results_dir, profiles={name: PROFILES[name]})
-            parts.append(profile_sentence(name, record["profiles"][name]).rstrip("."))
-        except (AuditInputError, StatisticsError, OSError, TwelveWaysError):
-            pass
-    runs, seconds = inference_floor(profile)
-    if runs:
-        parts.append(f"its inference stage at least {seconds / 60:.0f} min ({runs} LoadGen runs of at least "
-                     f"{seconds / runs:g} s each)")
-    parts.append("training is not modelled")
-    return "; ".join(parts) + "."
+    """What a profile is predicted to take in all, from this run's recorded costs (``twelveways plan``); without
+    them, that it cannot be predicted here."""
+    predicted = _predicted(name, results_dir)
+    if predicted is None:
+        return "not predicted (this result set has no recorded costs to scale: twelveways plan needs a finished run)."
+    low, high = predicted["range"]
+    return (f"{duration(predicted['seconds'])} in all (95% range {duration(low)} to {duration(high)}, every stage "
+            "scaled from this run's recorded costs by twelveways plan).")
 
 
-def appendix_lines(derived_dir: str | Path | None) -> list[str]:
-    """The artifact appendix's runtime prediction for the full profile (from the run beside ``derived_dir``)."""
-    statement = full_profile_statement(Path(derived_dir).parent) if derived_dir else None
-    if statement is None:
-        return []
-    return [f"Predicted from this run (`twelveways plan`): {statement} Training and inference are not modelled; "
-            "the measured runtimes above are theirs for this profile.", ""]
+def _write(path: str | None, record: dict) -> None:
+    if path:
+        from . import atomic
+        from .compare import sides
+
+        atomic.write_text(path, sides.dumps(record), "plan", make_parents=True)
+
+
+def _ab_main(args: argparse.Namespace) -> None:
+    """``--ab-effect``: the rounds ab needs per configuration, from an ab record's rounds or this run's spread."""
+    from . import plan_rounds
+    from .compare import ab_run
+
+    only = ab_run.parse_only(args.only)
+    plan_rounds.check_effects(args.ab_effect, args.ab_margin)
+    if args.ab_record:
+        record = {"format": "twelveways-plan/1", "ab_record": args.ab_record}
+        spreads = plan_rounds.spreads_from_ab(_json(args.ab_record), only, args.ab_record)
+        build = None
+    else:
+        record = plan(args.results, effect=args.effect, power=args.power, confidence=args.confidence)
+        spreads = plan_rounds.spreads_from_run(record["configurations"], only)
+        folder = Path(record["results"]).parent
+        costs = plan_stages.rule_costs(args.bench or next((d for d in (folder / "logs" / "bench",
+                                                                       folder.parent / "logs" / "bench") if d.is_dir()),
+                                                          None))
+        build = float(costs["prk_build"].mean()) if "prk_build" in costs else None
+    record["ab_rounds"] = plan_rounds.rounds(spreads, args.ab_effect, confidence=args.confidence,
+                                             margin=args.ab_margin, pilot=args.ab_pilot, build_s=build)
+    _write(args.output, record)
+    sys.stdout.write(plan_rounds.text(record["ab_rounds"], duration))
+
+
+def _json(path: str) -> dict:
+    import json
+
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise AuditInputError(f"{path}: not a readable JSON ab record ({brief(str(exc))})") from exc
 
 
 def _main(args: argparse.Namespace) -> None:
     if args.output:  # checked before the minutes of reading: the plan must not replace what it reads
-        refuse_output_over_input([args.output], [args.results, prk_file(args.results), *PROFILES.values()],
-                                 AuditInputError, "twelveways plan")
+        inputs = [args.ab_record] if args.ab_record else [args.results, prk_file(args.results)]
+        refuse_output_over_input([args.output], [*inputs, *PROFILES.values()], AuditInputError, "twelveways plan")
+    if args.ab_effect:
+        return _ab_main(args)
+    if args.only or args.ab_record:
+        raise AuditInputError("twelveways plan: --only and --ab-record choose what ab's rounds are planned for: "
+                              "give --ab-effect with them")
     record = plan(args.results, effect=args.effect, power=args.power, confidence=args.confidence)
-    if args.output:
-        from . import atomic
-        from .compare import sides
-
-        atomic.write_text(args.output, sides.dumps(record), "plan", make_parents=True)
-    sys.stdout.write(text(record))
+    record["whole"] = whole(record, args.bench)
+    _write(args.output, record)
+    sys.stdout.write(text(record) + "\n".join(whole_text(name, p) for name, p in record["whole"].items())
+                     + f"\nRanges: {plan_stages.RANGE_TEXT}.\n")
 
 
 def build_parser() -> OneLineParser:
+    from .compare import ab_analysis, ab_run, verdicts
+
     parser = OneLineParser(prog="twelveways plan", error_class=AuditInputError,
-                           description="From a finished run: invocations per configuration to detect an effect, and "
-                                       "each profile's predicted PRK runtime.")
+                           description="From a finished run: invocations per configuration to detect an effect, each "
+                                       "profile's predicted runtime stage by stage (from the run's Snakemake "
+                                       "benchmark files and results), and with --ab-effect the rounds twelveways ab "
+                                       "needs per configuration.")
     parser.add_argument("--results", default="results",
                         help="a finished run's results folder, or its prk.nc (default results)")
+    parser.add_argument("--bench", metavar="DIR",
+                        help="the run's Snakemake benchmark files (default: logs/bench beside the results folder)")
     parser.add_argument("--effect", type=proportion, default=0.05,
                         help="relative difference to detect, a fraction (0.05) or a percentage (5%%); default 0.05")
     parser.add_argument("--power", type=proportion, default=0.8, help="power, 0 < power < 1 (default 0.8)")
     parser.add_argument("--confidence", type=proportion, default=default_confidence(),
                         help="confidence (default: the schema's measurement.confidence, %(default)s)")
+    parser.add_argument("--ab-effect", type=proportion, nargs="+", metavar="EFFECT",
+                        help="instead of the runtimes: rounds twelveways ab needs to find each effect (0.02 or 2%%) "
+                             "beyond its margin, per configuration, and their predicted time")
+    parser.add_argument("--ab-margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
+                        help=f"ab's practical-equivalence margin (default {verdicts.DEFAULT_MARGIN}); each effect must "
+                             "exceed it")
+    parser.add_argument("--ab-pilot", type=int, default=ab_analysis.PILOT_ROUNDS, choices=range(3, 51),
+                        metavar="ROUNDS", help=f"ab's pilot rounds (default {ab_analysis.PILOT_ROUNDS}, 3 to 50)")
+    parser.add_argument("--ab-record", metavar="JSON",
+                        help="a previous twelveways ab record (reports/ab.json): its rounds' spread instead of the "
+                             "run's own invocations")
+    parser.add_argument("--only", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
+                        help=f"with --ab-effect: only these configurations (repeatable; keys: "
+                             f"{', '.join(ab_run.SELECTABLE)})")
     parser.add_argument("--output", help="also write the plan as JSON here")
     return parser
 

@@ -115,8 +115,11 @@ class Plan:
         """Rounds in all, fixed at the end of the pilot from its sd (the module docstring's n)."""
         if self.rounds:
             return self.rounds
-        s0 = float(np.std(pilot_log_ratios, ddof=1))
-        df = len(pilot_log_ratios) - 1
+        return self.rounds_for_sd(float(np.std(pilot_log_ratios, ddof=1)), len(pilot_log_ratios) - 1)
+
+    def rounds_for_sd(self, s0: float, df: int) -> int:
+        """Rounds in all that a pilot whose per-round log ratios have sd ``s0`` on ``df`` degrees of freedom fixes
+        (what ``twelveways plan --ab-effect`` predicts from a recorded spread)."""
         quantiles = t_quantile((1 + self.level(FINAL_LOOK)[0]) / 2, df) + t_quantile(self.power, df)
         distance = math.log1p(self.effect) - math.log1p(self.margin)
         n = math.ceil((quantiles * s0 / distance) ** 2) if s0 > 0 else self.pilot

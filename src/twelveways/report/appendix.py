@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
 
 from .. import families, plan
+from ..plan_stages import RANGE_TEXT, duration, rule_costs
 from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -119,25 +119,7 @@ def _json(path: Path | None, what: str) -> dict:
 
 def rule_runtimes(bench_dir: Path | None) -> dict[str, float]:
     """Seconds per rule from Snakemake's ``benchmark:`` files (mean of a file's repeats; column ``s``)."""
-    times = {}
-    for path in sorted(Path(bench_dir).glob("*.tsv")) if bench_dir and Path(bench_dir).is_dir() else []:
-        try:
-            seconds = pd.to_numeric(pd.read_csv(path, sep="\t")["s"], errors="coerce").dropna()
-        except (OSError, ValueError, KeyError, pd.errors.EmptyDataError):
-            continue
-        if len(seconds):
-            times[path.stem] = float(seconds.mean())
-    return times
-
-
-def duration(seconds: float | None) -> str:
-    """'7 min 31 s' / '42.0 s'; 'not measured' without a number."""
-    if seconds is None or not math.isfinite(seconds):
-        return "not measured"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min {rest} s"
+    return {rule: float(seconds.mean()) for rule, seconds in rule_costs(bench_dir).items()}
 
 
 def experiment_runtime(experiment: Experiment, runtimes: Mapping[str, float]) -> tuple[float | None, list[str]]:
@@ -373,11 +355,31 @@ def runtime_section(runtimes: Mapping[str, float], config: Mapping, bench: Path 
 
 def _other_profile(profile: str, config: Mapping) -> str:
     """The sentence on the profile this set did not run (``full`` for a quick run, and back); the PRK part's
-    prediction follows from ``twelveways plan`` (:func:`twelveways.plan.appendix_lines`)."""
+    prediction follows from ``twelveways plan`` (:func:`prediction_section`)."""
     other = "quick" if profile == "full" else "full"
     return (f"Profile `{other}`: not measured in this set; its runtime is written to `logs/bench/` when it runs "
             "(`make report CONFIGFILE=config/full.yaml` for the paper-grade `full` profile) and this appendix then "
-            "states it.")
+            "states it; where this set recorded its costs, the `full` profile's prediction follows.")
+
+
+def prediction_section(sources: Sources) -> list[str]:
+    """The full profile's predicted runtime, stage by stage with 95 % ranges (``twelveways plan`` from this run's
+    recorded costs: the results beside the derived folder, or a stored set's beside its benchmark files, as a
+    rebuild from data/reference has them); nothing where this set lacks what it scales from."""
+    candidates = [Path(sources.derived).parent] if sources.derived else []
+    candidates += [Path(sources.bench).parent.parent / "results"] if sources.bench else []  # a stored set's results
+    found = next((folder for folder in candidates if (folder / "prk.nc").is_file()), None)
+    predicted = plan.full_profile_prediction(found, sources.bench) if found else None
+    if predicted is None:
+        return []
+    low, high = predicted["range"]
+    rows = [[md(r["title"]), duration(r["seconds"]), f"{duration(r['range'][0])} to {duration(r['range'][1])}",
+             duration(r["recorded_s"]), md(r["how"])] for r in predicted["stages"]]
+    return [f"**Profile `full` (predicted by `twelveways plan` from this run's recorded costs): "
+            f"{duration(predicted['seconds'])} in total, 95% range {duration(low)} to {duration(high)}** (the sum over "
+            "its rules). By stage:", ""] + \
+        _table(["stage", "predicted", "95% range", "this run", "how"], rows) + \
+        [f"Ranges: {md(RANGE_TEXT)}.", ""]
 
 
 #: What ``make venv`` writes when it has installed the lock: ``install_seconds=N`` (Makefile).
@@ -468,7 +470,7 @@ def render(sources: Sources) -> str:
     lines = header(config, environment, sources)
     lines += claims_section(claims, outcomes, sources, runtimes)
     lines += figures_section(sources) + findings_section(outcomes)
-    lines += runtime_section(runtimes, config, sources.bench) + plan.appendix_lines(sources.derived) \
+    lines += runtime_section(runtimes, config, sources.bench) + prediction_section(sources) \
         + requirements_section(environment) + install_section()
     return "\n".join(lines).rstrip() + "\n"
 

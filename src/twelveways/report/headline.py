@@ -50,16 +50,10 @@ def number(value) -> str:
 
 def bench_runtime(folder: str | os.PathLike) -> tuple[float | None, int]:
     """(seconds summed over Snakemake ``benchmark:`` files, how many files); (None, 0) when there are none."""
-    files = sorted(Path(folder).glob("*.tsv")) if Path(folder).is_dir() else []
-    total = 0.0
-    for path in files:
-        try:
-            table = pd.read_csv(path, sep="\t")
-        except (OSError, ValueError, pd.errors.EmptyDataError):
-            continue
-        if "s" in table.columns:
-            total += float(pd.to_numeric(table["s"], errors="coerce").fillna(0).mean())
-    return (total if files else None), len(files)
+    from ..plan_stages import rule_costs
+
+    costs = rule_costs(folder)
+    return (sum(float(seconds.mean()) for seconds in costs.values()) if costs else None), len(costs)
 
 
 def _duration(seconds: float) -> str:
