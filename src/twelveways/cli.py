@@ -7,9 +7,11 @@ error's type by ``errors.exit_code`` (README, "Exit codes"); only bugs show a tr
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
-from .errors import EXIT_UNUSABLE, AuditInputError, TwelveWaysError, exit_code, one_line_errors, outcome_code
+from .errors import (EXIT_UNUSABLE, AuditInputError, MissingExtraError, TwelveWaysError, exit_code, one_line_errors,
+                     outcome_code)
 
 #: subcommand -> (module, function taking argv and returning an exit code, one-line help)
 DELEGATED = {
@@ -33,6 +35,22 @@ DELEGATED = {
     "report": ("twelveways.report", "main", "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }
 
+#: Commands that run the artifact -> the modules of pyproject.toml's ``artifact`` extra they import.  The package
+#: alone (readers, audit, compare, plan, reproduce) installs without them; these commands check first, so a light
+#: install names what to install in one line instead of a traceback.  Their --help needs nothing.
+ARTIFACT_MODULES = {
+    "run": ("snakemake",),
+    "report": ("papermill", "nbconvert", "jupytext", "jupyter_client", "matplotlib", "seaborn"),
+}
+
+
+def require_extra(command: str, modules=None, extra: str = "artifact") -> None:
+    """Raise :class:`MissingExtraError` naming the extra to install when a module ``command`` needs is absent."""
+    missing = [name for name in (modules or ARTIFACT_MODULES[command]) if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingExtraError(f"twelveways {command} needs the {extra} extra ({', '.join(missing)} not installed): "
+                                f"pip install 'twelveways[{extra}]'")
+
 
 def _check_config(argv: list[str]) -> int:
     from . import config
@@ -47,13 +65,14 @@ def _check_config(argv: list[str]) -> int:
 
 
 def _results_info(argv: list[str]) -> int:
-    from . import results
     from .cliargs import OneLineParser
 
     parser = OneLineParser(prog="twelveways results", description="Validate results files and describe their contents.",
                            error_class=AuditInputError)
     parser.add_argument("files", nargs="+", help="results/*.nc files")
     args = parser.parse_args(argv)
+    from . import results  # after parsing: --help answers before the analysis stack loads
+
     for path in args.files:
         ds = results.require_samples(results.open(path), str(path))
         frame = results.to_frame(ds)
@@ -71,8 +90,6 @@ def _import(argv: list[str]) -> int:
     """``twelveways import PATH... --output OUT``: published results into the documented schema."""
     from pathlib import Path
 
-    from . import readers, results
-    from .readers.csv_table import parse_pairs
     from .cliargs import OneLineParser, refuse_output_over_input
 
     parser = OneLineParser(prog="twelveways import", error_class=AuditInputError, description="Read results in any "
@@ -83,6 +100,9 @@ def _import(argv: list[str]) -> int:
     parser.add_argument("--map", action="append", default=[], help="CSV column map CSV_COLUMN=SCHEMA_COLUMN,...")
     parser.add_argument("--set", action="append", default=[], help="CSV constant columns NAME=VALUE,...")
     args = parser.parse_args(argv)
+    from . import readers, results  # after parsing: --help answers before the analysis stack loads
+    from .readers.csv_table import parse_pairs
+
     refuse_output_over_input([args.output], [*args.paths, args.metadata], AuditInputError, parser.prog)
     skipped: list = []
     loaded = readers.read_paths(args.paths, csv_metadata=args.metadata, mapping=parse_pairs(args.map, "--map"),
@@ -137,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             return one_line_errors(lambda: function(rest), reads_input=reads_input)
         if command in DELEGATED:  # each handles its own errors; what escapes is judged by its type alone
             module_name, function, _ = DELEGATED[command]
+            if command in ARTIFACT_MODULES and not {"-h", "--help"} & set(rest):
+                require_extra(command)
             module = importlib.import_module(module_name)
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:

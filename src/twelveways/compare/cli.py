@@ -13,7 +13,10 @@ from .. import atomic
 from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from ..evidence import settings
-from . import build, noise, render, reproduce, sides, verdicts
+from .margin import DEFAULT_MARGIN
+
+# The comparison itself (NumPy, pandas, SciPy, xarray) is imported by the commands' bodies, after their arguments
+# are parsed: --help and a usage problem answer before the analysis stack loads (tests/test_cli_start.py).
 
 FORMATS = ("md", "html", "json")
 
@@ -39,9 +42,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--noise-floor", type=fraction, default=None,
                         help="a stated relative noise floor, widening the margin when larger: a fraction (0.03) or "
                              "a percentage (3%%)")
-    parser.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
+    parser.add_argument("--margin", type=fraction, default=DEFAULT_MARGIN,
                         help="practical-equivalence margin: ratios whose whole CI lies within it are 'same', a "
-                             f"fraction or a percentage (default {verdicts.DEFAULT_MARGIN})")
+                             f"fraction or a percentage (default {DEFAULT_MARGIN})")
 
 
 def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
@@ -57,6 +60,8 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> None:
 
 
 def _compare(args: argparse.Namespace) -> None:
+    from . import build, render, reproduce, sides
+
     results = [args.base, args.new, *args.base_also, *args.new_also]
     refuse_output_over_input(args.output, [*results, *sides.read_beside(results), args.claims, args.base_environment,
                                            args.new_environment], AuditInputError, "twelveways compare")
@@ -92,6 +97,8 @@ def compare_main(argv: list[str] | None = None) -> int:
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
+    from . import noise, sides
+
     given = [args.first, args.second]  # its own earlier record beside them is what it replaces: not an input
     refuse_output_over_input([args.output], [*given, *sides.read_beside(given, sides.ENVIRONMENT_NAMES)],
                              AuditInputError, "twelveways noise-floor")
@@ -112,6 +119,8 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> None:
+    from . import render, reproduce, sides
+
     outputs = [f"{args.output}.{fmt}" for fmt in ("md", "html", "json")]
     results = [args.reference, args.results]
     refuse_output_over_input(outputs, [*results, *sides.read_beside(results), args.claims], AuditInputError,
