@@ -26,6 +26,7 @@ TOPICS.append("scale_tree")  # bench/scale_tree.py: audit of 500/1,000/2,000 rea
 TOPICS.append("testsuite")  # make test and make test-fast on a fresh clone, against their budgets
 TOPICS.append("fuzz_readers")  # bench/fuzz_readers.py: the readers' property-based tests, many more examples (issue 38)
 TOPICS += ["ab_aa", "ab_effect"]  # bench/ab_aa.py, ab_effect.py: twelveways ab, A/A and a known +5 % (issue 41)
+TOPICS.append("cli_start")  # bench/cli_start.py: twelveways --help and each COMMAND --help, median against 0.5 s (issue 42)
 
 
 def _load(topic: str):

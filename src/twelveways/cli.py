@@ -7,9 +7,11 @@ error's type by ``errors.exit_code`` (docs/exit-codes.md); only bugs show a trac
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
-from .errors import EXIT_UNUSABLE, AuditInputError, TwelveWaysError, exit_code, one_line_errors, outcome_code
+from .errors import (EXIT_UNUSABLE, AuditInputError, MissingExtraError, TwelveWaysError, exit_code, one_line_errors,
+                     outcome_code)
 
 #: subcommand -> (module, function taking argv and returning an exit code, one-line help)
 DELEGATED = {
@@ -33,6 +35,23 @@ DELEGATED = {
     "report": ("twelveways.report.commands", "main",
                "re-render notebooks and the report from stored results (rebuild --from DIR)"),
 }
+
+#: Commands that run the artifact -> the modules of pyproject.toml's ``artifact`` extra they import.  The package
+#: alone (readers, audit, compare, plan, reproduce) installs without them; these commands check first, so a light
+#: install names what to install in one line instead of a traceback.  Their --help needs nothing.
+ARTIFACT_MODULES = {
+    "run": ("snakemake",),
+    "report": ("papermill", "nbconvert", "jupytext", "jupyter_client", "matplotlib", "seaborn"),
+}
+
+
+def require_artifact(command: str) -> None:
+    """Raise :class:`MissingExtraError` naming the extra to install when a module ``command`` needs is absent
+    (looked up, not imported: the check costs no start time)."""
+    missing = [name for name in ARTIFACT_MODULES[command] if importlib.util.find_spec(name) is None]
+    if missing:
+        raise MissingExtraError(f"twelveways {command} needs the artifact extra ({', '.join(missing)} not installed): "
+                                "pip install 'twelveways[artifact]'")
 
 
 def check_config_parser():
@@ -63,9 +82,9 @@ def results_parser():
 
 
 def _results_info(argv: list[str]) -> int:
-    from . import results
-
     args = results_parser().parse_args(argv)
+    from . import results  # after parsing: --help answers before the analysis stack loads
+
     for path in args.files:
         ds = results.require_samples(results.open(path), str(path))
         frame = results.to_frame(ds)
@@ -96,12 +115,13 @@ def _import(argv: list[str]) -> int:
     """``twelveways import PATH... --output OUT``: published results into the documented schema."""
     from pathlib import Path
 
-    from . import readers, results
     from .cliargs import refuse_output_over_input
-    from .readers.csv_table import parse_pairs
 
     parser = import_parser()
     args = parser.parse_args(argv)
+    from . import readers, results  # after parsing: --help answers before the analysis stack loads
+    from .readers.csv_table import parse_pairs
+
     refuse_output_over_input([args.output], [*args.paths, args.metadata], AuditInputError, parser.prog)
     skipped: list = []
     loaded = readers.read_paths(args.paths, csv_metadata=args.metadata, mapping=parse_pairs(args.map, "--map"),
@@ -175,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             return one_line_errors(lambda: function(rest), reads_input=reads_input)
         if command in DELEGATED:  # each handles its own errors; what escapes is judged by its type alone
             module_name, function, _ = DELEGATED[command]
+            if command in ARTIFACT_MODULES and not {"-h", "--help"} & set(rest):
+                require_artifact(command)
             module = importlib.import_module(module_name)
             return int(getattr(module, function)(rest) or 0)
     except TwelveWaysError as exc:

@@ -77,6 +77,10 @@ class ClaimError(TwelveWaysError):
     """A claims file is malformed, or a claim is ambiguous (e.g. relative accuracy undefined)."""
 
 
+class MissingExtraError(TwelveWaysError):
+    """A command needs an optional part of the package (an extra of pyproject.toml) that is not installed."""
+
+
 class WorkflowLockError(TwelveWaysError):
     """The workflow directory is taken by a live run (or by a lock whose owner cannot be checked)."""
 

@@ -8,9 +8,8 @@ goes through :func:`plain` so they agree on what a missing number looks like.
 from __future__ import annotations
 
 import math
+import sys
 from enum import Enum
-
-import numpy as np
 
 
 def plain(value, *, finite: bool = True):
@@ -25,9 +24,10 @@ def plain(value, *, finite: bool = True):
         return {str(k): plain(v, finite=finite) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [plain(v, finite=finite) for v in value]
-    if isinstance(value, np.ndarray):
+    np = sys.modules.get("numpy")  # a numpy value exists only once numpy is loaded: never load it here (fast --help)
+    if np is not None and isinstance(value, np.ndarray):
         return plain(value.tolist(), finite=finite)
-    if isinstance(value, np.generic):
+    if np is not None and isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and finite and not math.isfinite(value):
         return None

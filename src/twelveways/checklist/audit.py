@@ -12,18 +12,27 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .. import atomic, decidable, resultset
-from .. import claims as claims_mod
+from .. import atomic
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input, run_command
 from ..errors import EXIT_OK, AuditInputError, outcome_code
-from ..stats.heap import collect_new_objects_only
-from . import fallacies, render, rules  # noqa: F401 - rules/fallacies register the checks
+from . import render
 from .model import REGISTRY, AuditReport, ordered_ids, start_per_source
 
+if TYPE_CHECKING:
+    from ..resultset import AuditData
 
-def run(data: resultset.AuditData, claims_file: str | Path | None = None) -> AuditReport:
+# The checks, the claims and the readers (NumPy, pandas, SciPy, xarray) are imported by the functions that use
+# them: `twelveways audit --help` and a usage problem answer before the analysis stack loads (tests/test_cli_start.py).
+
+
+def run(data: AuditData, claims_file: str | Path | None = None) -> AuditReport:
     """Gather the claims (embedded in files, then the claims file), check them, run every check."""
+    from .. import claims as claims_mod
+    from .. import decidable, resultset
+    from . import fallacies, rules  # noqa: F401 - importing them registers the checks
+
     for source in data.sources:
         if source.has("claims"):
             found, problems = claims_mod.parse_lenient(source.attr("claims"), f"{source.path}: attr claims")
@@ -75,7 +84,9 @@ def audit_main(argv: list[str] | None = None) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
+    from .. import resultset
     from ..readers.csv_table import parse_pairs
+    from ..stats.heap import collect_new_objects_only
 
     refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
                              AuditInputError, "twelveways audit")

@@ -14,7 +14,10 @@ from ..cireport import SUFFIXES
 from ..cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
 from ..errors import AuditInputError
 from ..evidence import settings
-from . import build, noise, render, reproduce, sides, verdicts
+from .margin import DEFAULT_MARGIN
+
+# The comparison itself (NumPy, pandas, SciPy, xarray) is imported by the commands' bodies, after their arguments
+# are parsed: --help and a usage problem answer before the analysis stack loads (tests/test_cli_start.py).
 
 FORMATS = ("md", "html", "json", "junit", "github")
 
@@ -40,9 +43,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--noise-floor", type=fraction, default=None,
                         help="a stated relative noise floor, widening the margin when larger: a fraction (0.03) or "
                              "a percentage (3%%)")
-    parser.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
+    parser.add_argument("--margin", type=fraction, default=DEFAULT_MARGIN,
                         help="practical-equivalence margin: ratios whose whole CI lies within it are 'same', a "
-                             f"fraction or a percentage (default {verdicts.DEFAULT_MARGIN})")
+                             f"fraction or a percentage (default {DEFAULT_MARGIN})")
 
 
 def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
@@ -62,6 +65,8 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
 
 def _texts(record: dict) -> dict:
     """Every format of a comparison, each rendered only when asked for."""
+    from . import render, sides
+
     return {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
             "json": lambda: sides.dumps(record), "junit": lambda: render.to_junit(record),
             "github": lambda: render.to_github(record)}
@@ -70,12 +75,16 @@ def _texts(record: dict) -> dict:
 def annotate(chosen: bool, record: dict) -> None:
     """GitHub's workflow commands (one per slower or undecided configuration) on stderr when --format github:
     stdout or the output file holds the job summary, and the runner reads commands from both streams."""
+    from . import render
+
     lines = render.github_annotations(record) if chosen else []
     if lines:
         print("\n".join(lines), file=sys.stderr)
 
 
 def _compare(args: argparse.Namespace) -> None:
+    from . import build, reproduce, sides
+
     results = [args.base, args.new, *args.base_also, *args.new_also]
     refuse_output_over_input(args.output, [*results, *sides.read_beside(results), args.claims, args.base_environment,
                                            args.new_environment], AuditInputError, "twelveways compare")
@@ -118,6 +127,8 @@ def compare_main(argv: list[str] | None = None) -> int:
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
+    from . import noise, sides
+
     given = [args.first, args.second]  # its own earlier record beside them is what it replaces: not an input
     refuse_output_over_input([args.output], [*given, *sides.read_beside(given, sides.ENVIRONMENT_NAMES)],
                              AuditInputError, "twelveways noise-floor")
@@ -142,6 +153,8 @@ def noise_floor_main(argv: list[str] | None = None) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> None:
+    from . import render, reproduce, sides
+
     outputs = [f"{args.output}.{fmt}" for fmt in ("md", "html", "json")]
     results = [args.reference, args.results]
     refuse_output_over_input(outputs, [*results, *sides.read_beside(results), args.claims], AuditInputError,

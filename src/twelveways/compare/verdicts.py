@@ -27,10 +27,9 @@ from ..errors import StatisticsError
 from ..evidence.settings import resolve_confidence
 from ..jsonvalue import plain
 from . import table as table_mod
+from .margin import DEFAULT_MARGIN
 
 VERDICTS = ("faster", "slower", "higher", "lower", "same", "inconclusive")
-#: Practical-equivalence margin: ratios within ±2 % are "the same" (criterion's noise threshold is 1-2 %).
-DEFAULT_MARGIN = 0.02
 POWER = 0.8
 
 

@@ -35,7 +35,9 @@ from pathlib import Path
 from ..errors import ConfigError, SettingError, TwelveWaysError
 from ..inputs import brief, read_yaml
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
+#: ``src/twelveways/schemas`` links to ``workflow/schemas`` in a checkout and is their copy in a wheel, so an installed
+#: package reads the same schema as the workflow.
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "config.schema.yaml"
 
 COMMAND_LINE = "command line"
 NOTEBOOK_PARAMETER = "notebook parameter"
