@@ -12,7 +12,7 @@ import xarray as xr
 
 from twelveways import results
 from twelveways.checklist.audit import audit_main
-from twelveways.readers.csv_table import import_csv_main
+from twelveways.cli import import_csv_main
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "good_results"))
 import make_results  # noqa: E402

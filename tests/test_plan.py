@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from twelveways import config as config_module
-from twelveways import plan, plan_rounds, plan_stages, results
+from twelveways import plan, plan_cli, plan_rounds, plan_stages, results
 from twelveways.compare import ab_analysis
 from twelveways.errors import AuditInputError
 
@@ -210,7 +210,7 @@ def test_ab_rounds_from_the_run_use_twice_the_invocation_variance(reference_reco
 ])
 def test_bad_plan_input_is_one_line_and_exit_two(tmp_path, capsys, argv, message):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    assert plan.main(["--results", str(REFERENCE), *argv]) == 2
+    assert plan_cli.main(["--results", str(REFERENCE), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.splitlines()) == 1 and message in err
 

@@ -18,7 +18,7 @@ DELEGATED = {
     "env": ("twelveways.env", "main", "capture the software and hardware environment ([--json] [--output PATH])"),
     "audit": ("twelveways.checklist.audit", "audit_main",
               "run the checklist on any results file (exit 0 ok, 1 fail, 2 bad input)"),
-    "import-csv": ("twelveways.readers.csv_table", "import_csv_main",
+    "import-csv": ("twelveways.cli", "import_csv_main",
                    "convert a CSV of samples plus metadata YAML to the results schema"),
     "config-docs": ("twelveways.configdocs", "main", "print every config key with its type, default and meaning"),
     "run": ("twelveways.workflow_run", "main", "run the workflow: Snakemake with checked --configfile/--config "
@@ -28,9 +28,9 @@ DELEGATED = {
     "noise-floor": ("twelveways.compare.cli", "noise_floor_main", "measure the noise floor from two runs of identical code"),
     "reproduce": ("twelveways.compare.cli", "reproduce_main", "compare this run with data/reference: Reproduced / "
                   "Not reproduced / Inconclusive per claim and headline number"),
-    "ab": ("twelveways.compare.ab", "main", "is NEW faster than BASE? two git refs or configs run interleaved in "
+    "ab": ("twelveways.compare.ab_cli", "main", "is NEW faster than BASE? two git refs or configs run interleaved in "
            "randomized rounds, paired verdicts (make ab BASE=<ref>)"),
-    "plan": ("twelveways.plan", "main", "from a finished run: invocations per configuration to detect an effect, "
+    "plan": ("twelveways.plan_cli", "main", "from a finished run: invocations per configuration to detect an effect, "
              "each profile's predicted runtime stage by stage, the rounds ab needs (--ab-effect)"),
     "report": ("twelveways.report.commands", "main",
                "re-render notebooks and the report from stored results (rebuild --from DIR)"),
@@ -152,6 +152,30 @@ def _import_name(path: str, number: int) -> str:
     return f"{number:03d}_{''.join(c if c.isalnum() or c in '-_' else '_' for c in stem)}.nc"
 
 
+def import_csv_parser():
+    from .cliargs import OneLineParser
+
+    parser = OneLineParser(prog="twelveways import-csv", error_class=AuditInputError, description="Convert a CSV "
+                           "of samples plus a metadata YAML into a twelveways results file (NetCDF4) that "
+                           "`twelveways audit` reads.")
+    parser.add_argument("csv", help="CSV of samples, one per row")
+    parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
+    parser.add_argument("--output", required=True, help="results file to write (.nc)")
+    return parser
+
+
+def import_csv_main(argv: list[str] | None = None) -> int:
+    """Parsed here, read by the readers after: --help answers before the readers (pydantic, pandas) load."""
+    from .cliargs import run_command
+
+    def convert(args) -> None:
+        from .readers.csv_table import import_csv
+
+        import_csv(args)
+
+    return run_command(import_csv_parser(), argv, convert, reads_input=True)
+
+
 #: subcommand -> (function taking argv, one-line help, whether its job is to read the input it is given: then
 #: any expected problem is unusable input, exit 2)
 LOCAL = {
@@ -166,13 +190,13 @@ LOCAL = {
 PARSERS = {
     "env": "twelveways.env.cli:_parser",
     "audit": "twelveways.checklist.audit:build_parser",
-    "import-csv": "twelveways.readers.csv_table:import_csv_parser",
+    "import-csv": "twelveways.cli:import_csv_parser",
     "config-docs": "twelveways.configdocs:build_parser",
     "compare": "twelveways.compare.cli:compare_parser",
     "noise-floor": "twelveways.compare.cli:noise_floor_parser",
     "reproduce": "twelveways.compare.cli:reproduce_parser",
-    "ab": "twelveways.compare.ab:parser",
-    "plan": "twelveways.plan:build_parser",
+    "ab": "twelveways.compare.ab_cli:parser",
+    "plan": "twelveways.plan_cli:build_parser",
     "report": "twelveways.report.commands:parser",
     "check-config": "twelveways.cli:check_config_parser",
     "results": "twelveways.cli:results_parser",

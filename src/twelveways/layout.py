@@ -38,12 +38,12 @@ STAGES = (
     Stage("audit", "other people's formats read into the results schema, the checklist and the claims",
           ("readers", "resultset", "checklist", "claims", "stability")),
     Stage("comparison", "two result sets, two versions interleaved, a reproduction, a plan",
-          ("compare", "plan", "plan_stages", "plan_rounds")),
+          ("compare", "plan", "plan_cli", "plan_stages", "plan_rounds")),
     Stage("report", "the HTML report, its first screen and the artifact appendix", ("report",)),
     Stage("release", "what a DOI service receives: the archive, the citation, the pinned lock",
           ("report.archive", "report.citation", "pins")),
     Stage("interface", "the command line that delegates to each stage, and the documentation generated from it",
-          ("cli", "__main__", "docsite", "report.commands", "report.__main__")),
+          ("cli", "__main__", "docsite", "checklist.__main__", "report.commands", "report.__main__")),
 )
 
 #: What a newcomer adds most often, and the one place it goes.

@@ -38,9 +38,9 @@ import numpy as np
 
 from . import config as config_module
 from . import plan_stages, results, stats
-from .cliargs import OneLineParser, fraction, proportion, refuse_output_over_input, run_command
+from .cliargs import refuse_output_over_input
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
-from .evidence.settings import default_confidence, resolve_confidence
+from .evidence.settings import resolve_confidence
 from .inputs import brief
 from .plan_stages import duration
 from .stats.core import check_fraction
@@ -351,7 +351,7 @@ def _json(path: str) -> dict:
         raise AuditInputError(f"{path}: not a readable JSON ab record ({brief(str(exc))})") from exc
 
 
-def _main(args: argparse.Namespace) -> None:
+def plan_main(args: argparse.Namespace) -> None:
     if args.output:  # checked before the minutes of reading: the plan must not replace what it reads
         inputs = [args.ab_record] if args.ab_record else [args.results, prk_file(args.results)]
         refuse_output_over_input([args.output], [*inputs, *PROFILES.values()], AuditInputError, "twelveways plan")
@@ -365,42 +365,3 @@ def _main(args: argparse.Namespace) -> None:
     _write(args.output, record)
     sys.stdout.write(text(record) + "\n".join(whole_text(name, p) for name, p in record["whole"].items())
                      + f"\nRanges: {plan_stages.RANGE_TEXT}.\n")
-
-
-def build_parser() -> OneLineParser:
-    from .compare import ab_analysis, ab_run, verdicts
-
-    parser = OneLineParser(prog="twelveways plan", error_class=AuditInputError,
-                           description="From a finished run: invocations per configuration to detect an effect, each "
-                                       "profile's predicted runtime stage by stage (from the run's Snakemake "
-                                       "benchmark files and results), and with --ab-effect the rounds twelveways ab "
-                                       "needs per configuration.")
-    parser.add_argument("--results", default="results",
-                        help="a finished run's results folder, or its prk.nc (default results)")
-    parser.add_argument("--bench", metavar="DIR",
-                        help="the run's Snakemake benchmark files (default: logs/bench beside the results folder)")
-    parser.add_argument("--effect", type=proportion, default=0.05,
-                        help="relative difference to detect, a fraction (0.05) or a percentage (5%%); default 0.05")
-    parser.add_argument("--power", type=proportion, default=0.8, help="power, 0 < power < 1 (default 0.8)")
-    parser.add_argument("--confidence", type=proportion, default=default_confidence(),
-                        help="confidence (default: the schema's measurement.confidence, %(default)s)")
-    parser.add_argument("--ab-effect", type=proportion, nargs="+", metavar="EFFECT",
-                        help="instead of the runtimes: rounds twelveways ab needs to find each effect (0.02 or 2%%) "
-                             "beyond its margin, per configuration, and their predicted time")
-    parser.add_argument("--ab-margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
-                        help=f"ab's practical-equivalence margin (default {verdicts.DEFAULT_MARGIN}); each effect must "
-                             "exceed it")
-    parser.add_argument("--ab-pilot", type=int, default=ab_analysis.PILOT_ROUNDS, choices=range(3, 51),
-                        metavar="ROUNDS", help=f"ab's pilot rounds (default {ab_analysis.PILOT_ROUNDS}, 3 to 50)")
-    parser.add_argument("--ab-record", metavar="JSON",
-                        help="a previous twelveways ab record (reports/ab.json): its rounds' spread instead of the "
-                             "run's own invocations")
-    parser.add_argument("--only", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                        help=f"with --ab-effect: only these configurations (repeatable; keys: "
-                             f"{', '.join(ab_run.SELECTABLE)})")
-    parser.add_argument("--output", help="also write the plan as JSON here")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_command(build_parser(), argv, _main, reads_input=True)

@@ -16,7 +16,7 @@ def main(argv=None) -> int:
         from .audit import audit_main
 
         return audit_main(argv[1:])
-    from ..readers.csv_table import import_csv_main
+    from ..cli import import_csv_main
 
     return import_csv_main(argv[1:])
 

@@ -19,82 +19,21 @@ while building or running the kernels.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from .. import atomic, contention, envdiff, results, resultset, stability
-from ..cliargs import OneLineParser, UsageError, fraction, proportion, refuse_output_over_input
+from ..cliargs import UsageError, refuse_output_over_input
 from ..errors import TwelveWaysError
-from ..evidence.settings import default_confidence
 from ..prk import sweep
 from . import ab_analysis, ab_run, ab_sides, explain, render, sides, verdicts
+from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS
 
 FORMAT = "twelveways-ab/1"
-DEFAULT_MAX_SECONDS = 1800.0
 NOISE_TEXT = ("paired within rounds: both sides run in the same rounds on one machine, so the between-run level "
               "that compare needs an A/A run for does not enter; each round's invocations are the noise")
-
-
-#: Formats for CI systems ``--format`` adds -> the suffix of the file each writes beside the report.
-CI_FORMATS = {"junit": "junit.xml", "github": "github.md"}
-
-
-def _count(low: int, high: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a positive, finite number of seconds")
-    return value
-
-
-def parser() -> OneLineParser:
-    p = OneLineParser(prog="twelveways ab", description="Is NEW faster than BASE? Both sides' PRK configurations "
-                      "run alternately in randomized rounds on this machine; paired analysis, verdicts as compare's.")
-    p.add_argument("--base", default=None, help="git ref of the base side (branch, tag, commit; default: the working "
-                   "tree, an A/A run of the working tree against itself unless the configs differ)")
-    p.add_argument("--new", default=None, help="git ref of the new side (default: the working tree)")
-    p.add_argument("--base-config", help="config of the base side (default: its checkout's config/config.yaml)")
-    p.add_argument("--new-config", help="config of the new side (default: its checkout's config/config.yaml)")
-    p.add_argument("--only", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                   help=f"run only these configurations (repeatable; keys: {', '.join(ab_run.SELECTABLE)})")
-    p.add_argument("--effect", type=proportion, default=0.05,
-                   help="the effect the plan is sized for: rounds that find it beyond the margin with 90%% power "
-                        "(default 0.05)")
-    p.add_argument("--rounds", type=_count(2, ab_analysis.MAX_ROUNDS), default=None,
-                   help="a fixed number of rounds instead of the planned one")
-    p.add_argument("--pilot", type=_count(3, 50), default=ab_analysis.PILOT_ROUNDS,
-                   help=f"rounds of the pilot that sizes the plan (default {ab_analysis.PILOT_ROUNDS})")
-    p.add_argument("--max-seconds", type=_seconds, default=DEFAULT_MAX_SECONDS,
-                   help=f"time budget of the rounds (default {DEFAULT_MAX_SECONDS:g})")
-    p.add_argument("--seed", type=_count(0, 2 ** 31 - 1), default=None,
-                   help="seed of the round and side orders (default: the base config's seed)")
-    p.add_argument("--confidence", type=proportion, default=default_confidence(),
-                   help="confidence of the CIs (default: the schema's measurement.confidence, %(default)s)")
-    p.add_argument("--margin", type=fraction, default=verdicts.DEFAULT_MARGIN,
-                   help=f"practical-equivalence margin (default {verdicts.DEFAULT_MARGIN})")
-    p.add_argument("--output", default="reports/ab", help="writes OUTPUT.md, .html, .json, .base.nc, .new.nc")
-    p.add_argument("--format", action="append", default=[], choices=sorted(CI_FORMATS),
-                   help="also write for a CI system (repeatable): junit, OUTPUT.junit.xml (a test case per configuration: "
-                        "slower fails, inconclusive is skipped); github, OUTPUT.github.md (a job summary table) and "
-                        "::error/::warning annotations on stderr (docs/ci.md)")
-    return p
 
 
 def plan_of(args: argparse.Namespace) -> ab_analysis.Plan:
@@ -189,7 +128,7 @@ def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, s
     return record
 
 
-def _run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[str]]) -> None:
+def run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[str]]) -> None:
     refuse_output_over_input(outputs(args.output, args.format).values(), [args.base_config, args.new_config],
                              UsageError, "twelveways ab")
     refs = {"base": args.base, "new": args.new}
@@ -197,21 +136,6 @@ def _run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[s
         measure({label: (*roots[label], refs[label]) for label in refs},
                 {"base": args.base_config, "new": args.new_config}, plan, only, work=Path(tmp), output=args.output,
                 seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Exit 2 for a usage problem (one line), 1 for a failure while building or running, 0 when written."""
-    try:
-        args = parser().parse_args(argv)
-        plan, only = plan_of(args), ab_run.parse_only(args.only)
-        _run(args, plan, only)
-    except UsageError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 1
-    return 0
 
 
 # ------------------------------------------------------------------------------------------------ the record

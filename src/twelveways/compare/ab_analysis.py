@@ -44,13 +44,10 @@ from scipy import stats as sps
 from .. import contention, stats
 from ..stats.replicates import t_quantile
 from . import verdicts
+from .ab_options import MAX_ROUNDS, PILOT_ROUNDS  # stated with the options that set them
 
 #: Power the plan and "the rounds that would decide" aim at: a planned effect is found in 9 of 10 configurations.
 PLAN_POWER = 0.9
-#: Rounds of the pilot: enough for an sd with 7 degrees of freedom (Stein's quantiles then cost ~20 % more rounds).
-PILOT_ROUNDS = 8
-#: Most rounds a plan asks for (a configuration whose noise needs more is stopped there and said so).
-MAX_ROUNDS = 200
 #: Stop reasons of one configuration.
 STOP_PLANNED = "planned rounds reached"
 STOP_FIXED = "fixed rounds reached"

@@ -25,32 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import contention, measure
-from ..cliargs import UsageError
 from ..prk import sweep
 from . import ab_analysis, table
+from .ab_options import SELECTABLE, parse_only  # noqa: F401  (ab_run.parse_only, as before)
 from .ab_sides import Side
 
 #: What ``--only KEY=VALUE[,VALUE]`` selects on, and how a configuration states it.
-SELECTABLE: dict[str, Callable[[sweep.Point], str]] = {
-    "workload": lambda p: p.kernel, "implementation": lambda p: p.implementation, "ranks": lambda p: str(p.ranks),
-    "threads": lambda p: str(p.threads), "scaling": lambda p: p.scaling,
-    "size": lambda p: "x".join(map(str, p.size)) if isinstance(p.size, tuple) else str(p.size),
-}
-
-
-def parse_only(items: Sequence[str]) -> dict[str, set[str]]:
-    """{key: accepted values} of ``--only`` options: one key each, values OR-ed, keys AND-ed."""
-    chosen: dict[str, set[str]] = {}
-    for item in items:
-        key, sep, values = item.partition("=")
-        key = key.strip()
-        wanted = {v.strip() for v in values.split(",") if v.strip()}
-        if not sep or key not in SELECTABLE or not wanted:
-            raise UsageError(f"--only {item!r}: write KEY=VALUE[,VALUE...] with KEY one of {', '.join(SELECTABLE)}")
-        chosen[key] = chosen.get(key, set()) | wanted
-    return chosen
-
-
 def select(points: Sequence[sweep.Point], only: dict[str, set[str]]) -> list[sweep.Point]:
     return [p for p in points if all(SELECTABLE[key](p) in values for key, values in only.items())]
 

@@ -28,7 +28,7 @@ import pandas as pd
 import xarray as xr
 
 from .. import inputs, results
-from ..cliargs import OneLineParser, refuse_output_over_input, run_command
+from ..cliargs import refuse_output_over_input
 from ..errors import AuditInputError, ResultsError
 from .common import Loaded
 from .head import Head
@@ -214,7 +214,8 @@ def read_mapped(csv: Path, mapping: dict, constants: dict) -> tuple[pd.DataFrame
     return raw, labels, defaults
 
 
-def _import_csv(args: argparse.Namespace) -> None:
+def import_csv(args: argparse.Namespace) -> None:
+    """``twelveways import-csv`` once its arguments are parsed (:func:`twelveways.cli.import_csv_parser`)."""
     refuse_output_over_input([args.output], [args.csv, args.metadata], AuditInputError, "twelveways import-csv")
     ds = read_csv(args.csv, args.metadata)
     try:
@@ -222,24 +223,6 @@ def _import_csv(args: argparse.Namespace) -> None:
     except OSError as exc:
         raise AuditInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
-
-
-def import_csv_parser() -> OneLineParser:
-    parser = OneLineParser(prog="twelveways import-csv", error_class=AuditInputError, description="Convert a CSV "
-                           "of samples plus a metadata YAML into a twelveways results file (NetCDF4) that "
-                           "`twelveways audit` reads.")
-    parser.add_argument("csv", help="CSV of samples, one per row")
-    parser.add_argument("--metadata", help="metadata YAML (family, columns, attrs, environment, config)")
-    parser.add_argument("--output", required=True, help="results file to write (.nc)")
-    return parser
-
-
-def import_csv_main(argv: list[str] | None = None) -> int:
-    return run_command(import_csv_parser(), argv, _import_csv, reads_input=True)
-
-
-if __name__ == "__main__":
-    sys.exit(import_csv_main())
 
 
 def _is_table(head: Head) -> bool:
