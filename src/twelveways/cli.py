@@ -185,12 +185,13 @@ LOCAL = {
 }
 
 #: subcommand -> "module:function" building its argparse parser, for the command reference (docs/commands.md,
-#: twelveways.docsite), which is generated from these so that help and reference cannot drift. ``run`` has none:
-#: it hands its arguments to Snakemake.
+#: twelveways.docsite), which is generated from these so that help and reference cannot drift (``run``'s lists
+#: what it reads itself; the rest of its arguments are Snakemake's).
 PARSERS = {
     "env": "twelveways.env.cli:_parser",
     "audit": "twelveways.checklist.audit:build_parser",
     "import-csv": "twelveways.cli:import_csv_parser",
+    "run": "twelveways.workflow_run:run_parser",
     "config-docs": "twelveways.configdocs:build_parser",
     "compare": "twelveways.compare.cli:compare_parser",
     "noise-floor": "twelveways.compare.cli:noise_floor_parser",

@@ -109,17 +109,6 @@ def _parser_section(parser: argparse.ArgumentParser, level: int) -> list[str]:
     return lines
 
 
-def _run_section() -> list[str]:
-    """``twelveways run`` parses nothing itself: it checks the config arguments and becomes Snakemake."""
-    from . import workflow_run
-
-    summary = workflow_run.__doc__.split("\n\n")[1:]
-    return ["## `twelveways run`", "", *(line for paragraph in summary for line in (_cell(paragraph), "")),
-            "```", "twelveways run [SNAKEMAKE ARGS] [--configfile FILE ...] [--config KEY=VALUE ...]", "```", "",
-            "Every other argument is Snakemake's (`snakemake --help`); see [Configuration](configuration.md) for "
-            "`--config` and [the workflow](workflow.md).", ""]
-
-
 def render_commands() -> str:
     """docs/commands.md: the command list as ``twelveways --help`` prints it, then one section per parser."""
     from . import cli
@@ -134,9 +123,6 @@ def render_commands() -> str:
     lines += [f"| [`twelveways {name}`](#twelveways-{name}) | {_cell(text)} |" for name, text in helps.items()]
     lines.append("")
     for name in helps:
-        if name not in cli.PARSERS:
-            lines += _run_section()
-            continue
         for parser in walk(command_parser(name)):
             lines += _parser_section(parser, 2 if parser.prog == f"twelveways {name}" else 3)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -111,9 +111,31 @@ def _workdir(args: list[str]) -> Path:
     return Path(".")
 
 
+def run_parser():
+    """The options ``twelveways run`` reads itself; every other argument is Snakemake's (``snakemake --help``).
+    Used for ``--help`` alone, which then answers at once instead of starting Snakemake."""
+    import argparse
+
+    from .cliargs import OneLineParser
+
+    parser = OneLineParser(prog="twelveways run", description="Run the workflow: Snakemake with the configuration "
+                           "checked first (nested keys, typed values, the schema), then the run directory taken "
+                           "(a killed run's lock released). Every argument not listed here goes to Snakemake "
+                           "unchanged: its own options are listed by `.venv/bin/snakemake --help`.")
+    parser.add_argument("--configfile", "--configfiles", nargs="+", metavar="FILE",
+                        help="YAML config file(s), merged in order over config/config.yaml's defaults")
+    parser.add_argument("--config", "-C", nargs="+", metavar="KEY=VALUE",
+                        help="overrides; dotted keys are nested (measurement.max_samples=10), values typed as YAML")
+    parser.add_argument("snakemake", nargs=argparse.REMAINDER, help="Snakemake's own arguments (--cores all, "
+                        "--profile profiles/default, -n, targets)")
+    return parser
+
+
 def main(argv: list[str]) -> int:
     """Check the configuration arguments, take the directory (run_owner), then become Snakemake (same process,
     same signals, so the owner record names the Snakemake process itself)."""
+    if {"-h", "--help"} & set(argv):
+        run_parser().parse_args(["--help"])
     args = snakemake_argv(argv)
     snakemake = shutil.which("snakemake", path=str(Path(sys.executable).parent)) or shutil.which("snakemake")
     if snakemake is None:
