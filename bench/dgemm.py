@@ -93,10 +93,28 @@ def run_config(kernels_dir: Path, driver: str, impl: str, threads: int, order: i
     else:
         program = kernels_dir / f"dgemm-{impl.removeprefix('c-')}"
         doc = _one_run([str(program), iterations, str(order)], dict(os.environ, OMP_NUM_THREADS=str(threads)))
-        result = {"rate": doc["rate"], "blocking": doc["validation"]["details"]["blocking"]} if "error" not in doc else doc
+        result = _ours(doc) if "error" not in doc else doc
     if "error" not in doc and doc.get("threads") != threads:
         return {"error": f"ran on {doc.get('threads')} threads, not {threads}"}
     return result
+
+
+def _ours(doc: dict) -> dict:
+    """Our run's rate and blocking, and where its threads' time went (kernels/c/dgemm.c, details.thread_*)."""
+    details = doc["validation"]["details"]
+    return {"rate": doc["rate"], "blocking": details["blocking"],
+            "thread_busy_share_min": details.get("thread_busy_share_min"),
+            "iterations_threads_ended_on_one_cpu": details.get("iterations_threads_ended_on_one_cpu")}
+
+
+def threads_at_work(ours: list[dict], iterations: int) -> dict:
+    """Across rounds: the least busy thread's share of the timed time (median) and the timed iterations whose
+    threads ended on one CPU (None when a run could not tell): is a thread idle, or are two sharing a CPU?"""
+    shares = [s["thread_busy_share_min"] for s in ours if s.get("thread_busy_share_min") is not None]
+    counts = [s.get("iterations_threads_ended_on_one_cpu") for s in ours]
+    known = bool(counts) and all(c is not None and c >= 0 for c in counts)
+    return {"least_busy_thread_share": round(statistics.median(shares), 3) if shares else None,
+            "iterations_on_one_cpu": sum(counts) if known else None, "timed_iterations": iterations * len(ours)}
 
 
 def _summary(values: list[float]) -> dict:
@@ -143,6 +161,7 @@ def compare(samples: dict) -> list[dict]:
                    "ours": _summary([s["rate"] for s in ours]), "openblas": _summary([s["rate"] for s in blas]),
                    "blocking": ours[0]["blocking"] if ours else None,
                    "openblas_core": blas[0]["corename"] if blas else None, "target_ratio": TARGET}
+            row["threads_at_work"] = threads_at_work(ours, ORDERS[order])
             per_round = paired_ratios(ours, blas)
             row["ratio_per_round"] = per_round
             row["ratio_range"] = [min(per_round), max(per_round)] if per_round else None
@@ -166,6 +185,12 @@ def table(rows: list[dict], loads: list[dict]) -> str:
         lines.append(f"{r['order']:>6} {r['implementation']:<9} {r['threads']:>3} "
                      f"{f'{ours:.0f}' if ours else '-':>13} {f'{blas:.0f}' if blas else '-':>17} {ratio:>6}  {spread}"
                      + ("" if r.get("meets_target", True) else "  below target"))
+        work = r["threads_at_work"]
+        if r["threads"] > 1 and work["least_busy_thread_share"] is not None:
+            on_one = work["iterations_on_one_cpu"]
+            lines.append(f"{'':>8}least busy thread at work {work['least_busy_thread_share']:.0%} of the timed time; "
+                         + (f"threads ended on one CPU in {on_one} of {work['timed_iterations']} timed iterations"
+                            if on_one is not None else "CPUs of the threads unknown"))
     busy = [x for x in loads if contention.is_busy(x)]
     lines.append(f"load: 1-minute load {', '.join(str(x['load_1min']) for x in loads)} after each round on "
                  f"{os.cpu_count()} CPUs; {len(busy)} of {len(loads)} rounds busy (others >= "

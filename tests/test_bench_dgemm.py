@@ -62,11 +62,25 @@ def test_table_prints_ratio_range_and_a_busy_machine(dgemm_bench):
     assert "rerun" not in dgemm_bench.table(rows, [quiet])
 
 
+def test_table_says_whether_a_thread_idled_or_two_shared_a_cpu(dgemm_bench):
+    samples = samples_with(dgemm_bench, [90, 90, 90], [100, 100, 100])
+    for runs in samples.values():
+        for i, run in enumerate(runs):
+            run.update(thread_busy_share_min=[0.5, 0.6, 0.97][i], iterations_threads_ended_on_one_cpu=i)
+    text = dgemm_bench.table(dgemm_bench.compare(samples), [])
+    order_1000 = text.split("2000")[0]
+    assert order_1000.count("least busy thread at work 60% of the timed time; "
+                            "threads ended on one CPU in 3 of 30 timed iterations") == 1  # the 2-thread row only
+    samples[("c-openmp", 2, 1000)][0]["iterations_threads_ended_on_one_cpu"] = -1
+    assert "CPUs of the threads unknown" in dgemm_bench.table(dgemm_bench.compare(samples), [])
+
+
 def fake_program(tmp_path, threads):
     """A stand-in for a dgemm program that reports running on `threads` threads."""
     script = tmp_path / "dgemm-openmp"
     script.write_text("#!/bin/sh\necho '{\"valid\": true, \"rate\": 5.0, \"threads\": %d, "
-                      "\"validation\": {\"details\": {\"blocking\": \"b\"}}}'\n" % threads)
+                      "\"validation\": {\"details\": {\"blocking\": \"b\", \"thread_busy_share_min\": 0.9, "
+                      "\"iterations_threads_ended_on_one_cpu\": 0}}}'\n" % threads)
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script
 
