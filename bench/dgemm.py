@@ -104,16 +104,20 @@ def _ours(doc: dict) -> dict:
     details = doc["validation"]["details"]
     return {"rate": doc["rate"], "blocking": details["blocking"],
             "thread_busy_share_min": details.get("thread_busy_share_min"),
+            "thread_start_delay_share": details.get("thread_start_delay_share"),
             "iterations_threads_ended_on_one_cpu": details.get("iterations_threads_ended_on_one_cpu")}
 
 
 def threads_at_work(ours: list[dict], iterations: int) -> dict:
-    """Across rounds: the least busy thread's share of the timed time (median) and the timed iterations whose
-    threads ended on one CPU (None when a run could not tell): is a thread idle, or are two sharing a CPU?"""
+    """Across rounds: the least busy thread's share of the timed time and the wait until the last thread started
+    (medians), and the timed iterations whose threads ended on one CPU (None when a run could not tell): is a
+    thread idle at the end (the split), late at the start (waking threads), or sharing a CPU with another?"""
     shares = [s["thread_busy_share_min"] for s in ours if s.get("thread_busy_share_min") is not None]
+    delays = [s["thread_start_delay_share"] for s in ours if s.get("thread_start_delay_share") is not None]
     counts = [s.get("iterations_threads_ended_on_one_cpu") for s in ours]
     known = bool(counts) and all(c is not None and c >= 0 for c in counts)
     return {"least_busy_thread_share": round(statistics.median(shares), 3) if shares else None,
+            "last_thread_start_delay_share": round(statistics.median(delays), 3) if delays else None,
             "iterations_on_one_cpu": sum(counts) if known else None, "timed_iterations": iterations * len(ours)}
 
 
@@ -188,7 +192,9 @@ def table(rows: list[dict], loads: list[dict]) -> str:
         work = r["threads_at_work"]
         if r["threads"] > 1 and work["least_busy_thread_share"] is not None:
             on_one = work["iterations_on_one_cpu"]
-            lines.append(f"{'':>8}least busy thread at work {work['least_busy_thread_share']:.0%} of the timed time; "
+            delay = work["last_thread_start_delay_share"]
+            lines.append(f"{'':>8}least busy thread at work {work['least_busy_thread_share']:.0%} of the timed time"
+                         + (f", last thread started after {delay:.0%} of it; " if delay is not None else "; ")
                          + (f"threads ended on one CPU in {on_one} of {work['timed_iterations']} timed iterations"
                             if on_one is not None else "CPUs of the threads unknown"))
     busy = [x for x in loads if contention.is_busy(x)]

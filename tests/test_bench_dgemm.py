@@ -66,10 +66,11 @@ def test_table_says_whether_a_thread_idled_or_two_shared_a_cpu(dgemm_bench):
     samples = samples_with(dgemm_bench, [90, 90, 90], [100, 100, 100])
     for runs in samples.values():
         for i, run in enumerate(runs):
-            run.update(thread_busy_share_min=[0.5, 0.6, 0.97][i], iterations_threads_ended_on_one_cpu=i)
+            run.update(thread_busy_share_min=[0.5, 0.6, 0.97][i], thread_start_delay_share=[0.2, 0.01, 0.02][i],
+                       iterations_threads_ended_on_one_cpu=i)
     text = dgemm_bench.table(dgemm_bench.compare(samples), [])
     order_1000 = text.split("2000")[0]
-    assert order_1000.count("least busy thread at work 60% of the timed time; "
+    assert order_1000.count("least busy thread at work 60% of the timed time, last thread started after 2% of it; "
                             "threads ended on one CPU in 3 of 30 timed iterations") == 1  # the 2-thread row only
     samples[("c-openmp", 2, 1000)][0]["iterations_threads_ended_on_one_cpu"] = -1
     assert "CPUs of the threads unknown" in dgemm_bench.table(dgemm_bench.compare(samples), [])

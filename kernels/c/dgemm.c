@@ -261,8 +261,9 @@ static void thread_rows(long n, int t, int nt, long *first, long *last)
 /* Where the threads' time went (details.thread_*): a thread whose share ends early waits idle, and two
  * threads that the scheduler left on one CPU (no binding is asked for) each run at half speed. */
 typedef struct {
-    double *busy; /* per thread: seconds from its start to the end of its share, summed over calls */
-    int *cpu;     /* per thread: the CPU it finished its share on in the last call (-1: unknown) */
+    double *busy;  /* per thread: seconds from its start to the end of its share, summed over calls */
+    double *start; /* per thread: when it started in the last call (prk_now) */
+    int *cpu;      /* per thread: the CPU it finished its share on in the last call (-1: unknown) */
 } thread_log_t;
 
 static void dgemm(double *restrict c, const double *restrict a, const double *restrict b, long n, double **bps,
@@ -294,6 +295,7 @@ static void dgemm(double *restrict c, const double *restrict a, const double *re
                 }
             }
         }
+        log.start[t] = started;
         log.busy[t] += prk_now() - started;
         log.cpu[t] = CURRENT_CPU();
     }
@@ -337,14 +339,21 @@ int main(int argc, char **argv)
             c[i * n + j] = 0.0;
         }
 
-    const thread_log_t log = {prk_alloc(sizeof(double) * (size_t)threads), prk_alloc(sizeof(int) * (size_t)threads)};
+    const thread_log_t log = {prk_alloc(sizeof(double) * (size_t)threads), prk_alloc(sizeof(double) * (size_t)threads),
+                              prk_alloc(sizeof(int) * (size_t)threads)};
     int shared_cpu_iterations = 0;
+    double late_start = 0.0; /* over the timed iterations: the last thread's start after the call began */
     for (int iter = 0; iter <= iterations; iter++) {
         if (iter == 1) /* the warm-up's time is not summarized, nor where its threads went */
             for (int t = 0; t < threads; t++) log.busy[t] = 0.0;
         double t0 = prk_now();
         dgemm(c, a, b, n, bps, aps, blk, log);
         times[iter] = prk_now() - t0;
+        if (iter > 0) {
+            double last = t0;
+            for (int t = 0; t < threads; t++) last = fmax(last, log.start[t]);
+            late_start += last - t0;
+        }
         const int shared = threads_shared_a_cpu(log.cpu, threads);
         if (iter > 0) shared_cpu_iterations = shared < 0 || shared_cpu_iterations < 0 ? -1 : shared_cpu_iterations + shared;
     }
@@ -395,6 +404,8 @@ int main(int argc, char **argv)
         /* each thread's time at work over the timed iterations' time: the least busy thread shows idling */
         prk_json_num(&r.details, "thread_busy_share_min", least);
         prk_json_num(&r.details, "thread_busy_share_max", most);
+        /* the time until the last thread started, over the timed time: waking threads, not the split */
+        prk_json_num(&r.details, "thread_start_delay_share", late_start / timed);
         /* timed iterations whose threads finished on one CPU; -1 unknown (not Linux, or no OpenMP) */
         prk_json_int(&r.details, "iterations_threads_ended_on_one_cpu", shared_cpu_iterations);
     }
