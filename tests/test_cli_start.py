@@ -40,7 +40,8 @@ def _cli(argv: list[str], blocked: tuple[str, ...] = ()) -> tuple[dict, str, str
 @pytest.mark.parametrize("argv", [["--help"], ["audit", "--help"], ["compare", "--help"], ["noise-floor", "--help"],
                                   ["reproduce", "--help"], ["config-docs", "--help"], ["check-config", "--help"],
                                   ["results", "--help"], ["import", "--help"], ["env", "--help"],
-                                  ["plan", "--help"], ["ab", "--help"], ["import-csv", "--help"], ["run", "--help"]])
+                                  ["plan", "--help"], ["ab", "--help"], ["import-csv", "--help"], ["run", "--help"],
+                                  ["report", "--help"], ["report", "appendix", "--help"]])
 def test_help_imports_no_analysis_stack(argv):
     outcome, out, _ = _cli(argv)
     assert outcome["code"] == 0 and "usage:" in out

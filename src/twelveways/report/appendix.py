@@ -23,7 +23,6 @@ from pathlib import Path
 
 from .. import families, plan
 from ..plan_stages import RANGE_TEXT, duration, rule_costs
-from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
 from . import notebooks as nb
@@ -482,21 +481,8 @@ def write(path: str | os.PathLike, sources: Sources) -> Path:
     return atomic.write_text(path, render(sources), "artifact appendix", make_parents=True)
 
 
-def add_parser(sub) -> None:
-    """The ``appendix`` subcommand of ``python -m twelveways.report``."""
-    p = sub.add_parser("appendix", help="write the artifact-evaluation appendix (reports/artifact-appendix.md)")
-    p.add_argument("--output", default="reports/artifact-appendix.md", help="Markdown file to write")
-    p.add_argument("--checklist", default="reports/checklist.json", help="audited checklist with the claims' numbers")
-    p.add_argument("--claims", help="claims file (default: the one the config names, report.claims)")
-    p.add_argument("--derived", default="results/derived", help="derived results (headline numbers and CIs)")
-    add_config(p)
-    add_environment(p)
-    p.add_argument("--bench", default="logs/bench", help="Snakemake benchmark logs (runtimes)")
-    p.add_argument("--figures", default="results/figures", help="figures folder (one subfolder per notebook)")
-    p.set_defaults(func=_main)
 
-
-def _main(args: argparse.Namespace) -> int:
+def command(args: argparse.Namespace) -> int:
     output = nb.resolve(args.output)
     config = nb.resolve(args.config)
     sources = Sources(nb.resolve(args.claims) if args.claims else claims_named(config), nb.resolve(args.checklist),

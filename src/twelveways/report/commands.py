@@ -27,9 +27,8 @@ from pathlib import Path
 from .. import cliargs, families, inputs
 from ..errors import ResultsError
 from ..inputs import brief
-from . import appendix, archive, citation
+from . import archive, citation
 from . import notebooks as nb
-from . import render as rd
 
 
 def stage_file(name: str) -> str:
@@ -111,6 +110,8 @@ def own_outputs(name: str, args) -> dict[str, str]:
 
 
 def _render(args) -> int:
+    from . import render as rd
+
     pairs = []
     for item in args.notebooks:
         name, sep, path = item.partition("=")
@@ -188,6 +189,7 @@ def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
     from .. import atomic, resultset
     from ..checklist import audit
     from ..checklist import render as checklist_render
+    from . import appendix
 
     raw = sorted(Path(layout["results_dir"]).glob("*.nc"))
     data = resultset.load([*raw, *sorted(derived_dir.glob("*.nc"))], environment=layout["environment_json"],
@@ -213,6 +215,9 @@ def artifact_description(layout: Mapping, output: Path) -> Path:
 def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
     """Every output of ``make report`` from a stored result set, with no benchmark run: the notebooks,
     a fresh audit of raw + derived results, the artifact description, the report and the appendix."""
+    from . import appendix
+    from . import render as rd
+
     source, output = nb.resolve(source), nb.resolve(output)
     nb.check_kernelspec()
     layout, chosen, notes = plan(source)
@@ -375,6 +380,26 @@ def _rebuild(args) -> int:
     return 0
 
 
+def _appendix_parser(sub) -> None:
+    """The ``appendix`` subcommand; the appendix (and the plan it quotes) loads only when it runs."""
+    p = sub.add_parser("appendix", help="write the artifact-evaluation appendix (reports/artifact-appendix.md)")
+    p.add_argument("--output", default="reports/artifact-appendix.md", help="Markdown file to write")
+    p.add_argument("--checklist", default="reports/checklist.json", help="audited checklist with the claims' numbers")
+    p.add_argument("--claims", help="claims file (default: the one the config names, report.claims)")
+    p.add_argument("--derived", default="results/derived", help="derived results (headline numbers and CIs)")
+    cliargs.add_config(p)
+    cliargs.add_environment(p)
+    p.add_argument("--bench", default="logs/bench", help="Snakemake benchmark logs (runtimes)")
+    p.add_argument("--figures", default="results/figures", help="figures folder (one subfolder per notebook)")
+    p.set_defaults(func=_appendix_main)
+
+
+def _appendix_main(args: argparse.Namespace) -> int:
+    from . import appendix
+
+    return appendix.command(args)
+
+
 def parser() -> argparse.ArgumentParser:
     top = cliargs.OneLineParser(prog="twelveways report", description="Execute analysis notebooks and render the "
                                 "report.")  # its subcommands' parsers are of its class: usage problems are one line
@@ -396,7 +421,7 @@ def parser() -> argparse.ArgumentParser:
     _path_options(p)
     _setting_options(p)
     p.set_defaults(func=_execute)
-    appendix.add_parser(sub)
+    _appendix_parser(sub)
     archive.add_parser(sub)
     citation.add_parser(sub)
     p = sub.add_parser("render", help="assemble reports/report.html from executed notebooks")
