@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
-from ..cliargs import OneLineParser, UsageError, fraction, proportion
-from ..errors import TwelveWaysError
+from ..cliargs import OneLineParser, fraction, proportion, run_command
 from ..evidence.settings import default_confidence
 from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS, MAX_ROUNDS, PILOT_ROUNDS, SELECTABLE, parse_only
 from .margin import DEFAULT_MARGIN
@@ -73,17 +71,12 @@ def parser() -> OneLineParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 2 for a usage problem (one line), 1 for a failure while building or running, 0 when written."""
-    try:
-        args = parser().parse_args(argv)
-        from . import ab  # after parsing: --help answers before NumPy, SciPy and the sweep load
+    """Exit 2 for a usage problem (one line), 1 for a failure while building or running, 0 when written (the codes
+    of the error types, errors.exit_code, as every command)."""
+    return run_command(parser(), argv, _run, reads_input=False)
 
-        plan, only = ab.plan_of(args), parse_only(args.only)
-        ab.run(args, plan, only)
-    except UsageError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 2
-    except TwelveWaysError as exc:
-        print(f"error: {exc.one_line()}", file=sys.stderr)
-        return 1
-    return 0
+
+def _run(args: argparse.Namespace) -> None:
+    from . import ab  # after parsing: --help answers before NumPy, SciPy and the sweep load
+
+    ab.run(args, ab.plan_of(args), parse_only(args.only))
