@@ -14,7 +14,7 @@ from scipy import stats as scipy_stats
 
 from twelveways import config as config_module
 from twelveways import results
-from twelveways.compare import build, noise, render, reproduce, sides, table, verdicts
+from twelveways.compare import build, noise, noise_record, render, reproduce, sides, table, verdicts
 from twelveways.prk import build as prk_build
 from twelveways.prk import run, sweep
 
@@ -279,7 +279,8 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
     (tmp_path / "c" / "noise_floor.json").write_text(sides.dumps(floor_record))
     record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
     # measured where some moment estimate was positive; four pairs can all come out negative (then said so)
-    assert record["noise_floor"]["measured"] == any(noise.is_measured(lv) for lv in floor_record["run_levels"])
+    typed = noise_record.from_dict(floor_record, "the A/A record")
+    assert record["noise_floor"]["measured"] == any(level.is_measured for level in typed.run_levels)
     tested = [r for r in record["rows"] if r["p_adjusted"] is not None]
     called = [(r["configuration"], r["ratio"], r["reason"]) for r in tested if r["verdict"] not in
               ("same", "inconclusive")]
@@ -321,7 +322,7 @@ def test_an_aa_run_that_measured_no_between_run_variance_says_so_and_compare_fal
     levels = noise.pooled_levels(terms)
     assert levels and not any(level["measured"] for level in levels)
     assert all(level["why"].startswith("not measured: each configuration's own invocations explain") for level in levels)
-    record = {"format": noise.FORMAT, "configurations": 4, "run_levels": levels}
+    record = noise_record.from_dict({"format": noise.FORMAT, "configurations": 4, "run_levels": levels}, "A/A")
     text = noise.floor_text(record)
     assert "±0.0%" not in text and "not measured" in text
     chosen = noise.choose([record], None)
@@ -330,7 +331,7 @@ def test_an_aa_run_that_measured_no_between_run_variance_says_so_and_compare_fal
     # a measured family level still serves a kernel the A/A run could not measure on its own
     terms.update({(("family", "prk"), ("workload", "stencil"), ("implementation", "numpy"), ("size", n)): 0.004
                   for n in range(6)})
-    chosen = noise.choose([{"format": noise.FORMAT, "configurations": 10, "run_levels": noise.pooled_levels(terms)}],
-                          None)
+    chosen = noise.choose([noise_record.from_dict({"format": noise.FORMAT, "configurations": 10,
+                                                   "run_levels": noise.pooled_levels(terms)}, "A/A")], None)
     level = chosen.run_level({"family": "prk", "workload": "transpose", "implementation": "c-mpi"})
     assert isinstance(level, verdicts.RunLevel) and level.variance > 0 and "last resort" in level.source

@@ -383,10 +383,12 @@ FLOOR = {"format": "twelveways-noise-floor/1", "configurations": 2, "confidence"
 
 @pytest.mark.parametrize("change, needles", [
     ({"floor_configuration": None}, ["no 'floor_configuration'"]),
-    ({"floor": -0.5}, ["'floor' must be a finite fraction >= 0, not -0.5"]),
-    ({"floor": "4%"}, ["'floor' must be a finite fraction >= 0"]),
-    ({"false_positive_rate": 3}, ["'false_positive_rate' and 'confidence' must be fractions"]),
-    ({"median_detectable_ratio": "big"}, ["'median_detectable_ratio' must be a positive number"]),
+    ({"floor": -0.5}, ["floor is -0.5, below its minimum 0"]),
+    ({"floor": "4%"}, ["floor is '4%', not a number"]),
+    ({"false_positive_rate": 3}, ["false_positive_rate is 3, above its maximum 1"]),
+    ({"false_positive_rate": None, "false_positives": None, "confidence": float("inf")}, ["confidence is"]),
+    ({"median_detectable_ratio": "big"}, ["median_detectable_ratio is 'big', not a number"]),
+    ({"false_positives": None}, ["'false_positive_rate' without the count 'false_positives'"]),
 ])
 def test_an_older_recorded_noise_floor_is_checked_before_it_is_named(tmp_path, capsys, change, needles):
     record = {k: v for k, v in {**FLOOR, **change}.items() if v is not None}
@@ -401,12 +403,15 @@ AA_RECORD = {"format": "twelveways-noise-floor/2", "configurations": 2, "confide
 
 
 @pytest.mark.parametrize("change, needle", [
-    ({"run_levels": {"a": 1}}, "'run_levels' must be a list"),
+    ({"run_levels": {"a": 1}}, "run_levels is an object, not a list"),
     ({"run_levels": [{"group": ["x"], "name": "x", "variance": -1.0, "relative_sd": 0.1, "df": 1}]},
-     "run level 'x': 'variance' must be a finite number >= 0, not -1.0"),
+     "run_levels[0].variance is -1, below its minimum 0"),
     ({"run_levels": [{"group": ["x"], "name": "x", "variance": 0.1, "relative_sd": float("nan"), "df": 1}]},
-     "'relative_sd' must be a finite number >= 0"),
-    ({"run_levels": [["x"]]}, "must be an object with its 'group' and 'name'"),
+     "run_levels[0].relative_sd is nan, not a finite number"),
+    ({"run_levels": [["x"]]}, "run_levels[0] is a list of 1, not an object"),
+    ({"run_levels": [{"name": "x", "variance": 0.1, "relative_sd": 0.1, "df": 1, "configurations": 2}]},
+     "run_levels[0].group is missing"),
+    ({"configurations": 2.5}, "configurations is 2.5"),
 ])
 def test_a_recorded_aa_run_level_is_checked_before_use(tmp_path, capsys, change, needle):
     base, new = compare_folders(tmp_path, {**AA_RECORD, **change})

@@ -127,7 +127,7 @@ def compare_main(argv: list[str] | None = None) -> int:
 
 
 def _noise_floor(args: argparse.Namespace) -> None:
-    from . import noise, sides
+    from . import noise, noise_record, sides
 
     given = [args.first, args.second]  # its own earlier record beside them is what it replaces: not an input
     refuse_output_over_input([args.output], [*given, *sides.read_beside(given, sides.ENVIRONMENT_NAMES)],
@@ -135,7 +135,8 @@ def _noise_floor(args: argparse.Namespace) -> None:
     record = noise.measure(sides.load([args.first], "first run"), sides.load([args.second], "second run"),
                            confidence=confidence_setting(args.confidence).value)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
-    print(noise.floor_text(record) if record.get("configurations") else record["why"], file=sys.stderr)
+    typed = noise_record.from_dict(record, args.output)  # what a comparison will read back, checked as it will be
+    print(noise.floor_text(typed) if typed.configurations else record["why"], file=sys.stderr)
 
 
 def noise_floor_parser() -> OneLineParser:

@@ -28,7 +28,7 @@ from .. import stats
 from ..errors import StatisticsError
 from ..evidence.settings import resolve_confidence
 from . import sides, table, verdicts
-from .noise_record import FORMAT
+from .noise_record import FORMAT, AARecord, OldFloorRecord
 
 
 def _pair_terms(a: dict, b: dict) -> dict[tuple, float]:
@@ -112,40 +112,29 @@ def measure(first: sides.Side, second: sides.Side, *, confidence: float | None =
     }
 
 
-def floor_text(record: dict) -> str:
+def floor_text(record: AARecord) -> str:
     """The A/A record in one sentence with its evidence."""
-    levels = record.get("run_levels") or []
-    shown = "; ".join(f"{lv['name']} " + (f"±{lv['relative_sd']:.1%}" if is_measured(lv) else "not measured")
-                      + f" ({lv['configurations']} configurations)" for lv in levels[:6])
+    levels = record.run_levels
+    shown = "; ".join(f"{lv.name} " + (f"±{lv.relative_sd:.1%}" if lv.is_measured else "not measured")
+                      + f" ({lv.configurations} configurations)" for lv in levels[:6])
     more = f" and {len(levels) - 6} more groups" if len(levels) > 6 else ""
-    text = (f"between-run sd measured by an A/A run of {record['configurations']} configurations: "
+    text = (f"between-run sd measured by an A/A run of {record.configurations} configurations: "
             f"{shown or 'none'}{more}")
-    if record.get("false_positive_rate") is not None:
-        text += (f"; without it, the comparison called {record['false_positives']} identical configurations "
-                 f"different (rate {record['false_positive_rate']:.0%})")
+    if record.false_positive_rate is not None:
+        text += (f"; without it, the comparison called {record.false_positives} identical configurations "
+                 f"different (rate {record.false_positive_rate:.0%})")
     return text
 
 
-def is_measured(level: dict) -> bool:
-    """A run level with evidence of between-run variance; a record written before ``measured`` was stored
-    says so by a variance above zero."""
-    return bool(level.get("measured", float(level.get("variance") or 0) > 0))
-
-
-def _levels(record: dict) -> dict[tuple, verdicts.RunLevel]:
+def _levels(record: AARecord) -> dict[tuple, verdicts.RunLevel]:
     """The measured run levels: a level the A/A run could not measure is left out, so a comparison falls back
     to the level above it by name, never to a measured-looking ±0.0 %."""
-    found = {}
-    for level in record.get("run_levels") or []:
-        if not is_measured(level):
-            continue
-        found[tuple(level["group"])] = verdicts.RunLevel(float(level["variance"]), float(level["df"]),
-                                                         f"A/A run, {level['name']}: ±{level['relative_sd']:.1%}")
-    return found
+    return {level.group: verdicts.RunLevel(level.variance, level.df, f"A/A run, {level.name}: ±{level.relative_sd:.1%}")
+            for level in record.run_levels if level.is_measured}
 
 
-def choose(recorded: Sequence[dict | None], given: float | None, *, margin: float = verdicts.DEFAULT_MARGIN
-           ) -> verdicts.Noise:
+def choose(recorded: Sequence[AARecord | OldFloorRecord | None], given: float | None, *,
+           margin: float = verdicts.DEFAULT_MARGIN) -> verdicts.Noise:
     """What a comparison uses: each side's measured run levels (the larger where both measured one),
     the practical-equivalence margin, widened to a floor the user gave (named as given, not measured)."""
     if not math.isfinite(margin) or not 0 <= margin < 1:
@@ -159,9 +148,9 @@ def choose(recorded: Sequence[dict | None], given: float | None, *, margin: floa
     levels: dict[tuple, verdicts.RunLevel] = {}
     texts, old = [], []
     for record in (r for r in recorded if r):
-        if record.get("format") != FORMAT:
-            if isinstance(record.get("floor"), (int, float)):
-                old.append(f"a stored noise floor of an older format (one global ±{record['floor']:.1%}) is not used: "
+        if not isinstance(record, AARecord):
+            if record.floor is not None:
+                old.append(f"a stored noise floor of an older format (one global ±{record.floor:.1%}) is not used: "
                            "each configuration's own invocations give its noise")
             continue
         texts.append(floor_text(record))
@@ -170,5 +159,5 @@ def choose(recorded: Sequence[dict | None], given: float | None, *, margin: floa
                 levels[group] = level
     text = "; ".join(texts + old) or ("no A/A run on either side (set measurement.placebo: true): the between-run "
                                       "level is not measured, only each configuration's own invocations")
-    fpr = next((r.get("false_positive_rate") for r in recorded if r and r.get("format") == FORMAT), None)
+    fpr = next((r.false_positive_rate for r in recorded if isinstance(r, AARecord)), None)
     return verdicts.Noise(margin, margin_text, levels, text, bool(levels), fpr)

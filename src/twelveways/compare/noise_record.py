@@ -1,75 +1,106 @@
-"""A recorded A/A (noise floor) record, checked before anything uses it.
+"""A recorded A/A (noise floor) record as a typed, immutable model, checked once when it is read.
 
 Why apart from :mod:`.noise` (which measures the record from two sides): reading a side
 (:mod:`.sides`) loads the record beside its results, and must not import the measurement that
-itself takes sides.
+itself takes sides.  Why typed: the record crosses a file boundary (``results/noise_floor.json``),
+so every field is checked on load against its declared type and domain — a run level's variance,
+spread and degrees of freedom finite and not negative, rates fractions — and a record that fails is
+one line naming the field, never a misleading "±-50.0%" later.  Readers then use fields, not keys.
 """
 
 from __future__ import annotations
 
-import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .. import resultset
 from ..errors import AuditInputError
+from ..readers import decode
 
+#: The A/A record's format: run levels per group (format 1, one global floor, is named and not used).
 FORMAT = "twelveways-noise-floor/2"
+REWRITE = "rewrite it with twelveways noise-floor"
+
+#: A fraction between 0 and 1 (a rate, a confidence level).
+Fraction = Annotated[decode.NonNegative, Field(le=1)]
 
 
-def load_record(path, label: str) -> dict:
-    """A recorded ``noise_floor.json``, checked before use: an A/A record's run levels (format 2) or an older
-    record's global floor (format 1, named but not used) must be finite and not negative, with what stands
-    behind them; a record that fails is one line naming the field, never a misleading "±-50.0%"."""
-    record = resultset.read_json(path, f"{label} noise floor")
-    problem = _rates_problem(record) or (_levels_problem(record) if record.get("format") == FORMAT
-                                         else _old_floor_problem(record))
-    if problem:
-        raise AuditInputError(f"{path}: noise floor record: {problem} (rewrite it with twelveways noise-floor)")
-    return record
+class Record(BaseModel):
+    """Base: fields other writers add are kept; nothing changes after load."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
 
 
-def _rates_problem(record: dict) -> str | None:
-    if any(record.get(k) is not None and not (_is_number(record[k]) and 0 <= record[k] <= 1)
-           for k in ("false_positive_rate", "confidence")):
-        return "'false_positive_rate' and 'confidence' must be fractions between 0 and 1"
-    if record.get("false_positive_rate") is not None and not _is_number(record.get("false_positives")):
-        return "'false_positive_rate' without the count 'false_positives'"
-    return None
+class RunLevel(Record):
+    """One pooled between-run level of the A/A run (a kernel and implementation, a kernel, the family)."""
+
+    group: tuple[str, ...]
+    name: str
+    variance: decode.NonNegative
+    relative_sd: decode.NonNegative
+    df: decode.NonNegative
+    configurations: decode.Count
+    measured: bool | None = None
+
+    @property
+    def is_measured(self) -> bool:
+        """Evidence of between-run variance; a record written before ``measured`` was stored says so by a
+        variance above zero."""
+        return self.measured if self.measured is not None else self.variance > 0
 
 
-def _levels_problem(record: dict) -> str | None:
-    """Format 2: each run level a group, a name, and a finite non-negative variance, spread and df."""
-    levels = record.get("run_levels")
-    if not isinstance(levels, list):
-        return "'run_levels' must be a list of A/A run levels"
-    if not (_is_number(record.get("configurations")) and record["configurations"] >= 0):
-        return "'configurations' must be the number of A/A configurations behind the run levels"
-    for level in levels:
-        if not isinstance(level, dict) or not isinstance(level.get("group"), list) \
-                or not isinstance(level.get("name"), str):
-            return "each of 'run_levels' must be an object with its 'group' and 'name'"
-        for key in ("variance", "relative_sd", "df", "configurations"):
-            value = level.get(key)
-            if not (_is_number(value) and math.isfinite(value) and value >= 0):
-                return f"run level {level['name']!r}: {key!r} must be a finite number >= 0, not {value!r}"[:120]
-    return None
+class Rates(Record):
+    """What the comparison without the run level called different among identical configurations."""
+
+    confidence: Fraction | None = None
+    false_positive_rate: Fraction | None = None
+    false_positives: decode.Count | None = None
+
+    @model_validator(mode="after")
+    def _rate_has_its_count(self) -> Rates:
+        if self.false_positive_rate is not None and self.false_positives is None:
+            raise ValueError("'false_positive_rate' without the count 'false_positives'")
+        return self
 
 
-def _old_floor_problem(record: dict) -> str | None:
-    """Format 1 (one global floor): still checked, since its floor is named in the comparison."""
-    floor = record.get("floor")
-    if floor is None:
-        return None
-    if not _is_number(floor) or not math.isfinite(floor) or floor < 0:
-        return f"'floor' must be a finite fraction >= 0, not {floor!r}"[:120]
-    if not isinstance(record.get("floor_configuration"), str):
-        return "no 'floor_configuration' (which configuration showed the floor)"
-    if not (_is_number(record.get("configurations")) and record["configurations"] >= 1):
-        return "'configurations' must be the number (>= 1) of A/A configurations behind the floor"
-    if record.get("median_detectable_ratio") is not None and not (
-            _is_number(record["median_detectable_ratio"]) and record["median_detectable_ratio"] > 0):
-        return "'median_detectable_ratio' must be a positive number"
-    return None
+class AARecord(Rates):
+    """Format 2: the A/A run's between-run levels with the configurations behind them."""
+
+    format: Literal["twelveways-noise-floor/2"]
+    configurations: decode.Count
+    run_levels: tuple[RunLevel, ...]
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+class OldFloorRecord(Rates):
+    """Format 1 (one global floor): still checked, since its floor is named in the comparison (not used)."""
+
+    format: str | None = None
+    floor: decode.NonNegative | None = None
+    floor_configuration: str | None = None
+    configurations: decode.Count | None = None
+    median_detectable_ratio: decode.Positive | None = None
+
+    @model_validator(mode="after")
+    def _floor_has_its_evidence(self) -> OldFloorRecord:
+        if self.floor is not None and self.floor_configuration is None:
+            raise ValueError("no 'floor_configuration' (which configuration showed the floor)")
+        if self.floor is not None and (self.configurations or 0) < 1:
+            raise ValueError("'configurations' must be the number (>= 1) of A/A configurations behind the floor")
+        return self
+
+
+def from_dict(data: Any, where: str) -> AARecord | OldFloorRecord:
+    """The record in ``data`` (parsed JSON), typed; else one :class:`AuditInputError` line naming the field."""
+    if not isinstance(data, dict):
+        raise AuditInputError(f"{where}: noise floor record: not a JSON object ({REWRITE})")
+    model = AARecord if data.get("format") == FORMAT else OldFloorRecord
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise AuditInputError(f"{where}: noise floor record: {decode.error_line(exc)} ({REWRITE})"[:400]) from None
+
+
+def load_record(path, label: str) -> AARecord | OldFloorRecord:
+    """A recorded ``noise_floor.json``, read and checked before use (:func:`from_dict`)."""
+    return from_dict(resultset.read_json(path, f"{label} noise floor"), str(path))

@@ -20,7 +20,7 @@ from pathlib import Path
 from .. import resultset
 from ..errors import AuditInputError
 from ..readers.sw_fields import common_items
-from .noise_record import load_record
+from .noise_record import AARecord, OldFloorRecord, load_record
 from .table import source_family
 
 ENVIRONMENT_NAMES = ("environment.json",)
@@ -36,7 +36,7 @@ class Side:
     data: resultset.AuditData
     environment: dict | None = None
     environment_path: str | None = None
-    noise_floor: dict | None = None
+    noise_floor: AARecord | OldFloorRecord | None = None
     noise_floor_path: str | None = None
     folders: list[Path] = field(default_factory=list)
 

@@ -211,8 +211,16 @@ def validate(path: Path, fmt: str, model: type[M], value: Any, where: str = "") 
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        raise ReaderError(path, f"{fmt}: {field_path(first['loc'], where)}{_problem(first)}") from None
+        raise ReaderError(path, f"{fmt}: {error_line(exc, where)}") from None
+
+
+def error_line(exc: ValidationError, where: str = "") -> str:
+    """The first problem pydantic found, as the project's error lines say it: field path, value, why
+    (a whole-record rule names no field: its own words then)."""
+    first = exc.errors(include_url=False)[0]
+    if not first["loc"] and not where:
+        return str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{field_path(first['loc'], where)}{_problem(first)}"
 
 
 #: pydantic's error types in the words of the project's other error lines.
