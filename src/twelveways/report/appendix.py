@@ -20,9 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import pandas as pd
-
-from .. import families, plan
+from .. import families
 from ..cliargs import add_config, add_environment
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -119,6 +117,8 @@ def _json(path: Path | None, what: str) -> dict:
 
 def rule_runtimes(bench_dir: Path | None) -> dict[str, float]:
     """Seconds per rule from Snakemake's ``benchmark:`` files (mean of a file's repeats; column ``s``)."""
+    import pandas as pd  # here, not at the top: every `python -m twelveways.report` job imports this module
+
     times = {}
     for path in sorted(Path(bench_dir).glob("*.tsv")) if bench_dir and Path(bench_dir).is_dir() else []:
         try:
@@ -458,6 +458,8 @@ def header(config: Mapping, environment: Mapping, sources: Sources) -> list[str]
 
 def render(sources: Sources) -> str:
     """The whole appendix as Markdown."""
+    from .. import plan  # here, not at the top: plan's statistics are slow to import and only this command needs them
+
     checklist = _json(sources.checklist, "checklist")
     if not checklist:
         raise ResultsError(f"no checklist at {sources.checklist}: audit the results first")

@@ -29,7 +29,6 @@ from ..errors import ResultsError
 from ..inputs import brief
 from . import appendix, archive, citation
 from . import notebooks as nb
-from . import render as rd
 
 
 def stage_file(name: str) -> str:
@@ -111,6 +110,8 @@ def own_outputs(name: str, args) -> dict[str, str]:
 
 
 def _render(args) -> int:
+    from . import render as rd  # here: `execute`, one job per notebook, needs none of the report's pandas
+
     pairs = []
     for item in args.notebooks:
         name, sep, path = item.partition("=")
@@ -213,6 +214,8 @@ def artifact_description(layout: Mapping, output: Path) -> Path:
 def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:
     """Every output of ``make report`` from a stored result set, with no benchmark run: the notebooks,
     a fresh audit of raw + derived results, the artifact description, the report and the appendix."""
+    from . import render as rd
+
     source, output = nb.resolve(source), nb.resolve(output)
     nb.check_kernelspec()
     layout, chosen, notes = plan(source)

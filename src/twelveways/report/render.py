@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import quickimport
 from ..errors import TwelveWaysError
 from .headline import headline_html
 
@@ -333,6 +334,7 @@ def fold_long_tables(fragment: str, limit: int = FOLD_ROWS, columns: int = FOLD_
 def notebook_body(path: str | os.PathLike, section: str = "", report_dir: str | os.PathLike | None = None) -> str:
     """The HTML fragment of one executed notebook: outputs and prose only, no code; figures with alt
     text and a link to their CSV (relative to ``report_dir``); long tables folded."""
+    quickimport.jsonschema()  # before nbformat and nbconvert import it with grammars no notebook needs
     import nbformat
 
     path = Path(path)
