@@ -41,6 +41,8 @@ rule noise_floor:
         "results/noise_floor.json",
     log:
         "logs/noise_floor.log",
+    benchmark:
+        "logs/bench/noise_floor.tsv"
     conda:
         "../../envs/twelveways.yaml"
     params:
@@ -64,6 +66,8 @@ rule reproduction:
         html="reports/reproduction.html",
     log:
         "logs/reproduction.log",
+    benchmark:
+        "logs/bench/reproduction.tsv"
     conda:
         "../../envs/twelveways.yaml"
     params:
