@@ -146,6 +146,17 @@ def test_seeded_order_is_reproducible_and_seed_dependent():
     assert sorted(p.key() for p in first) == sorted(p.key() for p in points)
 
 
+def test_placebo_choice_takes_the_kernels_in_turn():
+    """2 x kernels configurations give every kernel the two its pooled A/A run level needs; 0 keeps them all."""
+    points, _ = sweep.expand(PrkConfig.from_config(tiny_config(kernels=list(run.KERNELS))))
+    chosen = sweep.placebo_points(points, 2 * len(run.KERNELS), seed=3)
+    assert sorted(p.kernel for p in chosen) == sorted(list(run.KERNELS) * 2)
+    assert len(set(chosen)) == len(chosen)
+    assert [p.key() for p in chosen] == [p.key() for p in sweep.placebo_points(points, 2 * len(run.KERNELS), seed=3)]
+    assert [p.key() for p in chosen] != [p.key() for p in sweep.placebo_points(points, 2 * len(run.KERNELS), seed=4)]
+    assert sorted(p.key() for p in sweep.placebo_points(points, 0, seed=3)) == sorted(p.key() for p in points)
+
+
 # --- running one program --------------------------------------------------------------------
 
 def test_command_and_environment(fake_kernels):

@@ -77,7 +77,9 @@ def test_jupyterlab_opens_paired_py_notebooks_as_notebooks(venv_env):
     database = subprocess.run(["make", "-p", "-n", "-o", ".venv/.twelveways-installed", "lab"], cwd=ROOT,
                               capture_output=True, text=True, env=venv_env).stdout
     assert f"JUPYTER_CONFIG_PATH := {ROOT}/envs/jupyter" in database
-    probe = ("import json; from jupyterlab_server.settings_utils import _get_overrides; "
+    # jupyter_server validates its events with jsonschema: imported without the IRI grammars (twelveways.quickimport)
+    probe = ("import json; from twelveways import quickimport; quickimport.jsonschema(); "
+             "from jupyterlab_server.settings_utils import _get_overrides; "
              "print(json.dumps(_get_overrides('/nonexistent')[0]))")
     env = {**venv_env, "JUPYTER_CONFIG_PATH": str(ROOT / "envs" / "jupyter")}
     overrides = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,

@@ -69,11 +69,12 @@ def _with_family_switches(schema: dict) -> dict:
 def _defaulting_validator():
     """A JSON-schema validator that also writes each property's ``default`` into the instance.
 
-    Built on first use: importing jsonschema costs about 2 s (its format checkers compile grammars),
-    and most commands only read the schema's defaults."""
-    from jsonschema import Draft202012Validator, validators
+    Built on first use, most commands only read the schema's defaults; jsonschema is imported without
+    the IRI grammars no check here uses (:mod:`twelveways.quickimport`: 1.3-2 s per process)."""
+    from .quickimport import jsonschema
 
-    validator_class = Draft202012Validator
+    library = jsonschema()
+    validator_class = library.Draft202012Validator
     validate_properties = validator_class.VALIDATORS["properties"]
 
     def set_defaults(validator, properties, instance, schema):
@@ -83,7 +84,7 @@ def _defaulting_validator():
                     instance[name] = copy.deepcopy(subschema["default"])
         yield from validate_properties(validator, properties, instance, schema)
 
-    return validators.extend(validator_class, {"properties": set_defaults})
+    return library.validators.extend(validator_class, {"properties": set_defaults})
 
 
 def _key_of(error: SchemaViolation) -> str:

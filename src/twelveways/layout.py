@@ -28,7 +28,7 @@ STAGES = (
           "resolver, the family declarations, the config and its sections, the result store",
           ("__init__", "errors", "paths", "atomic", "escape", "jsonvalue", "inputs", "memory", "ncfast", "forkmap",
            "run_owner", "stats.heap", "evidence", "families", "config", "configdocs", "feasibility", "results",
-           "cliargs", "cireport", "codegraph", "layout", "train.settings", "infer.settings")),
+           "cliargs", "cireport", "codegraph", "layout", "quickimport", "train.settings", "infer.settings")),
     Stage("statistics", "intervals, tests and models from scipy and statsmodels, given their confidence level",
           ("stats",)),
     Stage("measurement", "the environment capture, the benchmarks (PRK, training, inference) and the machine's load",

@@ -233,9 +233,10 @@ def readable_ticks(fig: plt.Figure) -> None:
     of a categorical x axis turned upright (90°, one label per line width); measured again after each step.
 
     A safety net: figures with many categories are drawn with their labels on the y axis in the first place
-    (``horizontal=True`` of :func:`distribution` and :func:`ci_bars`).
+    (``horizontal=True`` of :func:`distribution` and :func:`ci_bars`).  Measured on a layout-only draw
+    (``draw_without_rendering``: every label placed, no pixel painted); ``savefig`` paints the figure once.
     """
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             if not _colliding(axis):
@@ -246,7 +247,7 @@ def readable_ticks(fig: plt.Figure) -> None:
                 steps.append(partial(_upright, ax))
             for step in steps:
                 step()
-                fig.canvas.draw()
+                fig.draw_without_rendering()
                 if not _colliding(axis):
                     break
 
@@ -315,7 +316,7 @@ def _legend_below(fig: plt.Figure, ax) -> None:
     """``ax``'s legend under its x axis: below the lowest tick label or axis label as drawn, whatever the panel's height."""
     from matplotlib.transforms import offset_copy
 
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # the layout of every label, nothing painted
     renderer = fig.canvas.get_renderer()
     axis = ax.xaxis.get_tightbbox(renderer)
     drop = ax.get_window_extent(renderer).y0 - axis.y0 + 4 if axis is not None else 30

@@ -7,6 +7,8 @@ rule config_dump:
         CONFIG_FILE,
     log:
         "logs/config_dump.log",
+    benchmark:
+        "logs/bench/config_dump.tsv"
     conda:
         "../../envs/twelveways.yaml"
     params:

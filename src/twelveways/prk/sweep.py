@@ -172,12 +172,23 @@ def checklist_attrs(prk: PrkConfig) -> dict:
 
 
 def placebo_points(points: list[Point], count: int, seed: int) -> list[Point]:
-    """The configurations an A/A (placebo) run repeats: a seeded choice of ``count`` (0: all).
+    """The configurations an A/A (placebo) run repeats: a seeded choice of ``count`` (0: all), spread over kernels.
 
-    Why: the noise floor must come from a second, independent invocation of identical code; a
-    seeded choice spreads it over kernels and implementations without a hand-picked list.
+    Why: the noise floor must come from a second, independent invocation of identical code, and the
+    A/A record pools the between-run level per kernel from two or more of its configurations
+    (:func:`twelveways.compare.noise.pooled_levels`).  So the choice takes the kernels in turn, each
+    kernel's next configuration in a seeded order: every kernel has its second configuration before
+    any has a third, and ``count`` = 2 x kernels measures every kernel's run level with no
+    configuration more than that needs (a plain seeded choice of a larger count could still leave a
+    kernel with one).
     """
-    chosen = measure.seeded_order(points, seed + 1)
+    shuffled = measure.seeded_order(points, seed + 1)
+    turn: dict[str, int] = {}
+    position = []
+    for point in shuffled:
+        position.append(turn.get(point.kernel, 0))
+        turn[point.kernel] = position[-1] + 1
+    chosen = [point for _, point in sorted(zip(position, shuffled), key=lambda pair: pair[0])]
     return chosen[:count] if count else chosen
 
 

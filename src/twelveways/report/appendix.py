@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-
-from .. import families, plan
+from .. import families
 from ..plan_stages import RANGE_TEXT, duration, rule_costs
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -368,6 +367,8 @@ def prediction_section(sources: Sources) -> list[str]:
     candidates = [Path(sources.derived).parent] if sources.derived else []
     candidates += [Path(sources.bench).parent.parent / "results"] if sources.bench else []  # a stored set's results
     found = next((folder for folder in candidates if (folder / "prk.nc").is_file()), None)
+    from .. import plan  # here: plan's statistics are slow to import, and only the appendix's runtime table needs them
+
     predicted = plan.full_profile_prediction(found, sources.bench) if found else None
     if predicted is None:
         return []

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import families
+from .. import families, quickimport
 from ..cliargs import CONFIG_JSON, ENVIRONMENT_JSON
 from ..errors import TwelveWaysError
 from ..evidence import settings as resolver
@@ -117,6 +117,7 @@ def check_kernelspec(name: str = KERNEL_NAME) -> Path:
 
 def to_ipynb(source: str | os.PathLike, destination: str | os.PathLike) -> Path:
     """Convert a jupytext percent ``.py`` notebook to ``.ipynb`` bound to the project kernel."""
+    quickimport.jsonschema()  # before jupytext's nbformat imports it with grammars no notebook needs
     import jupytext
 
     source, destination = Path(source), Path(destination)
@@ -159,6 +160,7 @@ def execute(source: str | os.PathLike, output: str | os.PathLike, parameters: Ma
     Path parameters are made absolute first, so the result does not depend on the kernel's
     working directory (by default the notebook's own folder, as in JupyterLab).
     """
+    quickimport.jsonschema()  # before papermill's nbformat imports it with grammars no notebook needs
     import papermill
     from papermill.exceptions import PapermillExecutionError
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import quickimport
 from ..errors import TwelveWaysError
 from ..families import FAMILIES
 from .headline import headline_html
@@ -302,6 +303,12 @@ def fold_long_tables(fragment: str, limit: int = FOLD_ROWS, columns: int = FOLD_
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(fragment, "html.parser")
+    _fold_long_tables(soup, limit, columns)
+    return str(soup)
+
+
+def _fold_long_tables(soup, limit: int = FOLD_ROWS, columns: int = FOLD_COLUMNS) -> None:
+    """:func:`fold_long_tables` on a parsed fragment, in place."""
     for cell in soup.find_all("td"):
         _readable_cell(cell)
         text = cell.get_text(strip=True)
@@ -327,12 +334,12 @@ def fold_long_tables(fragment: str, limit: int = FOLD_ROWS, columns: int = FOLD_
             summary.insert_after(shared.extract())
         if caption:
             caption.decompose()
-    return str(soup)
 
 
 def notebook_body(path: str | os.PathLike, section: str = "", report_dir: str | os.PathLike | None = None) -> str:
     """The HTML fragment of one executed notebook: outputs and prose only, no code; figures with alt
     text and a link to their CSV (relative to ``report_dir``); long tables folded."""
+    quickimport.jsonschema()  # before nbformat and nbconvert import it with grammars no notebook needs
     import nbformat
 
     path = Path(path)
@@ -345,7 +352,12 @@ def notebook_body(path: str | os.PathLike, section: str = "", report_dir: str | 
     _drop_active_outputs(notebook)
     _prepare(notebook, section or path.stem, Path(report_dir) if report_dir else None)
     body, _ = _exporter().from_notebook_node(notebook)
-    return fold_long_tables(sanitize(body))
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(body, "html.parser")  # parsed once for both passes (a notebook's HTML is megabytes)
+    _sanitize(soup)
+    _fold_long_tables(soup)
+    return str(soup)
 
 
 def sanitize(fragment: str) -> str:
@@ -355,6 +367,12 @@ def sanitize(fragment: str) -> str:
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(fragment, "html.parser")
+    _sanitize(soup)
+    return str(soup)
+
+
+def _sanitize(soup) -> None:
+    """:func:`sanitize` on a parsed fragment, in place."""
     for tag in soup.find_all(["script", "iframe", "object", "embed", "link", "meta", "base", "form"]):
         tag.decompose()
     for tag in soup.find_all(True):
@@ -367,7 +385,6 @@ def sanitize(fragment: str) -> str:
                 if text.strip().lower().startswith(("javascript:", "vbscript:")) or (
                         _URL.match(text) and tag.name in RESOURCE_TAGS):
                     del tag.attrs[attribute]
-    return str(soup)
 
 
 def external_references(document: str) -> list[str]:

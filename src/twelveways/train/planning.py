@@ -28,8 +28,6 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..errors import ConfigError
-from . import models
-from .loop import scaled_lr
 from .settings import UPSAMPLED_DIGITS, TrainConfig
 
 
@@ -161,6 +159,8 @@ def run_seeds(seed: int, n: int, tuning: bool = False) -> list[int]:
 
 
 def _lr_at(settings: TrainConfig, batch_size: int) -> float:
+    from .loop import scaled_lr  # here: the loop imports torch, which naming a configuration (the report) never needs
+
     return scaled_lr(settings.lr, batch_size, settings.base_batch_size, settings.lr_rule)
 
 
@@ -180,6 +180,8 @@ def _pairs(finals: Mapping[RunConfig, frozenset[str]]) -> Iterator[tuple[RunConf
 
 def _final_configs(settings: TrainConfig, manifest: dict, ref: RunConfig) -> Iterator[tuple[RunConfig, str]]:
     """(config, study) of every single-process final run, reference first."""
+    from . import models  # torch: only planning a run needs the models, not naming one
+
     studies = settings.studies
     yield ref, "reference"
     if "families" in studies:
