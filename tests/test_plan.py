@@ -116,8 +116,9 @@ def test_prk_and_placebo_scale_the_sweep_by_the_profiles_counts(quick_profile):
     assert prk.half == pytest.approx(10.0 + 0.2 * 120.0 + 0.2 * 5.0 + 0.2 * 7.5)
     placebo = plan_stages.placebo_estimate(costs, quick_profile, full, sweep, (55.0, 55))
     # the sweep's start-up (60 - 55 s) carried over; the rest for all 60 configurations (full: 0 = all) where the
-    # run repeated 16, at 2 s per configuration where it took 1 s
-    assert placebo.seconds == pytest.approx(5.0 + 15.0 * 60 / 16 * 2.0)
+    # run repeated the quick profile's chosen few, at 2 s per configuration where it took 1 s
+    repeated = quick_profile["measurement"]["placebo_configurations"]
+    assert 0 < repeated < 60 and placebo.seconds == pytest.approx(5.0 + 15.0 * 60 / repeated * 2.0)
 
 
 @pytest.fixture(scope="module")
