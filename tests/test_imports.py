@@ -14,6 +14,7 @@ also checked for cycles.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import json
 import os
@@ -106,7 +107,8 @@ def test_module_imports_alone(name, fresh_imports):
     assert fresh_imports[name] is None, f"`import {name}` as the first of the package failed:\n{fresh_imports[name]}"
 
 
-def _imported_modules(name: str, *, anywhere: bool = False) -> set[str]:
+@functools.lru_cache(maxsize=None)  # the graph tests of this file and test_layout read each module once
+def _imported_modules(name: str, *, anywhere: bool = False) -> frozenset[str]:
     """The twelveways modules ``name`` imports at module level (``anywhere``: inside functions too).
 
     ``from . import x`` depends on the submodule ``x``; ``from .pkg import f`` on ``pkg``
@@ -126,7 +128,7 @@ def _imported_modules(name: str, *, anywhere: bool = False) -> set[str]:
                 base = ".".join(anchor + ([node.module] if node.module else []))
             submodules = {f"{base}.{alias.name}" for alias in node.names} & MODULES.keys()
             found |= submodules if len(submodules) == len(node.names) else submodules | {base}
-    return (found & MODULES.keys()) - {name}
+    return frozenset((found & MODULES.keys()) - {name})
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
