@@ -49,4 +49,5 @@ def run(quick: bool = True) -> dict:
     slow = [name for name, figure in starts.items() if not figure["within_target"]]
     return {"target": f"median < {TARGET_S} s", "runs_each": runs, "starts": starts, "over_target": slow,
             "load_1min_at_end": round(os.getloadavg()[0], 2), "cpu_count": os.cpu_count(),
-            "note": "run, report and ab hand their help to Snakemake or import their stage first; see docs/install.md"}
+            "note": "every command parses its arguments before it imports its stage (tests/test_cli_start.py "
+                    "keeps it so); see docs/install.md"}
