@@ -12,12 +12,17 @@ Figures over PRK time configurations:
 
 Run on a quiet machine: ``python bench/run.py --only compare_aa``; the machine's load during each
 sweep is recorded beside the figures.  ``TWELVEWAYS_BENCH_KEEP=DIR`` keeps the sweeps in DIR.
+``TWELVEWAYS_BENCH_BUSY_B=N`` (issue 41, a busy side) runs N busy processes beside sweep B only: the A/A
+comparison must then call no configuration slower without naming the load (``not decidable: ...``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -47,6 +52,8 @@ def _figures(record: dict, injected: float | None) -> dict:
     found = {"configurations": n, "called_different": len(called),
              "called_share": round(len(called) / n, 3) if n else None,
              "verdicts": {v: sum(r["verdict"] == v for r in rows) for v in {r["verdict"] for r in rows}}}
+    found["not_decidable_load"] = sum(str(r.get("reason", "")).startswith("not decidable") for r in rows)
+    found["slower_without_naming_the_load"] = sum(r["verdict"] == "slower" for r in rows)
     if injected:
         covered = [r for r in rows if r["ci"] and r["ci"][0] <= injected <= r["ci"][1]]
         found |= {"injected_ratio": injected,
@@ -54,6 +61,18 @@ def _figures(record: dict, injected: float | None) -> dict:
                   "called_faster": sum(r["verdict"] == "faster" for r in rows),
                   "ci_covers_injected_share": round(len(covered) / n, 3) if n else None}
     return found
+
+
+@contextlib.contextmanager
+def _busy(processes: int):
+    """``processes`` busy loops beside the block (a second tenant on the machine), stopped after it."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 def _sweeps(work: Path) -> tuple[Path, Path, dict]:
@@ -68,10 +87,12 @@ def _sweeps(work: Path) -> tuple[Path, Path, dict]:
     env = work / "environment.json"
     env.write_text(json.dumps({"hash": "bench-compare-aa"}))
     load = {}
+    busy_b = int(os.environ.get("TWELVEWAYS_BENCH_BUSY_B", "0") or 0)
     for name, placebo in (("a", None), ("a_placebo", cfg["measurement"]["placebo_configurations"]), ("b", None)):
-        sweep.sweep(cfg, kernels_dir=kernels, output=work / name / "prk.nc", environment=env, progress=False,
-                    placebo=placebo)
-        load[name] = round(os.getloadavg()[0], 2)
+        with _busy(busy_b if name == "b" else 0):
+            sweep.sweep(cfg, kernels_dir=kernels, output=work / name / "prk.nc", environment=env, progress=False,
+                        placebo=placebo)
+            load[name] = round(os.getloadavg()[0], 2)
     floor = noise.measure(sides.load([str(work / "a")], "a"), sides.load([str(work / "a_placebo")], "placebo"))
     (work / "a" / "noise_floor.json").write_text(sides.dumps(floor))
     return work / "a", work / "b", load
@@ -95,6 +116,7 @@ def run(quick: bool = True) -> dict:
         "targets": {"aa_called_share": "<= 0.05", "found_slower_share at 1.10": ">= 0.80",
                     "found_slower_share at 1.20": ">= 0.95", "ci_covers_injected_share": ">= 0.90",
                     "called_faster": 0},
+        "busy_processes_beside_b": int(os.environ.get("TWELVEWAYS_BENCH_BUSY_B", "0") or 0),
         "note": "quick profile's PRK stage run three times (A, A's placebo subset, B) on this machine; "
                 "quote with the machine's load",
     }
