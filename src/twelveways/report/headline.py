@@ -56,16 +56,14 @@ def bench_runtime(folder: str | os.PathLike) -> tuple[float | None, int]:
     return (sum(float(seconds.mean()) for seconds in costs.values()) if costs else None), len(costs)
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
-
-
 def profile_caveat(config: Mapping, bench_dir: str | os.PathLike | None) -> str:
     """One paragraph: this report's profile, what it is good for, and each profile's measured runtime."""
     profile = str(config.get("profile") or "unknown")
     purpose = PROFILE_PURPOSE.get(profile, "not a profile this project defines; read its configuration")
+    from ..plan_stages import duration
+
     seconds, files = bench_runtime(bench_dir) if bench_dir else (None, 0)
-    runtime = (f"Measured runtime of this run on the machine that made it: {_duration(seconds)} "
+    runtime = (f"Measured runtime of this run on the machine that made it: {duration(seconds)} "
                f"(sum of {files} Snakemake benchmark files, logs/bench/*.tsv)") if seconds is not None else \
         "Measured runtime of this run: unknown (no logs/bench/*.tsv Snakemake benchmark files beside it)"
     others = ", ".join(f"{name}: {'this run' if name == profile else 'runtime not measured on this machine'}"
