@@ -7,6 +7,7 @@ accuracy with its test-set CI.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -15,7 +16,11 @@ import pandas as pd
 
 from ..evidence import settings
 from ..families.infer import FAMILY
-from .headline import _e, number, value_text
+from .headline import number, value_text
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
 
 
 #: Each LoadGen scenario's MLPerf metric: (column, scenario, derived statistic or raw LoadGen metric, unit).
