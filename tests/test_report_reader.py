@@ -155,7 +155,7 @@ def test_runtime_comes_from_snakemake_benchmark_files(tmp_path):
     (tmp_path / "a.tsv").write_text("s\th:m:s\tmax_rss\n60.0\t0:01:00\t10\n")
     (tmp_path / "b.tsv").write_text("s\th:m:s\tmax_rss\n90.0\t0:01:30\t10\n")
     assert headline.bench_runtime(tmp_path) == (150.0, 2)
-    assert "2.5 min (sum of 2 Snakemake benchmark files" in headline.profile_caveat({"profile": "full"}, tmp_path)
+    assert "2 min 30 s (sum of 2 Snakemake benchmark files" in headline.profile_caveat({"profile": "full"}, tmp_path)
     assert headline.bench_runtime(tmp_path / "none") == (None, 0)
 
 
