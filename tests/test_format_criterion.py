@@ -57,6 +57,16 @@ def test_publishers_numbers(truth):
             assert set(time[column]) == {value}
 
 
+@pytest.mark.parametrize("name", ["benchmark.json", "estimates.json", "sample.json"])
+def test_a_file_named_alone_is_read_with_its_folder(name):
+    """A user who names criterion's benchmark.json (or estimates.json) gets the folder's result, not a refusal."""
+    folder = DATA / "gg1_circular_threads" / "1" / "new"
+    ((_, whole, whole_attrs),) = _frames([folder])
+    ((_, alone, alone_attrs),) = _frames([folder / name])
+    assert alone["value"].tolist() == whole["value"].tolist() and len(alone) == 100
+    assert alone_attrs["summaries"] == whole_attrs["summaries"]
+
+
 def test_raw_csv_is_criterion_certain_not_a_project_csv():
     head = Head.of(DATA / "swap-queue-raw-csv" / "Batching" / "flume" / "1024" / "new" / "raw.csv")
     assert recognize(head).name == "criterion"

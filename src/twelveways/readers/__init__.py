@@ -119,13 +119,30 @@ def _sort_files(paths, skipped: list) -> tuple[list, dict]:
             elif fmt.companion:
                 _companion(fmt, file, explicit)
             elif fmt.group is not None:
-                key = (fmt.group.name, str(file.parent))
-                files, named = groups.setdefault(key, (defaultdict(list), False))
-                files[fmt.name].append(str(file))
-                groups[key] = (files, named or explicit)
+                _add_to_group(groups, fmt, file, explicit)
             else:
                 singles.append((file, fmt.name, explicit))
     return singles, groups
+
+
+def _add_to_group(groups: dict, fmt: registry.Format, file: Path, explicit: bool) -> None:
+    """File joins its folder's group; a file named alone brings the group's other files of its folder with it
+    (criterion's ``benchmark.json`` named alone is read with the ``sample.json`` beside it, as the folder would be)."""
+    key = (fmt.group.name, str(file.parent))
+    files, named = groups.setdefault(key, (defaultdict(list), False))
+    if str(file) not in files[fmt.name]:
+        files[fmt.name].append(str(file))
+    groups[key] = (files, named or explicit)
+    if not explicit:
+        return
+    for sibling in sorted(p for p in file.parent.iterdir() if p.is_file() and p != file):
+        try:
+            other = recognize(sibling, False)
+        except ReaderError:
+            continue
+        if other is not None and other.group is not None and other.group.name == fmt.group.name \
+                and str(sibling) not in files[other.name]:
+            files[other.name].append(str(sibling))
 
 
 def _companion(fmt: registry.Format, file: Path, explicit: bool) -> None:
