@@ -67,6 +67,16 @@ def test_a_file_named_alone_is_read_with_its_folder(name):
     assert alone_attrs["summaries"] == whole_attrs["summaries"]
 
 
+def test_a_companion_no_reader_knows_named_alone_says_to_name_the_folder():
+    """criterion's tukey.json (four fences) is not results; the refusal names the folder that is."""
+    folder = DATA / "regtail" / "big_file_tail" / "new"
+    with pytest.raises(AuditInputError) as caught:
+        read_paths([folder / "tukey.json"])
+    line = caught.value.one_line()
+    assert "not results on its own" in line and f"name the folder {folder}" in line and "criterion" in line
+    assert "\n" not in line
+
+
 def test_raw_csv_is_criterion_certain_not_a_project_csv():
     head = Head.of(DATA / "swap-queue-raw-csv" / "Batching" / "flume" / "1024" / "new" / "raw.csv")
     assert recognize(head).name == "criterion"

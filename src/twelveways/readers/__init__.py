@@ -61,9 +61,26 @@ def recognize(path: Path, explicit: bool) -> registry.Format | None:
     """The file's format; a file named on the command line that no reader knows is one error line."""
     fmt = registry.recognize(Head.of(path))
     if fmt is None and explicit:
+        folder = _folder_format(path)
+        if folder is not None:
+            raise AuditInputError(f"{path}: not results on its own: it looks like {looks_like(path)}, beside "
+                                  f"files of {folder.title} that are read together: name the folder {path.parent}")
         raise AuditInputError(f"{path}: not a format twelveways reads: it looks like {looks_like(path)} "
                               f"(formats read: {formats_read()})")
     return fmt
+
+
+def _folder_format(path: Path) -> registry.Format | None:
+    """The folder format of ``path``'s neighbours (criterion's tukey.json beside its sample.json, a LoadGen
+    accuracy run's accuracy.txt beside its detail log), so the refusal can say what to name instead."""
+    for sibling in sorted(p for p in path.parent.iterdir() if p.is_file() and p != path):
+        try:
+            fmt = registry.recognize(Head.of(sibling))
+        except ReaderError:
+            continue
+        if fmt is not None and fmt.group is not None:
+            return fmt
+    return None
 
 
 def read_paths(paths, *, csv_metadata=None, mapping: dict | None = None, constants: dict | None = None,
