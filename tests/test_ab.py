@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from twelveways import cli, results
-from twelveways.compare import ab, ab_analysis, ab_run, verdicts
-from twelveways.prk import sweep
+from twelveways.compare import ab, ab_analysis, ab_placement, ab_run, verdicts
+from twelveways.prk import run, sweep
 
 from test_ci_formats import parse_junit
 from test_command_inputs import one_error
@@ -263,3 +265,45 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
         assert "nan" not in text.lower().replace("nanosecond", "") and "{'" not in text
         assert "Stein" not in text and "fixed number of rounds (3, --rounds)" in text
     assert "# A/B comparison" in md and "No field differs" in md
+    last = str(ab_placement.usable_cpus()[-1])
+    assert set(record["ab"]["placement"].values()) == {f"bound to CPU {last}"} and "Placement: 2 of 2" in md
+
+
+@pytest.mark.parametrize("implementation, ranks, threads, usable, cpus, env, launcher", [
+    ("c-serial", 1, 1, (0, 1), (1,), {}, ()),
+    ("c-openmp", 1, 2, (0, 1, 2, 3), (2, 3), {"OMP_PLACES": "{2},{3}", "OMP_PROC_BIND": "close"}, ()),
+    ("numpy", 1, 2, (4, 5), (4, 5), {}, ()),
+    ("c-mpi", 2, 1, (0, 1, 2), (1, 2), {}, ("-bind-to", "user:1,2")),
+    ("mpi4py", 1, 1, (0, 1), (1,), {}, ("-bind-to", "user:1")),
+])
+def test_placement_binds_threads_and_ranks_one_per_cpu_on_the_last_cpus(implementation, ranks, threads, usable, cpus,
+                                                                        env, launcher):
+    placed = ab_placement.placement(implementation, ranks, threads, bind="cores", usable=usable)
+    assert placed.cpus == cpus and dict(placed.env) == env and placed.launcher_args == launcher
+    assert placed.text().startswith("bound to CPU")
+
+
+@pytest.mark.parametrize("kwargs, because", [
+    ({"bind": "none", "usable": (0, 1)}, "--bind none"),
+    ({"bind": "cores", "usable": ()}, "no CPU affinity"),
+    ({"bind": "cores", "usable": (0,)}, "needs 2 CPUs, 1 usable"),
+    ({"bind": "cores", "usable": (0, 1), "launchers": (["srun"], None)}, "only with MPICH's mpiexec"),
+])
+def test_placement_says_why_a_configuration_runs_unbound(kwargs, because):
+    placed = ab_placement.placement("c-mpi", 2, 1, **kwargs)
+    assert placed.cpus == () and placed.launcher_args == () and because in placed.text()
+
+
+def test_a_process_started_inside_runs_on_the_placed_cpus_and_the_harness_is_restored():
+    """The mechanism, not the rule: the child inherits the launching thread's affinity; MPICH binds each rank."""
+    usable = ab_placement.usable_cpus()
+    if not usable:
+        pytest.skip("no CPU affinity on this system")
+    probe = [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"]
+    with ab_placement.started_on(usable[-1:]):
+        inside = subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip()
+    assert inside == str([usable[-1]]) and set(ab_placement.usable_cpus()) == set(usable)
+    placed = ab_placement.placement("mpi4py", 1, 1, bind="cores", usable=usable)
+    ranked = subprocess.run([*run.default_launcher(), *placed.launcher_args, "-n", "1", *probe], capture_output=True,
+                            text=True, check=True, timeout=60).stdout.strip()
+    assert ranked == str([usable[-1]])

@@ -28,7 +28,7 @@ from .. import atomic, contention, envdiff, results, resultset, stability
 from ..cliargs import UsageError, refuse_output_over_input
 from ..errors import TwelveWaysError
 from ..prk import sweep
-from . import ab_analysis, ab_run, ab_sides, explain, render, sides, verdicts
+from . import ab_analysis, ab_placement, ab_run, ab_sides, explain, render, sides, verdicts
 from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS
 
 FORMAT = "twelveways-ab/1"
@@ -103,7 +103,7 @@ def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:
 
 def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, str | Path | None],
             plan: ab_analysis.Plan, only: dict[str, set[str]], *, work: Path, output: str, seed: int | None = None,
-            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = ()) -> dict:
+            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = (), bind: str = "cores") -> dict:
     """Build, run and judge two prepared sides and write every output; the record.  ``roots``: {label: (checkout
     holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None};
     ``ci_formats``: the ``--format`` choices (:data:`CI_FORMATS`)."""
@@ -115,7 +115,7 @@ def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, s
         ab_sides.build(side, [b if side.label == "base" else n for b, n in pairs], work)
     seed = seed if seed is not None else sides_["base"].prk.seed
     print(f"ab: {len(pairs)} configuration(s), order seed {seed}; {plan.text()}", file=sys.stderr)
-    outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds)
+    outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds, bind=bind)
     _write_samples(outcome, sides_, paths)
     record = build(outcome, sides_, plan, only_base, only_new, _stability(paths), max_seconds)
     for suffix, text in texts(record).items():
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[st
     with tempfile.TemporaryDirectory(prefix="twelveways-ab-") as tmp, ab_sides.checkouts(refs, Path(tmp)) as roots:
         measure({label: (*roots[label], refs[label]) for label in refs},
                 {"base": args.base_config, "new": args.new_config}, plan, only, work=Path(tmp), output=args.output,
-                seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format)
+                seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format, bind=args.bind)
 
 
 # ------------------------------------------------------------------------------------------------ the record
@@ -184,6 +184,8 @@ def build(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], plan: ab_an
                "planned_rounds": {r.configuration: pair.progress.planned for pair, r in zip(outcome.pairs, paired)},
                "stopping_rule": plan.text(), "model": ab_analysis.MODEL, "load": outcome.load,
                "busy_rounds": busy, "paired_rounds": sum(r.base.size for r in paired),
+               "placement": {r.configuration: pair.placement.text() for pair, r in zip(outcome.pairs, paired)},
+               "placement_rule": ab_placement.RULE,
                "invocations": _rounds_detail(outcome, paired)},
     }
 
@@ -201,9 +203,18 @@ def lead_lines(record: dict) -> list[str]:
     return [f"Verdicts: {summary_line(record)} ({ab['program_runs']} program runs; each round one invocation of each "
             f"side, in an order drawn from seed {ab['order_seed']} and recorded in the JSON).",
             f"Stop: {ab['stop']}.",
+            f"Placement: {_placement_summary(ab['placement'])} ({ab['placement_rule']}).",
             f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds ran on a busy machine (an "
             "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
             "to measure while the run as a whole was busy; the rule is stated below)."]
+
+
+def _placement_summary(placed: dict[str, str]) -> str:
+    """How many configurations ran bound, and the reasons of those that did not."""
+    texts = list(placed.values())
+    bound = sum(t.startswith("bound") for t in texts)
+    unbound = sorted({t for t in texts if not t.startswith("bound")})
+    return f"{bound} of {len(texts)} configuration(s) bound" + (f"; {'; '.join(unbound)}" if unbound else "")
 
 
 def markdown(record: dict) -> str:

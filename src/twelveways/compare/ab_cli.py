@@ -11,7 +11,7 @@ import math
 
 from ..cliargs import OneLineParser, fraction, proportion, run_command
 from ..evidence.settings import default_confidence
-from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS, MAX_ROUNDS, PILOT_ROUNDS, SELECTABLE, parse_only
+from .ab_options import BIND_CORES, BIND_NONE, CI_FORMATS, DEFAULT_MAX_SECONDS, MAX_ROUNDS, PILOT_ROUNDS, SELECTABLE, parse_only
 from .margin import DEFAULT_MARGIN
 
 
@@ -56,6 +56,9 @@ def parser() -> OneLineParser:
                    help=f"rounds of the pilot that sizes the plan (default {PILOT_ROUNDS})")
     p.add_argument("--max-seconds", type=_seconds, default=DEFAULT_MAX_SECONDS,
                    help=f"time budget of the rounds (default {DEFAULT_MAX_SECONDS:g})")
+    p.add_argument("--bind", choices=(BIND_CORES, BIND_NONE), default=BIND_CORES,
+                   help="cores (default): each configuration's threads and ranks bound one per CPU, the same CPUs for "
+                        "both sides (docs/comparing.md says why and how); none: as the workflow's sweep runs them")
     p.add_argument("--seed", type=_count(0, 2 ** 31 - 1), default=None,
                    help="seed of the round and side orders (default: the base config's seed)")
     p.add_argument("--confidence", type=proportion, default=default_confidence(),

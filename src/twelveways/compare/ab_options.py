@@ -20,6 +20,8 @@ PILOT_ROUNDS = 8
 MAX_ROUNDS = 200
 #: Time budget of the rounds unless --max-seconds says otherwise.
 DEFAULT_MAX_SECONDS = 1800.0
+#: ``--bind`` choices: threads and ranks bound one per CPU (the default), or run as the sweep runs them.
+BIND_CORES, BIND_NONE = "cores", "none"
 #: Formats for CI systems ``--format`` adds -> the suffix of the file each writes beside the report.
 CI_FORMATS = {"junit": "junit.xml", "github": "github.md"}
 #: ``--only KEY=VALUE``: the configuration keys a selection may name, each read from a sweep point.

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import contention, measure
-from ..prk import sweep
-from . import ab_analysis, table
-from .ab_options import SELECTABLE, parse_only  # noqa: F401  (ab_run.parse_only, as before)
+from ..prk import run, sweep
+from . import ab_analysis, ab_placement, table
+from .ab_options import BIND_CORES, SELECTABLE, parse_only  # noqa: F401  (ab_run.parse_only, as before)
 from .ab_sides import Side
 
 #: What ``--only KEY=VALUE[,VALUE]`` selects on, and how a configuration states it.
@@ -57,6 +57,7 @@ class Pair(sweep.Repeating):
     new: sweep.Repeating | None = None
     progress: ab_analysis.Progress = field(default_factory=ab_analysis.Progress)
     invocations: list[dict] = field(default_factory=list)
+    placement: ab_placement.Placement = field(default_factory=ab_placement.Placement)
 
 
 @dataclass
@@ -75,9 +76,14 @@ def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list
     """One invocation of one side: its per-iteration maxima kept on the side's state; returns their mean."""
     state = pair.base if label == "base" else pair.new
     before = len(state.rep.samples)
+    placed = pair.placement
+    launcher = [*(side.launcher or run.default_launcher()), *placed.launcher_args] if placed.launcher_args \
+        else side.launcher
     start = contention.snapshot()
-    sweep.invoke(state, side.prk, kernels_dir=side.kernels_dir, run_counter=run_counter, timer_overhead_ns=overhead_ns,
-                 launcher=side.launcher, python_dir=side.python_dir)
+    with ab_placement.started_on(placed.cpus):
+        sweep.invoke(state, side.prk, kernels_dir=side.kernels_dir, run_counter=run_counter,
+                     timer_overhead_ns=overhead_ns, launcher=launcher, python_dir=side.python_dir,
+                     extra_env=dict(placed.env) or None)
     end = contention.snapshot()
     share, ticks = contention.shares(start, end), contention.window_ticks(start, end)
     measured = ticks >= MIN_WINDOW_S * CLOCK_TICKS and share["others_share"] is not None
@@ -89,9 +95,13 @@ def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list
 
 
 def run_rounds(pairs: Sequence[tuple], sides: dict[str, Side], plan: ab_analysis.Plan, *, seed: int,
-               max_seconds: float, say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Outcome:
-    """Every pair of configurations to its stop (module docstring)."""
-    states = {b.key(): Pair(b, base=sweep.Repeating(b), new=sweep.Repeating(n)) for b, n in pairs}
+               max_seconds: float, bind: str = BIND_CORES,
+               say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Outcome:
+    """Every pair of configurations to its stop (module docstring); ``bind``: :mod:`.ab_placement`'s rule."""
+    usable = ab_placement.usable_cpus()
+    launchers = (sides["base"].launcher, sides["new"].launcher)
+    states = {b.key(): Pair(b, base=sweep.Repeating(b), new=sweep.Repeating(n), placement=ab_placement.placement(
+        b.implementation, b.ranks, b.threads, bind=bind, usable=usable, launchers=launchers)) for b, n in pairs}
     order_rng, counter = random.Random(seed), [0]
     overhead = measure.timer_properties()["overhead_ns"]
     started = time.perf_counter()
