@@ -47,6 +47,8 @@ def run_ab(new_root: Path, new_label: str | None, work: Path, name: str) -> dict
 
 def figures(record: dict, true_ratio: float | None) -> dict:
     """The Done-when figures of one ab record (true_ratio None: an A/A run)."""
+    from twelveways.compare.ab import placement_summary
+
     rows = [r for r in record["rows"] if r["ratio"] is not None]
     n = len(rows)
 
@@ -62,6 +64,7 @@ def figures(record: dict, true_ratio: float | None) -> dict:
              "planned_rounds_range": [planned[0], planned[-1]] if planned else None,
              "seconds": ab["seconds"], "program_runs": ab["program_runs"], "stop": ab["stop"],
              "busy_rounds": f"{ab['busy_rounds']} of {ab['paired_rounds']}",
+             "placement": placement_summary(ab["placement"]),
              "machine_load": record["machine_load"]}
     found["called_share"] = share(found["called_different"])
     if true_ratio is not None:

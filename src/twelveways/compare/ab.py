@@ -203,13 +203,13 @@ def lead_lines(record: dict) -> list[str]:
     return [f"Verdicts: {summary_line(record)} ({ab['program_runs']} program runs; each round one invocation of each "
             f"side, in an order drawn from seed {ab['order_seed']} and recorded in the JSON).",
             f"Stop: {ab['stop']}.",
-            f"Placement: {_placement_summary(ab['placement'])} ({ab['placement_rule']}).",
+            f"Placement: {placement_summary(ab['placement'])} ({ab['placement_rule']}).",
             f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds ran on a busy machine (an "
             "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
             "to measure while the run as a whole was busy; the rule is stated below)."]
 
 
-def _placement_summary(placed: dict[str, str]) -> str:
+def placement_summary(placed: dict[str, str]) -> str:
     """How many configurations ran bound, and the reasons of those that did not."""
     texts = list(placed.values())
     bound = sum(t.startswith("bound") for t in texts)
