@@ -30,14 +30,15 @@ def selection() -> dict[str, set[str]]:
     return ab_run.parse_only(items)
 
 
-def run_ab(new_root: Path, new_label: str | None, work: Path, name: str) -> dict:
-    """One ab run: the working tree (base) against ``new_root`` (its kernels/), both with the quick config."""
+def run_ab(new_root: Path, new_label: str | None, work: Path, name: str, base: tuple[Path, str] | None = None) -> dict:
+    """One ab run: the working tree (or ``base``: (root holding kernels/, label)) against ``new_root`` (its
+    kernels/), both with the quick config."""
     from twelveways.compare import ab, ab_analysis
     from twelveways.results import git_state
 
     commit, dirty = git_state(ROOT)
     commit += "+dirty" if dirty else ""
-    roots = {"base": (ROOT, commit, None), "new": (new_root, commit, new_label)}
+    roots = {"base": (base[0], commit, base[1]) if base else (ROOT, commit, None), "new": (new_root, commit, new_label)}
     plan = ab_analysis.Plan(confidence=0.95)
     seconds = float(os.environ.get("TWELVEWAYS_BENCH_AB_SECONDS", DEFAULT_SECONDS))
     (work / name).mkdir(parents=True, exist_ok=True)
