@@ -277,14 +277,6 @@ class ResultSource:
         value = getattr(self.attributes, declared.name)
         return default if value is None else value
 
-    def declared(self, attribute: str, default=None):
-        """A declared attribute (twelveways.evidence.registry) under its canonical name or any alias."""
-        value = self.attr(attribute)
-        return default if value in (None, "") else value
-
-    def has(self, key: str) -> bool:
-        return attributes.is_set(self.attr(key))
-
     @cached_property
     def kind_overrides(self) -> dict:
         return self.attributes.metric_kinds or {}
@@ -550,14 +542,6 @@ class AuditData:
         """{file: why the machine was busy while it was measured} for each raw file whose ``contention`` record
         shows a busy machine ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine")."""
         return {s.path: s.busy_reason() for s in self.raw_sources if s.busy_reason()}
-
-    def records(self, key: str) -> list[tuple[ResultSource, dict]]:
-        """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""
-        return [(s, record) for s in self.sources for record in s.records(key)]
-
-    def attrs(self, key: str) -> list[tuple[ResultSource, object]]:
-        """(source, value) of every file that sets attribute ``key``."""
-        return [(s, s.attr(key)) for s in self.sources if s.has(key)]
 
     def stating(self, field: Callable[[attributes.Attributes], object]) -> list[tuple[ResultSource, object]]:
         """(source, value) of every file that sets the attribute ``field`` reads (``lambda stated: stated.tuning``)."""

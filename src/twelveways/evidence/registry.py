@@ -213,9 +213,14 @@ def render() -> str:
     lines = ["# Evidence attributes", "",
              "Generated from `src/twelveways/evidence/registry.py`. Every attribute a results file may carry, "
              "who reads it (check ids, compare, claims) and its aliases (older names files still carry).", "",
+             "Each is checked against its type when a file is read (`twelveways.evidence.attributes`): objects and "
+             "lists are stored as JSON text, 'a or b' allows either type, an empty text stands for unset, and a value of "
+             "another type is one error line naming the file and the attribute (the file is refused when named on "
+             "the command line, skipped and listed inside a tree). `confidence` and `ci_target` are kept as stated: "
+             "an unusable one makes the check that needs it (R5) need a human, naming the value.", "",
              "| attribute | type | unit | read by | aliases | meaning |", "|---|---|---|---|---|---|"]
     for a in ATTRIBUTES:
-        lines.append(f"| `{a.name}` | {a.type} | {a.unit or '—'} | {', '.join(a.read_by) or '—'} | "
+        lines.append(f"| `{a.name}` | {a.type.replace('|', ' or ')} | {a.unit or '—'} | {', '.join(a.read_by) or '—'} | "
                      f"{', '.join(f'`{x}`' for x in a.aliases) or '—'} | {a.meaning.replace('<', '&lt;')} |")
     return "\n".join(lines) + "\n"
 
