@@ -91,13 +91,9 @@ def field_type(attribute: registry.Attribute) -> Any:
 
 
 class _Attributes(Record):
-    """Base of :data:`Attributes`: helpers shared by every file's attributes."""
+    """Base of :data:`Attributes`: immutable and strict; undeclared keys never reach it (:func:`from_attrs`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-    def stated(self) -> dict[str, Any]:
-        """{canonical name: value} of the attributes the file sets (not None, "", [] or {})."""
-        return {name: value for name, value in self if value not in (None, "", [], {})}
 
 
 #: One file's declared attributes, one optional field per registry attribute (canonical name).
