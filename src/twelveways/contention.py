@@ -6,7 +6,8 @@ invocations and not others; a comparison that does not say so blames the code.  
 every ``interval`` seconds) and summarizes: mean and largest 1-minute load, the CPU count, the
 share of CPU time stolen by the hypervisor, and the share of the machine's CPU time used by
 processes other than this one and its finished children (``/proc/self/stat``).  The summary is
-stored in the stage's results attrs (``contention``); where it is absent (older files, other
+stored in the stage's results attrs (``contention``, read back as the typed record
+:class:`~twelveways.evidence.attributes.Contention`); where it is absent (older files, other
 formats) it is unknown and said so.  :func:`busy_reason` names a busy machine as a cause, as in
 "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine".
 """
@@ -18,6 +19,8 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+
+from .evidence.attributes import Contention
 
 #: A machine is called busy when other processes used at least this share of its CPU time ...
 BUSY_OTHERS_SHARE = 0.10
@@ -118,13 +121,22 @@ def summarize(stage: str, loads: list[float], start: tuple, end: tuple, seconds:
     return record
 
 
-def busy_reason(record: Mapping | None) -> str | None:
+def record_of(record: Contention | Mapping | None) -> Contention | None:
+    """The typed record (:class:`~twelveways.evidence.attributes.Contention`) of a stored or just-sampled one;
+    None when nothing was recorded (absent or empty)."""
+    if isinstance(record, Mapping):
+        record = Contention.model_validate(dict(record)) if record else None
+    return record if record is not None and (record.model_fields_set or record.model_extra) else None
+
+
+def busy_reason(record: Contention | Mapping | None) -> str | None:
     """"load 4.9 on 2 cores during the PRK stage: rerun on an idle machine" when the record shows a busy
     machine; None when it was quiet or nothing was recorded (see :func:`describe`)."""
-    if not record:
+    record = record_of(record)
+    if record is None:
         return None
-    cpus, load = int(record.get("cpus") or 1), float(record.get("load_mean") or 0.0)
-    others, steal = record.get("others_share"), record.get("steal_share")
+    cpus, load = record.cpus or 1, float(record.load_mean or 0.0)
+    others, steal = record.others_share, record.steal_share
     causes = []
     if load > BUSY_LOAD_FACTOR * cpus:
         causes.append(f"load {load:.1f} on {cpus} cores")
@@ -134,14 +146,16 @@ def busy_reason(record: Mapping | None) -> str | None:
         causes.append(f"the hypervisor stole {steal:.0%} of the CPU time")
     if not causes:
         return None
-    return f"{' and '.join(causes)} during the {record.get('stage', 'run')}: rerun on an idle machine"
+    return f"{' and '.join(causes)} during the {record.stage if 'stage' in record.model_fields_set else 'run'}: " \
+           "rerun on an idle machine"
 
 
-def describe(record: Mapping | None) -> str:
+def describe(record: Contention | Mapping | None) -> str:
     """One line for any record: busy (with its cause), quiet (with its load), or unknown."""
-    if not record:
+    record = record_of(record)
+    if record is None:
         return UNKNOWN
     busy = busy_reason(record)
     if busy:
         return busy
-    return f"quiet: load {float(record.get('load_mean') or 0):.1f} on {record.get('cpus')} cores during the {record.get('stage')}"
+    return f"quiet: load {float(record.load_mean or 0):.1f} on {record.cpus} cores during the {record.stage}"

@@ -3,9 +3,9 @@
 What the checklist, the claims (``twelveways.claims``) and ``twelveways compare`` read, below all
 three: :func:`load` opens files or trees through ``twelveways.readers`` (imported when called) into
 :class:`ResultSource` objects gathered in one :class:`AuditData`.  The results files carry the
-evidence as rows (one per sample, ``twelveways.results``) and as attributes; dict/list attributes
-are JSON strings.  The full list of attributes and columns each
-check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
+evidence as rows (one per sample, ``twelveways.results``) and as attributes (typed once, on load,
+against the evidence registry: :mod:`twelveways.evidence.attributes`).  The full list of attributes and
+columns each check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
 defined here, in one place:
 
 * metric kinds (:func:`metric_kind`): ``cost`` (time units: s, ms, us, ns, min, h), ``rate``
@@ -28,11 +28,10 @@ defined here, in one place:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -43,7 +42,7 @@ from pandas.api.types import union_categoricals
 import xarray as xr
 
 from . import inputs, memory, results
-from .evidence import registry
+from .evidence import attributes, registry
 from .evidence import settings
 from .errors import AuditInputError
 
@@ -108,20 +107,6 @@ def metric_kind(metric: str, unit: str = "", overrides: Mapping | None = None) -
     if unit.endswith("/s") or unit.lower() in ("qps", "hz"):
         return "rate"
     return "other"
-
-
-def parse_attr(raw):
-    """An attribute as Python: JSON strings decoded, numpy scalars unwrapped."""
-    if isinstance(raw, np.ndarray):
-        return raw.tolist() if raw.size != 1 else raw.item()
-    if isinstance(raw, np.generic):
-        return raw.item()
-    if isinstance(raw, str) and raw[:1] in "[{":
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
 
 
 def truthy(value) -> bool | None:
@@ -224,6 +209,9 @@ class ResultSource:
     def __init__(self, path: str | Path, attrs: dict, frame: pd.DataFrame | None = None, *,
                  columns: dict | None = None):
         self.path, self.attrs = str(path), attrs
+        #: The file's declared attributes, typed and checked against the evidence registry once, here (a wrong
+        #: type is one AttributeTypeError line naming the file and the attribute): what every consumer reads.
+        self.attributes = attributes.from_attrs(attrs, self.path)
         self._frame, self._columns = frame, columns
 
     @classmethod
@@ -257,8 +245,7 @@ class ResultSource:
         machine (attr ``contention``, :mod:`twelveways.contention`); None when quiet or not recorded."""
         from . import contention
 
-        record = self.attr("contention")
-        return contention.busy_reason(record) if isinstance(record, dict) else None
+        return contention.busy_reason(self.attributes.contention)
 
     def take_columns(self) -> dict:
         """The rows as columns (name -> numpy array or categories), which the source then no longer holds."""
@@ -272,35 +259,27 @@ class ResultSource:
 
     @property
     def family(self) -> str:
-        return str(self.attr("family", ""))
+        return str(self.attributes.family or "")
 
     @property
     def derived(self) -> bool:
         """A file the analysis stage wrote (attr ``derived``): what the report shows, not samples."""
-        return bool(truthy(self.attr("derived")))
+        return bool(self.attributes.derived)
 
     def attr(self, key: str, default=None):
-        """Attribute ``key`` as Python; checks read only attributes declared in twelveways.evidence.registry."""
-        if registry.lookup(key) is None:
+        """Attribute ``key`` (canonical name or alias) of :attr:`attributes`, typed; ``default`` when unset.
+
+        For the records other modules have not typed yet (``summaries``, ``claims``): checks, claims, compare and
+        the report read fields of :attr:`attributes` (a test keeps attribute strings out of them)."""
+        declared = registry.lookup(key)
+        if declared is None:
             raise KeyError(f"attribute {key!r} is read by a check but not declared in twelveways.evidence.registry")
-        return parse_attr(self.attrs[key]) if key in self.attrs else default
-
-    def declared(self, attribute: str, default=None):
-        """A declared attribute (twelveways.evidence.registry) under its canonical name or any alias."""
-        for key in registry.names(attribute):
-            value = self.attr(key)
-            if value not in (None, ""):
-                return value
-        return default
-
-    def has(self, key: str) -> bool:
-        value = self.attr(key)
-        return value is not None and value != "" and value != [] and value != {}
+        value = getattr(self.attributes, declared.name)
+        return default if value is None else value
 
     @cached_property
     def kind_overrides(self) -> dict:
-        value = self.attr("metric_kinds", {})
-        return value if isinstance(value, dict) else {}
+        return self.attributes.metric_kinds or {}
 
     def kind(self, metric: str, unit: str = "") -> str:
         return metric_kind(metric, unit, self.kind_overrides)
@@ -321,8 +300,7 @@ class ResultSource:
     def records(self, key: str) -> list[dict]:
         """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
         hold anything there, and an entry that is not an object says nothing a check can use."""
-        value = self.attr(key, [])
-        return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
+        return attributes.objects(self.attr(key))
 
     def summaries(self) -> list[dict]:
         return self.records("summaries")
@@ -340,8 +318,8 @@ class ResultSource:
         Extra factors are the attribute ``factors`` (JSON list) when given; otherwise every extra
         string/int/bool column that is not an annotation (:data:`ANNOTATION_COLUMNS`).
         """
-        declared = self.attr("factors")
-        if isinstance(declared, list):
+        declared = self.attributes.factors
+        if declared is not None:
             extra = [c for c in declared if c in self.frame.columns]
         else:
             runs = max(1, int(self.frame["run_id"].nunique()))
@@ -352,8 +330,7 @@ class ResultSource:
 
     def is_derived(self, metric: str) -> bool:
         """A per-run summary of other rows (attr derived_metrics, a percentile, *_mean/_min/...)."""
-        declared = self.attr("derived_metrics", [])
-        return (metric in (declared if isinstance(declared, list) else []) or is_percentile(metric)
+        return (metric in (self.attributes.derived_metrics or []) or is_percentile(metric)
                 or str(metric).endswith(SUMMARY_SUFFIXES))
 
     def column(self, name: str) -> pd.Series:
@@ -566,13 +543,13 @@ class AuditData:
         shows a busy machine ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine")."""
         return {s.path: s.busy_reason() for s in self.raw_sources if s.busy_reason()}
 
-    def records(self, key: str) -> list[tuple[ResultSource, dict]]:
-        """(source, object) for every object of list attribute ``key`` in every file (see ResultSource.records)."""
-        return [(s, record) for s in self.sources for record in s.records(key)]
+    def stating(self, field: Callable[[attributes.Attributes], object]) -> list[tuple[ResultSource, object]]:
+        """(source, value) of every file that sets the attribute ``field`` reads (``lambda stated: stated.tuning``)."""
+        return [(s, field(s.attributes)) for s in self.sources if attributes.is_set(field(s.attributes))]
 
-    def attrs(self, key: str) -> list[tuple[ResultSource, object]]:
-        """(source, value) of every file that sets attribute ``key``."""
-        return [(s, s.attr(key)) for s in self.sources if s.has(key)]
+    def objects(self, field: Callable[[attributes.Attributes], object]) -> list[tuple[ResultSource, dict]]:
+        """(source, object) for every object of the list attribute ``field`` reads, in every file."""
+        return [(s, record) for s in self.sources for record in attributes.objects(field(s.attributes))]
 
     def config_value(self, *keys, default=None):
         node = self.config or {}
@@ -591,7 +568,7 @@ class AuditData:
         (config.json ``measurement``), else the schema's default.  Set but unusable (``'high'``, 1.5) in the file
         or the config: a SettingError naming it, never the default in its place (a check that needs the value
         then needs a human, and says why)."""
-        return settings.resolve(key, {settings.RESULTS_FILE: source.attr(key),
+        return settings.resolve(key, {settings.RESULTS_FILE: getattr(source.attributes, key),
                                       settings.RUN_CONFIG: self.config_value("measurement", key)},
                                 {settings.RESULTS_FILE: f"{source.path} attribute {key}",
                                  settings.RUN_CONFIG: f"measurement.{key}" + (f" ({self.config_path})"
@@ -758,8 +735,7 @@ def exclusions(data: "AuditData") -> list[Exclusion]:
         for run_id, rows in invalid.groupby("run_id", sort=True):
             if len(rows) < int((frame["run_id"] == run_id).sum()):
                 continue
-            stated = (src.attr("loadgen_result") or {}).get("reason") if isinstance(src.attr("loadgen_result"), dict) \
-                else None
+            stated = (src.attributes.loadgen_result or {}).get("reason")
             reason = stated or (str(rows["status"].iloc[0]) if "status" in rows and str(rows["status"].iloc[0])
                                 else _failed_criteria(rows) or "every row marked invalid")
             found.append(Exclusion(src.path, f"run {run_id or '(unnamed)'}", reason, _role(rows), src.family))
@@ -775,14 +751,12 @@ def not_measured_lines(src) -> list[str]:
 
 def not_measured(src) -> list[Exclusion]:
     """:func:`not_measured_lines` as records."""
-    entries = src.attr("not_measured") if src.has("not_measured") else []
     found = []
-    for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, dict):
-            factors = ", ".join(f"{k}={v}" for k, v in entry.items() if k != "not_measured")
-            reason = entry.get("not_measured") or "no reason given"
-            found.append(Exclusion(src.path, factors or "a configuration", str(reason), family=src.family,
-                                   configuration=True))
+    for entry in attributes.objects(src.attributes.not_measured):
+        factors = ", ".join(f"{k}={v}" for k, v in entry.items() if k != "not_measured")
+        reason = entry.get("not_measured") or "no reason given"
+        found.append(Exclusion(src.path, factors or "a configuration", str(reason), family=src.family,
+                               configuration=True))
     return found
 
 

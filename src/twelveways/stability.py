@@ -114,7 +114,7 @@ def max_over_ranks(src, rows, keys):
     The adaptive repetition targets the CI of the per-iteration maximum over ranks (R10): a
     single rank's CI is not what was summarized, so the maximum is what is judged.
     """
-    summary = str(src.declared("rank_summary", "")).lower()
+    summary = str(src.attributes.rank_summary or "").lower()
     if "max" not in summary or "rank" not in rows or "run_id" not in rows or not (rows["rank"] >= 0).any():
         return rows
     per_rank, whole = rows[rows["rank"] >= 0], rows[rows["rank"] < 0]

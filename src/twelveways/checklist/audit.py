@@ -31,11 +31,12 @@ def run(data: AuditData, claims_file: str | Path | None = None) -> AuditReport:
     """Gather the claims (embedded in files, then the claims file), check them, run every check."""
     from .. import claims as claims_mod
     from .. import decidable, resultset
+    from ..evidence.attributes import is_set
     from . import fallacies, rules  # noqa: F401 - importing them registers the checks
 
     for source in data.sources:
-        if source.has("claims"):
-            found, problems = claims_mod.parse_lenient(source.attr("claims"), f"{source.path}: attr claims")
+        if is_set(source.attributes.claims):
+            found, problems = claims_mod.parse_lenient(source.attributes.claims, f"{source.path}: attr claims")
             data.claims.extend(found)
             data.claim_problems.extend(problems)
     if claims_file:

@@ -24,6 +24,7 @@ import pandas as pd
 from .. import envdiff
 from ..evidence import kinds as kinds_mod
 from ..claims import DEFINITIONS, spanned_factors
+from ..evidence.attributes import is_set
 from ..evidence.machine import MachineIdentity
 from ..resultset import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
                          TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
@@ -284,7 +285,7 @@ def f4_tuning(data: AuditData):
     if train.empty:
         return NA, [ev("training rows", 0, "", "column benchmark")], ""
     tuning_rows = train[train["role"] == "tuning"] if "role" in train else train.iloc[0:0]
-    declared = data.attrs("tuning") + data.attrs("lr_search")
+    declared = data.stating(lambda stated: stated.tuning) + data.stating(lambda stated: stated.lr_search)
     trials_run = int(tuning_rows[["source_file", "run_id"]].drop_duplicates().shape[0])
     statuses, evidence = [], []
     for src, spec in declared:
@@ -338,13 +339,13 @@ def f5_dtype_ops(data: AuditData):
                            src.path, "column precision", "column unit"))
         evidence.append(ev("number formats of rates", sorted(set(precision) - {""}), src.path, "column precision"))
         if len(rates):
-            counted = str(src.attr("op_count", "") or "").strip().lower()
+            counted = str(src.attributes.op_count or "").strip().lower()
             statuses.append(Status.PASS if counted == "executed" else Status.FAIL if counted in ("nominal", "theoretical")
                             else Status.WARN)
             evidence.append(ev("how operations were counted", counted or "not stated", src.path, "attr op_count"))
         mixed = precision[precision.str.startswith("mixed") | precision.str.contains(r"\+|autocast", regex=True)]
         if len(mixed):
-            broken_down = src.has("dtype_mix") or src.frame["metric"].str.startswith("ops_").any()
+            broken_down = is_set(src.attributes.dtype_mix) or src.frame["metric"].str.startswith("ops_").any()
             statuses.append(Status.PASS if broken_down else Status.WARN)
             evidence.append(ev("mixed-precision rates with a per-dtype breakdown", broken_down, src.path, "attr dtype_mix",
                                "rows metric=ops_<dtype>"))
@@ -371,7 +372,7 @@ RUN_KEYS = ["source_file", "run_id"]
 def _scope(data: AuditData) -> pd.Series:
     """Timing scope of each row: column timing_scope, else its file's attr timing_scope."""
     fr = data.frame
-    per_file = {s.path: str(s.attr("timing_scope", "") or "").strip().lower() for s in data.sources}
+    per_file = {s.path: str(s.attributes.timing_scope or "").strip().lower() for s in data.sources}
     fallback = per_text(fr["source_file"], lambda path: per_file.get(path, ""))
     if "timing_scope" not in fr:
         return pd.Series(fallback, index=fr.index, dtype=object)
@@ -515,7 +516,7 @@ def f7_models(data: AuditData):
     models, systems = model_names(ml)
     datasets = set(ml["dataset"].astype(str)) - {"", "nan"} if "dataset" in ml else set()
     kept = data.kept_sources
-    for src, value in data.attrs("datasets") + data.attrs("dataset"):
+    for src, value in data.stating(lambda stated: stated.datasets):
         datasets |= dataset_names(value) if any(src is k for k in kept) else set()
     status = Status.PASS if len(models) > 1 and len(datasets) > 1 else Status.WARN
     evidence = [ev("models", models or "none named (no folder, benchmark name or model field names one)", _files(ml),
@@ -543,10 +544,10 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, st
     """
     found: dict[str, tuple[dict | None, str]] = {}
     for src in data.kept_sources:  # a file whose every run is excluded names no machine a check may compare
-        hashes = {str(src.attr("environment_hash", ""))}
+        hashes = {str(src.attributes.environment_hash or "")}
         if "environment_hash" in src.frame:
             hashes |= set(src.frame["environment_hash"].astype(str))
-        described = src.attr("environment")
+        described = src.attributes.environment
         for value in sorted(hashes - UNKNOWN_HASHES):
             if found.get(value, (None, ""))[0] is None:
                 usable = isinstance(described, dict) and len(hashes - UNKNOWN_HASHES) == 1
@@ -575,7 +576,7 @@ def _device_names(known: Mapping[str, dict]) -> dict[str, str]:
 def _hardware_facts(data: AuditData, names: set[str], evidence: list):
     """Each compared device needs release year, peak and price (attr hardware); missing facts warn."""
     described = {}
-    for _, value in data.attrs("hardware"):
+    for _, value in data.stating(lambda stated: stated.hardware):
         if isinstance(value, dict):
             described.update(value)
     missing = {n: [f for f in HARDWARE_FIELDS if f not in (described.get(n) or {})] for n in sorted(names)}
@@ -590,7 +591,7 @@ def _machines(data: AuditData) -> list[MachineIdentity]:
     """The machine identity of every audited file that describes its environment."""
     found = []
     for src in data.kept_sources:
-        described, machine = src.attr("environment"), src.attr("machine")
+        described, machine = src.attributes.environment, src.attributes.machine
         merged = {**(described if isinstance(described, dict) else {}), **(machine if isinstance(machine, dict) else {})}
         if merged:
             found.append(MachineIdentity.of(merged))
@@ -609,7 +610,7 @@ def hardware_unknown(data: AuditData, known: Mapping[str, dict], envs: Mapping[s
     if not blind:
         return None
     where = {envs[h][1].split(" attr ")[0] for h in blind}
-    formats = sorted({str(s.attr("source_format", "") or s.family or "results") for s in data.sources
+    formats = sorted({str(s.attributes.source_format or s.family or "results") for s in data.sources
                       if s.path in where}) or ["their"]
     return ev("hardware facts of the compared systems",
               f"hardware unknown for {len(blind)} of {len(known)} systems: {', '.join(formats)} files carry none; "
@@ -628,15 +629,15 @@ def files_without_hardware(data: AuditData, envs: Mapping[str, tuple]):
     With one such file beside another, nobody can tell one system from two (one file alone compares nothing)."""
     blind = []
     for src in (s for s in data.kept_sources if not s.derived):
-        value = str(src.attr("environment_hash", "") or "")
+        value = str(src.attributes.environment_hash or "")
         described = envs.get(value, (None, ""))[0] if value not in UNKNOWN_HASHES else None
-        imported = src.has("source_format")
+        imported = is_set(src.attributes.source_format)
         if value in UNKNOWN_HASHES or (imported and described is not None and not _states_hardware(described)):
             blind.append(src)
     total = len([s for s in data.kept_sources if not s.derived])
     if not blind or total < 2:
         return None
-    formats = sorted({str(s.attr("source_format", "") or s.family or "results") for s in blind})
+    formats = sorted({str(s.attributes.source_format or s.family or "results") for s in blind})
     return ev("hardware facts of the measured files",
               f"hardware unknown for {len(blind)} of {total} files: {', '.join(formats)} files carry none, so one "
               "system cannot be told from several; add the submission's system description", _files_of(blind),
@@ -756,7 +757,7 @@ def f10_io(data: AuditData):
     """Runs labelled end to end include I/O (timed region starts when data is touched)."""
     fr = data.frame
     scope = _scope(data)
-    per_file = {s.path: s.attr("io_included") for s in data.sources}
+    per_file = {s.path: s.attributes.io_included for s in data.sources}
     io = fr["io_included"] if "io_included" in fr else pd.Series([None] * len(fr), index=fr.index)
     io = pd.Series([truthy(v) if truthy(v) is not None else truthy(per_file.get(f))
                     for v, f in zip(io, fr["source_file"])], index=fr.index, dtype=object)
@@ -846,7 +847,7 @@ def f12_comparison_points(data: AuditData):
         summaries = [s for s in src.summaries() if str(s.get("metric", "")).startswith("relative_accuracy")]
         if rows.empty and not summaries:
             continue
-        definition = str(src.attr("relative_accuracy_definition", "") or "")
+        definition = str(src.attributes.relative_accuracy_definition or "")
         ok = definition_key(definition) in DEFINITIONS
         statuses.append(Status.PASS if ok else Status.FAIL)
         evidence.append(ev("relative accuracy definition", definition or "not stated", src.path,

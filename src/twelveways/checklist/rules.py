@@ -21,6 +21,7 @@ import pandas as pd
 from .. import families, stability, stats
 from ..errors import StatisticsError
 from ..evidence import registry
+from ..evidence.attributes import is_set, objects
 from ..evidence.kinds import StatedBy, stated_by
 from ..evidence.machine import last_level_cache_bytes
 from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
@@ -79,7 +80,7 @@ def r1_speedup_base_case(data: AuditData):
         summaries = [s for s in src.summaries() if "speedup" in str(s.get("metric", "")).lower()]
         if rows.empty and not summaries:
             continue
-        base = src.attr("speedup_base_case")
+        base = src.attributes.speedup_base_case
         attr_ok = isinstance(base, dict) and bool(base.get("kind") or base.get("description")) and _finite(base.get("value"))
         if not rows.empty:
             case = rows["base_case"].astype(str).str.strip() if "base_case" in rows else None
@@ -123,13 +124,13 @@ ALIASES = {"kernels": ["workload"], "workloads": ["workload"], "models": ["workl
 def _reasons(data: AuditData, src) -> tuple[dict, str]:
     """factor -> reason, from attr subset_reasons / subset_reason and config.json subset_reasons."""
     merged = {}
-    for raw in (data.config_value("subset_reasons", default={}), src.attr("subset_reasons", {})):
+    for raw in (data.config_value("subset_reasons", default={}), src.attributes.subset_reasons or {}):
         if isinstance(raw, dict):
             for key, reason in raw.items():
                 if str(reason or "").strip():
                     for factor in ALIASES.get(key, [key]):
                         merged[factor] = str(reason)
-    general = str(src.attr("subset_reason", "") or "").strip()
+    general = str(src.attributes.subset_reason or "").strip()
     return merged, general
 
 
@@ -156,7 +157,7 @@ def r2_subset_reasons(data: AuditData):
             evidence.append(ev(f"stage {stage} switched off", reason or "no reason given", data.config_path,
                                f"stages.{stage}", f"subset_reasons.{stage}"))
     for src in data.raw_sources:  # derived files restate the raw levels; they select nothing
-        available = src.attr("levels_available")
+        available = src.attributes.levels_available
         field = "attr levels_available"
         if not isinstance(available, dict) and (src.frame["benchmark"] == "bounds").all():
             continue  # machine bounds (R11) are not a benchmark selection
@@ -341,8 +342,8 @@ def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str, stop_reasons
         reasons = {str(r) for r in stop_reasons[where]} - {"", "ci_target_met"}
         if reasons:
             return "stop_reason: " + ", ".join(sorted(reasons))
-    notes = src.attr("ci_notes", {})
-    if isinstance(notes, dict) and str(notes.get(metric, "")).strip():
+    notes = src.attributes.ci_notes or {}
+    if str(notes.get(metric, "")).strip():
         return str(notes[metric])
     for s in src.summaries():
         if s.get("metric") == metric and str(s.get("note", "")).strip():
@@ -376,7 +377,7 @@ def _r5_source(data: AuditData, src) -> tuple[list[Status], list, bool]:
     if not counts["configurations"]:  # e.g. every run failed its own check: the excluded runs, judged by none
         return statuses, evidence, False
     stable_status, stable_evidence = _stability(src, rows, target)
-    target_stated = src.has("ci_target") or data.config_value("measurement", "ci_target") is not None
+    target_stated = is_set(src.attributes.ci_target) or data.config_value("measurement", "ci_target") is not None
     status = _r5_status(counts)
     if status is Status.FAIL and not target_stated:  # nobody set the target: a default is no proof
         status = Status.WARN
@@ -428,8 +429,7 @@ def _source_validity(src) -> tuple[list[Status], list]:
         evidence.append(ev("runs their source judged invalid, left out", {
             "runs": int(invalid["run_id"].nunique()), "rows": int(len(invalid)),
             "reasons": reasons[:3] or ["none stated"]}, src.path, "column valid", "column status"))
-    warnings = src.attr("source_warnings", [])
-    warnings = [str(w) for w in warnings if str(w).strip()] if isinstance(warnings, list) else []
+    warnings = [str(w) for w in src.attributes.source_warnings or [] if str(w).strip()]
     if warnings:
         statuses.append(Status.WARN)
         evidence.append(ev("what the source itself says about the runs it kept", warnings[:5], src.path,
@@ -607,7 +607,7 @@ class _Configurations:
 
 def ci_level(src, rows) -> str:
     """The column a CI must resample (attr ``ci_level``, e.g. pyperf's ``invocation``), when the rows have it."""
-    level = str(src.attr("ci_level", "") or "")
+    level = str(src.attributes.ci_level or "")
     return level if level and level in rows.columns else ""
 
 
@@ -684,7 +684,7 @@ def r6_normality(data: AuditData):
     otherwise nonparametric CIs."""
     statuses, evidence = [], []
     for src in data.sources:
-        file_checked = truthy(src.attr("normality_checked"))
+        file_checked = truthy(src.attributes.normality_checked)
         tested = []  # (label, p, checked, where): judged together, Holm over the file's tests
         for s in src.summaries():
             if not s.get("ci"):
@@ -744,7 +744,7 @@ def _r6_tested(tested: list) -> tuple[list[Status], list]:
 def r7_comparisons(data: AuditData):
     """Stored comparisons use a sound test and an effect size; claims are checked with CIs and Mann–Whitney."""
     statuses, evidence = [], []
-    for src, c in data.records("comparisons"):
+    for src, c in data.objects(lambda stated: stated.comparisons):
         stated_method = str(c.get("method") or "").strip()
         method = canonical_test(stated_method)
         label = f"comparison of {c.get('metric')}: {describe(c.get('a') or {})} vs {describe(c.get('b') or {})}"
@@ -793,8 +793,7 @@ CENTRE_STATISTICS = {"arithmetic_mean", "median", "harmonic_mean", "geometric_me
 
 def _tail_metrics(src) -> list[str]:
     """Measured time metrics whose tail matters: name ~latency or attr tail_metrics, in a time unit."""
-    declared = src.attr("tail_metrics", [])
-    declared = declared if isinstance(declared, list) else []
+    declared = src.attributes.tail_metrics or []
     kept = src.frame[kept_runs(src.frame)]  # a metric only excluded runs hold is no tail the results report
     pairs = set(kept[["metric", "unit"]].drop_duplicates().itertuples(index=False, name=None))
     pairs |= {(str(s.get("metric", "")), str(s.get("unit") or "")) for s in src.summaries()}  # stated, maybe no rows
@@ -880,24 +879,23 @@ def r9_setup(data: AuditData):
     statuses, evidence = [], []
     env_hash = (data.environment or {}).get("hash")
     for src in data.sources:
-        attrs = {k: src.attr(k) for k in ("environment_hash", "config_hash", "git_commit", "git_dirty")}
-        if not _known(attrs.get("environment_hash")) and not src.has("environment"):
+        stated = src.attributes
+        if not _known(stated.environment_hash) and not is_set(stated.environment):
             statuses.append(Status.NEEDS_HUMAN)
             evidence.append(ev("environment capture", "none in the file", src.path, "attr environment_hash", "attr environment"))
-        elif env_hash and _known(attrs.get("environment_hash")) and attrs.get("environment_hash") != env_hash:
+        elif env_hash and _known(stated.environment_hash) and stated.environment_hash != env_hash:
             statuses.append(Status.FAIL)
             evidence.append(ev("environment hash differs from the captured environment",
-                               {"file": str(attrs.get("environment_hash"))[:16], "environment.json": str(env_hash)[:16]},
+                               {"file": str(stated.environment_hash)[:16], "environment.json": str(env_hash)[:16]},
                                src.path, "attr environment_hash", f"{data.environment_path}: hash"))
         else:
-            statuses.append(Status.PASS if env_hash or src.has("environment") else Status.WARN)
-            evidence.append(ev("environment hash", str(attrs.get("environment_hash"))[:16] or "unknown", src.path,
+            statuses.append(Status.PASS if env_hash or is_set(stated.environment) else Status.WARN)
+            evidence.append(ev("environment hash", str(stated.environment_hash)[:16] or "unknown", src.path,
                                "attr environment_hash", data.environment_path or "(no environment.json given)"))
-        for key in ("config_hash", "git_commit"):
-            known = _known(attrs.get(key))
-            statuses.append(Status.PASS if known else Status.WARN)
-            evidence.append(ev(key, str(attrs.get(key))[:16], src.path, f"attr {key}"))
-        dirty = truthy(attrs.get("git_dirty"))
+        for key, value in (("config_hash", stated.config_hash), ("git_commit", stated.git_commit)):
+            statuses.append(Status.PASS if _known(value) else Status.WARN)
+            evidence.append(ev(key, str(value)[:16], src.path, f"attr {key}"))
+        dirty = truthy(stated.git_dirty)
         statuses.append(Status.WARN if dirty else Status.PASS)
         evidence.append(ev("uncommitted changes when the results were made", bool(dirty), src.path, "attr git_dirty"))
         no_unit = int(per_text(src.frame["unit"], lambda unit: unit.strip() == "").astype(bool).sum())
@@ -910,7 +908,7 @@ def r9_setup(data: AuditData):
         if busy:
             statuses.append(Status.WARN)
             evidence.append(ev("machine load during the run", busy, src.path, "attr contention"))
-    hashes = {str(s.attr("environment_hash")) for s in data.sources if _known(s.attr("environment_hash"))}
+    hashes = {str(s.attributes.environment_hash) for s in data.sources if _known(s.attributes.environment_hash)}
     if len(hashes) > 1:
         statuses.append(Status.WARN)
         evidence.append(ev("results from different environments audited together", len(hashes), "", "attr environment_hash"))
@@ -920,9 +918,9 @@ def r9_setup(data: AuditData):
 
 # ------------------------------------------------------------------ R10
 
-def _stated(src, key: str) -> str:
-    """Declared attribute ``key`` (or an alias, twelveways.evidence.registry), else a constant column of that name."""
-    value = src.declared(key)
+def _stated(src, key: str, value) -> str:
+    """The file's attribute ``key`` (its ``value``, found under the canonical name or an alias), else a constant
+    column of that name (or an alias, twelveways.evidence.registry)."""
     if str(value or "").strip():
         return str(value)
     for name in registry.names(key):
@@ -941,7 +939,9 @@ def _r10_source(data: AuditData, src) -> tuple[list[Status], list]:
     if not parallel:
         return statuses, evidence
     needed = ["timer", "rank_summary"] + (["synchronization"] if multi_rank.any() else [])
-    present = {k: _stated(src, k) for k in needed}
+    stated = {"timer": src.attributes.timer, "rank_summary": src.attributes.rank_summary,
+              "synchronization": src.attributes.synchronization}
+    present = {k: _stated(src, k, stated[k]) for k in needed}
     missing = [k for k, v in present.items() if not str(v or "").strip()]
     statuses.append(Status.WARN if missing else Status.PASS)  # an unstated method is not a proven violation
     evidence.append(ev("parallel rows", parallel, src.path, "column ranks", "column threads"))
@@ -1045,7 +1045,7 @@ def r11_bounds(data: AuditData):
                 value = float(np.nanmax(group["value"])) * parsed[1]
                 if value > bounds.get(parsed[0], (0, ""))[0]:
                     bounds[parsed[0]] = (value, f"{src.path}: rows benchmark=bounds")
-        for b in src.records("bounds"):
+        for b in objects(src.attributes.bounds):
             parsed = hardware_unit(b.get("unit", ""))
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
@@ -1091,7 +1091,7 @@ def r11_bounds(data: AuditData):
 def r12_plots(data: AuditData):
     """Declared figures (attr figures) show the samples and draw lines only across continuous factors."""
     statuses, evidence = [], []
-    for src, f in data.records("figures"):
+    for src, f in data.objects(lambda stated: stated.figures):
         name = f.get("name", "?")
         lines = _token(f.get("lines", "none"))
         x_kind = _token(f.get("x_kind", ""))

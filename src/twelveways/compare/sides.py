@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .. import resultset
 from ..errors import AuditInputError
+from ..evidence.attributes import Contention
 from ..readers.sw_fields import common_items
 from .noise_record import AARecord, OldFloorRecord, load_record
 from .table import source_family
@@ -101,23 +102,23 @@ def stated_environment(data: resultset.AuditData) -> tuple[dict | None, str | No
 
     Facts the side's files disagree on are left out: the side's own files differ there, so no single value
     describes the side."""
-    stated = [(source, source.attr("environment")) for source in data.raw_sources]
-    stated = [(source, env) for source, env in stated if isinstance(env, dict) and env]
+    stated = [(source, source.attributes.environment) for source in data.raw_sources]
+    stated = [(source, env) for source, env in stated if env]
     if not stated:
         return None, None
-    formats = sorted({str(source.attr("source_format") or source_family(source)) for source, _ in stated})
+    formats = sorted({str(source.attributes.source_format or source_family(source)) for source, _ in stated})
     shared = common_items([env for _, env in stated])
     if not shared:
         return None, None
     return shared, f"stated in the results files ({', '.join(formats)}: {len(stated)} file(s))"
 
 
-def contention_records(side: Side, family: str | None = None) -> list[dict]:
+def contention_records(side: Side, family: str | None = None) -> list[Contention]:
     """The machine-load records (attr ``contention``) of a side's files (of one results ``family`` when given);
     empty where none was recorded."""
-    found = [source.attr("contention") for source in side.data.raw_sources
+    found = [source.attributes.contention for source in side.data.raw_sources
              if family is None or source_family(source) == family]
-    return [record for record in found if isinstance(record, dict)]
+    return [record for record in found if record is not None]
 
 
 def load_lines(side: Side) -> list[str]:

@@ -169,7 +169,7 @@ def _spreads(source, usable: pd.DataFrame, family: str, columns: list[str]) -> d
 
 
 def _format(source, family: str) -> str:
-    return str(source.attr("source_format") or family)
+    return str(source.attributes.source_format or family)
 
 
 def _derived_rows(source, usable: pd.DataFrame, covered: set, family: str, columns: list[str],
@@ -196,7 +196,7 @@ def table(data: resultset.AuditData, columns: dict[str, list[str]], raw: Mapping
     sampled = {_base(key) for key in raw}
     found: dict[tuple, list[Stated]] = {}
     for source in data.raw_sources:
-        if not source.attr("source_format"):  # the workflow's own file: its derived rows summarize its samples
+        if not source.attributes.source_format:  # the workflow's own file: its derived rows summarize its samples
             continue
         family = table_mod.source_family(source)
         frame = source.frame.assign(_kind=source.kinds)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Attribute:
-    """One declared attribute: its JSON type, unit ('' if none), meaning, aliases and who reads it."""
+    """One declared attribute: its JSON type ("a|b": either), unit ('' if none), meaning, aliases and who reads it."""
 
     name: str
     type: str
@@ -62,7 +62,8 @@ METHOD = (
     A("op_count_note", "string", "how the operation count was obtained"),
     A("dtype_mix", "object", "share of operations per number format of a mixed-precision run", ("F5",)),
     A("timing_scope", "string", "what the timed region covers (end_to_end, kernel, ...)", ("F6", "F10")),
-    A("speedup_base_case", "string", "the base case every speedup in the file is relative to", ("R1",)),
+    A("speedup_base_case", "object|string", "the base case every speedup in the file is relative to: {kind, "
+      "description, value, unit} (a text names it without its value)", ("R1",)),
     A("normality_checked", "integer", "1 when normality was tested before a parametric CI", ("R6",)),
     A("io_included", "integer", "1 when the timed region includes reading the input data", ("F10",)),
     A("confidence", "number", "confidence level of the CIs (fraction); default: the run's config, else the config "
@@ -72,20 +73,21 @@ METHOD = (
     A("ci_notes", "object", "metric -> why its CI is computed as it is (e.g. MLPerf's fixed run count)", ("R5",)),
     A("levels", "object", "replicate level -> what it is (invocation, iteration, repetition, ...)", ("R5", "compare")),
     A("nesting", "array", "replicate levels from outermost to innermost", ("R5", "compare")),
-    A("warmup_s", "number", "warm-up time before measuring", unit="s"),
-    A("statistical_minimum", "integer", "fewest samples a CI of the stated kind needs"),
+    A("warmup_s", "number|object", "warm-up time before measuring (one, or per launch)", unit="s"),
+    A("statistical_minimum", "integer|object", "fewest samples a CI of the stated kind needs (a count, or the "
+      "counts and duration per scenario)"),
     A("statistical_minimum_label", "string", "what the statistical minimum refers to"),
     A("stage_seconds", "object", "wall time of each workflow stage", unit="s"),
     A("stage_wall_time_s", "number", "wall time of the stage that wrote the file", unit="s"),
-    A("run_order", "array", "the seeded random order configurations ran in"),
+    A("run_order", "string|array", "the seeded random order configurations ran in (the order, or how it was drawn)"),
     A("calibration", "object", "timer and workload calibration measured before the runs"),
 )
 #: What the rows are.
 ROWS = (
     A("factors", "array", "columns that are factors of the experiment (varied on purpose)", ("R2", "R9")),
     A("levels_available", "object", "factor -> every level the experiment could have run", ("R2",)),
-    A("subset_reasons", "object", "factor -> why only a subset of its levels was run", ("R2",),
-      aliases=("subset_reason",)),
+    A("subset_reasons", "object", "factor -> why only a subset of its levels was run", ("R2",)),
+    A("subset_reason", "string", "why only a subset of levels was run, every factor in one text", ("R2",)),
     A("metric_kinds", "object", "metric -> cost, rate, ratio, quality, count or curve (overrides the unit's kind)",
       ("R3", "R5", "F5")),
     A("derived_metrics", "array", "metrics computed from others rather than measured", ("R3", "R8")),
@@ -97,8 +99,9 @@ ROWS = (
     A("metrics", "object", "metric -> unit and meaning as the producer declares them"),
     A("definitions", "object", "term -> definition the report uses", ("F12",)),
     A("relative_accuracy_definition", "string", "absolute points, relative, or relative to errors", ("F12",)),
-    A("datasets", "array", "data sets the models ran on", ("F7",), aliases=("dataset",)),
-    A("models", "array", "models benchmarked", ("F7",)),
+    A("datasets", "object|array|string", "data sets the models ran on (name -> facts, names, or one name)", ("F7",),
+      aliases=("dataset",)),
+    A("models", "object", "models benchmarked (name -> facts)", ("F7",)),
     A("models_saved", "object", "saved model checkpoints and their hashes"),
     A("variants", "object", "model variants (precision, batch size) served"),
     A("quality_targets", "object", "model -> quality target of the time-to-quality metric", ("F1", "F2")),
@@ -134,7 +137,7 @@ STATED = (
     A("mode", "string", "LoadGen test mode (PerformanceOnly, AccuracyOnly)"),
     A("scenario_definitions", "object", "LoadGen scenario -> what its reported number is"),
     A("server_search", "object", "the Server scenario's target-QPS search"),
-    A("timing_rules", "object", "MLPerf Training timing rules the run followed"),
+    A("timing_rules", "string|object", "MLPerf Training timing rules the run followed"),
     A("benchmark_metadata", "object", "pyperf benchmark -> metadata not shared by every benchmark"),
     A("build_type", "string", "Google Benchmark library build type (release, debug)"),
     A("run_date", "string", "when a Google Benchmark run happened"),
@@ -143,7 +146,7 @@ STATED = (
 BOOKKEEPING = (
     A("prk_config", "object", "the PRK stage's settings record"),
     A("infer_config", "object", "the inference stage's settings record"),
-    A("reference_config", "object", "settings of the reference result set"),
+    A("reference_config", "string", "configuration id of the reference result set"),
     A("prk_invalid_configurations", "array", "PRK configurations whose self-validation failed"),
     A("prk_mpi_launcher", "string", "MPI launcher the PRK runs used"),
     A("prk_program_runs", "integer", "number of PRK program invocations"),
@@ -157,7 +160,7 @@ BOOKKEEPING = (
     A("scheduler", "string", "batch scheduler that ran the job (slurm, none)"),
     A("scheduler_job_id", "string", "the scheduler's job id"),
     A("scheduler_node_list", "string", "nodes the job ran on"),
-    A("scheduler_ntasks", "integer", "tasks the scheduler granted"),
+    A("scheduler_ntasks", "string", "tasks the scheduler granted (its SLURM_NTASKS text, empty when none)"),
     A("prk_interleaved", "integer", "1 when the PRK invocations ran in randomized interleaved rounds (RMIT)"),
     A("prk_rounds", "integer", "number of interleaved rounds the PRK sweep ran"),
     A("prk_run_seconds", "object", "run id -> wall time of that PRK program run (twelveways plan's costs)", ("plan",),
@@ -210,9 +213,14 @@ def render() -> str:
     lines = ["# Evidence attributes", "",
              "Generated from `src/twelveways/evidence/registry.py`. Every attribute a results file may carry, "
              "who reads it (check ids, compare, claims) and its aliases (older names files still carry).", "",
+             "Each is checked against its type when a file is read (`twelveways.evidence.attributes`): objects and "
+             "lists are stored as JSON text, 'a or b' allows either type, an empty text stands for unset, and a value of "
+             "another type is one error line naming the file and the attribute (the file is refused when named on "
+             "the command line, skipped and listed inside a tree). `confidence` and `ci_target` are kept as stated: "
+             "an unusable one makes the check that needs it (R5) need a human, naming the value.", "",
              "| attribute | type | unit | read by | aliases | meaning |", "|---|---|---|---|---|---|"]
     for a in ATTRIBUTES:
-        lines.append(f"| `{a.name}` | {a.type} | {a.unit or '—'} | {', '.join(a.read_by) or '—'} | "
+        lines.append(f"| `{a.name}` | {a.type.replace('|', ' or ')} | {a.unit or '—'} | {', '.join(a.read_by) or '—'} | "
                      f"{', '.join(f'`{x}`' for x in a.aliases) or '—'} | {a.meaning.replace('<', '&lt;')} |")
     return "\n".join(lines) + "\n"
 

@@ -259,20 +259,27 @@ def manifest(results_dir: Path) -> dict:
     from datetime import datetime, timezone
 
     from .. import results
+    from ..evidence import attributes
 
-    raw = [results.open(path).attrs for path in sorted(results_dir.glob("*.nc"))]
-    derived = [results.open(path).attrs for path in sorted((results_dir / "derived").glob("*.nc"))]
+    raw = [attributes.from_attrs(results.open(path).attrs, str(path)) for path in sorted(results_dir.glob("*.nc"))]
+    derived = [attributes.from_attrs(results.open(path).attrs, str(path))
+               for path in sorted((results_dir / "derived").glob("*.nc"))]
     if not raw or not derived:
         raise ResultsError(f"{results_dir} holds no results/*.nc or no derived/*.nc: run the whole workflow first")
-    versions = {str(a.get("analysis_version")) for a in derived}
-    schemas = {str(a.get("schema_version")) for a in raw}
+    versions = {str(a.analysis_version) for a in derived}
+    schemas = {str(a.schema_version) for a in raw}
     if len(versions) > 1 or len(schemas) > 1:
         raise ResultsError(f"mixed versions in {results_dir} (schema {sorted(schemas)}, analysis {sorted(versions)}): "
                            "rerun the workflow from scratch")
     config = inputs.read_json_object(results_dir / "config.json", "config dump", ResultsError)
     return {"schema_version": schemas.pop(), "analysis_version": versions.pop(),
-            "git_commit": str(raw[0].get("git_commit", "")), "git_dirty": str(raw[0].get("git_dirty", "")),
+            "git_commit": _text(raw[0].git_commit), "git_dirty": _text(raw[0].git_dirty),
             "profile": config.get("profile"), "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def _text(value) -> str:
+    """An attribute as the manifest states it: its text, "" when unset."""
+    return "" if value is None else str(value)
 
 
 def _stage_extras(results_dir: Path, bench_dir: Path | None, staging: Path) -> list[Path]:
@@ -354,6 +361,7 @@ def _swap_in(staging: Path, written: list[Path], output: Path) -> None:
 def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:
     """Why a stored reference set is stale for this code (results schema or analysis version); empty when current."""
     from .. import derived, results
+    from ..evidence import attributes
 
     folder = nb.resolve(reference)
     try:
@@ -363,9 +371,10 @@ def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:
     problems = [f"{key} {data.get(key)!r} != this code's {want!r}"
                 for key, want in (("schema_version", results.SCHEMA_VERSION), ("analysis_version", derived.ANALYSIS_VERSION))
                 if str(data.get(key)) != str(want)]
-    problems += [f"{path.name}: schema {results.open(path).attrs.get('schema_version')!r} != {results.SCHEMA_VERSION!r}"
-                 for path in sorted((folder / "results").glob("*.nc"))
-                 if str(results.open(path).attrs.get("schema_version")) != results.SCHEMA_VERSION]
+    versions = {path: attributes.from_attrs(results.open(path).attrs, str(path)).schema_version
+                for path in sorted((folder / "results").glob("*.nc"))}
+    problems += [f"{path.name}: schema {version!r} != {results.SCHEMA_VERSION!r}"
+                 for path, version in versions.items() if str(version) != results.SCHEMA_VERSION]
     return problems
 
 

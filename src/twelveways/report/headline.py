@@ -296,13 +296,14 @@ def busy_html(results_dir: Path | None) -> str:
     """A busy machine named where it can explain the numbers below (attr ``contention`` of each results
     file): "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"; nothing when quiet."""
     from .. import contention, results
+    from ..evidence import attributes
 
     reasons = []
     for path in sorted(Path(results_dir).glob("*.nc")) if results_dir and Path(results_dir).is_dir() else []:
         try:
-            record = results.attr_json(results.open(path), "contention", None)
+            record = attributes.from_attrs(results.open(path).attrs, str(path)).contention
         except Exception:  # a damaged file must not stop the report; the checklist judges it
             continue
-        reason = contention.busy_reason(record) if isinstance(record, dict) else None
+        reason = contention.busy_reason(record)
         reasons += [reason] if reason else []
     return "".join(f"<p class='tw-caveat'>Busy machine: {_e(reason)}.</p>" for reason in reasons)
