@@ -45,7 +45,13 @@ def _cli(argv: list[str]) -> tuple[int, str]:
 
 
 def _name(path: Path) -> str:
-    return str(path.relative_to(ROOT)).replace("/", "__")
+    """The path as one file name; a long one keeps its head and a hash of the whole (a file name has 255 bytes)."""
+    name = str(path.relative_to(ROOT)).replace("/", "__")
+    if len(name) <= 100:
+        return name
+    import hashlib
+
+    return f"{name[:60]}__{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
 def _blank(folder: Path) -> None:

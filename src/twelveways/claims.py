@@ -70,7 +70,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 
@@ -78,10 +77,10 @@ import numpy as np
 import pandas as pd
 
 from . import decidable, inputs, stats
+from .claim_record import ClaimNumbers, ClaimResult, ClaimVerdict, Holm, PairedItems
 from .errors import ClaimError, StatisticsError
 from .evidence import settings
 from .inputs import brief
-from .jsonvalue import plain
 from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
 from .stats import paired_proportion
 
@@ -91,24 +90,7 @@ KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "m
         "relative_accuracy", "note", "needs", "profiles"}
 
 
-class ClaimVerdict(str, Enum):
-    SUPPORTED = "supported"
-    NOT_SUPPORTED = "not_supported"
-    INCONCLUSIVE = "inconclusive"
-
-
-@dataclass
-class ClaimResult:
-    id: str
-    statement: str
-    verdict: ClaimVerdict
-    numbers: dict = field(default_factory=dict)
-    message: str = ""
-    origin: str = ""
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
-                "numbers": plain(self.numbers), "message": self.message, "origin": self.origin}
+__all__ = ["Claim", "ClaimNumbers", "ClaimResult", "ClaimVerdict", "check_all", "check_claim", "load_claims"]
 
 
 @dataclass
@@ -701,22 +683,21 @@ def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confiden
     return {**per_side, **found, "coverage": level}
 
 
-def _test_set_text(numbers: Mapping) -> str:
+def _test_set_text(numbers: ClaimNumbers) -> str:
     """Both sides' counts with their binomial CIs, and the paired items or why there are none, in words."""
-    sides = [numbers[key] for key in ("a", "b")]
-    counted = ("accuracy " + " vs ".join(f"{s['correct']}/{s['test_set_items']} = {s['median']:.4g} "
-                                         f"[{s['ci'][0]:.4g}, {s['ci'][1]:.4g}]" for s in sides)
+    counted = ("accuracy " + " vs ".join(f"{s.correct}/{s.test_set_items} = {s.median:.4g} "
+                                         f"[{s.ci[0]:.4g}, {s.ci[1]:.4g}]" for s in (numbers.a, numbers.b))
                + " (exact binomial CIs from the test-set sizes; one evaluation each)")
-    if numbers["design"] != "paired items":
-        return f"{counted}; {numbers['pairing']}"
-    return f"{counted}; {items_text(numbers['items'])}"
+    if numbers.design != "paired items":
+        return f"{counted}; {numbers.pairing}"
+    return f"{counted}; {items_text(numbers.items)}"
 
 
-def items_text(items: Mapping) -> str:
+def items_text(items: PairedItems) -> str:
     """The paired items in words: discordant counts first (they decide), then the concordant ones."""
-    return (f"paired on {items['items']} items: {items['only_a']} only a right, {items['only_b']} only b right "
-            f"(the discordant items), {items['both']} both right, {items['neither']} neither; McNemar's exact "
-            f"test of equal accuracy p={items['mcnemar_exact_p']:.3g} (two-sided)")
+    return (f"paired on {items.items} items: {items.only_a} only a right, {items.only_b} only b right "
+            f"(the discordant items), {items.both} both right, {items.neither} neither; McNemar's exact "
+            f"test of equal accuracy p={items.mcnemar_exact_p:.3g} (two-sided)")
 
 
 #: An exact fraction longer than this (binomial sums over thousands of samples run to 1,000 digits) is
@@ -733,10 +714,10 @@ def _short_fractions(numbers: dict) -> None:
             del numbers[key]
 
 
-def _test_set_hint(claim: "Claim", numbers: Mapping) -> str:
+def _test_set_hint(claim: "Claim", numbers: ClaimNumbers) -> str:
     """For an accuracy claim without an interval: what would decide it besides repetitions (not for runs paired by
     seed, whose seeds are the replicates: the spread between training runs is what such a claim is about)."""
-    if claim.kind != "accuracy_relative" or numbers.get("design") == "paired":
+    if claim.kind != "accuracy_relative" or numbers.design == "paired":
         return ""
     counts = TEST_SET_COUNTS.get(claim.metric, ("<metric>_samples", "<metric>_correct"))
     return (f"; a deterministic evaluation is better decided by its test set: record {counts[0]} and {counts[1]} "
@@ -754,38 +735,37 @@ def _pct(x: float) -> str:
     return f"{100 * x:.4g}%"
 
 
-def _too_few(claim: "Claim", numbers: dict) -> str:
+def _too_few(claim: "Claim", numbers: ClaimNumbers) -> str:
     """Why there is no interval, and the n each side (or the pairs) would need."""
-    need = numbers["n_needed"]
-    if numbers["design"] == "replicates":
-        return (f"one run per side (n(a)={numbers['a']['runs']}, n(b)={numbers['b']['runs']} runs of "
-                f"{numbers['a']['values']} and {numbers['b']['values']} values): iterations describe one run and "
-                f"cannot show how much another run differs; at least {need['a']} runs per side would decide")
-    if numbers["design"] == "paired":
-        return (f"{numbers['pairs']['n']} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
+    need, a, b = numbers.n_needed, numbers.a, numbers.b
+    if numbers.design == "replicates":
+        return (f"one run per side (n(a)={a.runs}, n(b)={b.runs} runs of {a.values} and {b.values} values): "
+                "iterations describe one run and cannot show how much another run differs; at least "
+                f"{need['a']} runs per side would decide")
+    if numbers.design == "paired":
+        return (f"{numbers.pairs.n} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
                 f"median per-seed estimate: {need['pairs']} pairs needed")
-    have = ", ".join(f"n({side})={numbers[side]['n']}" for side in ("a", "b") if side in numbers)
+    have = ", ".join(f"n({name})={side.n}" for name, side in (("a", a), ("b", b)) if side is not None)
     want = ", ".join(f"{side} needs n >= {n}" for side, n in need.items())
-    level = numbers["a"]["level"]
+    level = a.level
     return (f"too few samples for a {_pct(claim.confidence)} interval ({have}; each median's CI at {_pct(level)}): "
             f"{want}")
 
 
-def _judge(claim: "Claim", numbers: dict) -> tuple[ClaimVerdict, str]:
-    est, (low, high), test = numbers["estimate"], numbers["interval"], numbers["test"]
-    how = numbers.get("pairs", numbers["a"]) if numbers["design"] != "independent" else None
-    deterministic = f" ({how['ci_method']})" if how and how.get("deterministic") else ""
-    runs = (f" from {numbers['a']['runs']} and {numbers['b']['runs']} runs (the replicates)"
-            if numbers["design"] == "replicates" else "")
-    text = (f"estimate {est:.4g}{runs}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers['coverage'])}"
+def _judge(claim: "Claim", numbers: ClaimNumbers) -> tuple[ClaimVerdict, str]:
+    est, (low, high), test = numbers.estimate, numbers.interval, numbers.test
+    how = (numbers.pairs or numbers.a) if numbers.design != "independent" else None
+    deterministic = f" ({how.ci_method})" if how and how.deterministic else ""
+    runs = f" from {numbers.a.runs} and {numbers.b.runs} runs (the replicates)" if numbers.design == "replicates" else ""
+    text = (f"estimate {est:.4g}{runs}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers.coverage)}"
             f"{deterministic}")
     if (claim.at_least is not None and high < claim.at_least) or (claim.at_most is not None and low > claim.at_most):
         return ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold"
     if (claim.at_least is None or low >= claim.at_least) and (claim.at_most is None or high <= claim.at_most):
-        if test["significant"]:
-            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test {p_text(test['p_value'])} < α={test['alpha']:g}"
-        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test {p_text(test['p_value'])} is not "
-                                           f"below α={test['alpha']:g}")
+        if test.significant:
+            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test {p_text(test.p_value)} < α={test.alpha:g}"
+        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test {p_text(test.p_value)} is not "
+                                           f"below α={test.alpha:g}")
     return ClaimVerdict.INCONCLUSIVE, f"{text}: the interval straddles the threshold"
 
 
@@ -833,10 +813,14 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
     numbers = {"metric": claim.metric, "unit": "", "confidence": claim.confidence, "at_least": claim.at_least,
                "at_most": claim.at_most}
 
+    def typed() -> ClaimNumbers:
+        return ClaimNumbers.from_dict(numbers, f"claim {claim.id!r}: numbers")
+
     def result(verdict: ClaimVerdict, message: str) -> ClaimResult:
         numbers["per_claim_verdict"] = verdict.value
         _short_fractions(numbers)
-        return ClaimResult(claim.id, claim.statement, verdict, numbers, message, claim.origin)
+        return ClaimResult(id=claim.id, statement=claim.statement, verdict=verdict, numbers=typed(), message=message,
+                           origin=claim.origin)
 
     filters, numbers["matched"], problem = _matched_filters(claim, frame)
     if problem:
@@ -864,8 +848,8 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
         for side in sides:
             tested[side.name] = {**numbers[side.name], **tested[side.name]}
         numbers.update(tested)
-        verdict, message = _judge(claim, numbers)
-        return result(verdict, f"{message}; {_test_set_text(numbers)}")
+        verdict, message = _judge(claim, typed())
+        return result(verdict, f"{message}; {_test_set_text(typed())}")
     design, (xa, xb) = _evaluate(claim, name, sides[0], sides[1] if len(sides) > 1 else None, confidence)
     for side in sides:
         design[side.name] = {**numbers[side.name], **design[side.name]}
@@ -874,49 +858,55 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
                                       if design["design"] == "paired" else REPLICATES_TEXT[name]
                                       if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
     if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim, numbers))
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, typed()) + _test_set_hint(claim, typed()))
     numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
-    return result(*_judge(claim, numbers))
+    return result(*_judge(claim, typed()))
 
 
-def apply_holm(results: list[ClaimResult]) -> None:
+def apply_holm(results: list[ClaimResult]) -> list[ClaimResult]:
     """Holm over the tested claims' p-values; supported per claim but not after Holm -> inconclusive."""
-    tested = [r for r in results if (r.numbers.get("test") or {}).get("p_value") is not None]
-    adjusted = stats.holm_adjust([r.numbers["test"]["p_value"] for r in tested])[1]
-    for r, p_adjusted in zip(tested, adjusted):
-        significant = below(float(p_adjusted), Fraction(r.numbers["test"]["alpha_exact"]))
-        r.numbers["holm"] = {"family_size": len(tested), "p_adjusted": float(p_adjusted), "significant": significant}
-        if r.verdict is ClaimVerdict.SUPPORTED and not significant:
-            r.verdict = ClaimVerdict.INCONCLUSIVE
-            r.message += (f"; supported on its own, but not after Holm over {len(tested)} claims "
-                          f"(adjusted p={p_adjusted:.3g} is not below α={r.numbers['test']['alpha']:g})")
+    tested = [r for r in results if r.numbers.test is not None and r.numbers.test.p_value is not None]
+    adjusted = dict(zip(map(id, tested), stats.holm_adjust([r.numbers.test.p_value for r in tested])[1]))
+    out = []
     for r in results:
-        r.numbers.setdefault("holm", {"family_size": len(tested), "p_adjusted": None, "significant": None})
-        r.numbers["verdict_after_holm"] = r.verdict.value
+        holm, verdict, message = Holm(family_size=len(tested), p_adjusted=None, significant=None), r.verdict, r.message
+        if id(r) in adjusted:
+            p_adjusted = float(adjusted[id(r)])
+            significant = below(p_adjusted, Fraction(r.numbers.test.alpha_exact))
+            holm = Holm(family_size=len(tested), p_adjusted=p_adjusted, significant=significant)
+            if verdict is ClaimVerdict.SUPPORTED and not significant:
+                verdict = ClaimVerdict.INCONCLUSIVE
+                message += (f"; supported on its own, but not after Holm over {len(tested)} claims "
+                            f"(adjusted p={p_adjusted:.3g} is not below α={r.numbers.test.alpha:g})")
+        numbers = r.numbers.replaced(holm=holm, verdict_after_holm=verdict.value)
+        out.append(r.replaced(verdict=verdict, message=message, numbers=numbers))
+    return out
 
 
 def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None,
               config: Mapping | None = None) -> list[ClaimResult]:
     """Every claim, then Holm over the family of tested claims; ``busy``: {results file: why its machine was
     busy} (``AuditData.busy_machine``), named in the claims it can explain; ``config``: the run's config."""
-    results = [check_claim(claim, frame, config) for claim in claims]
-    apply_holm(results)
-    name_busy_machine(results, frame, busy or {})
-    return results
+    results = apply_holm([check_claim(claim, frame, config) for claim in claims])
+    return name_busy_machine(results, frame, busy or {})
 
 
-def name_busy_machine(results: list[ClaimResult], frame: pd.DataFrame, busy: Mapping[str, str]) -> None:
+def name_busy_machine(results: list[ClaimResult], frame: pd.DataFrame, busy: Mapping[str, str]) -> list[ClaimResult]:
     """A claim judged not supported or inconclusive on samples a busy machine measured says so: threads
     without a free core, or a neighbour's bursts, explain a missed speedup better than the code does."""
     if not busy or "source_file" not in frame:
-        return
-    for result in results:
-        sides = [result.numbers.get(name) for name in ("a", "b") if isinstance(result.numbers.get(name), dict)]
-        if result.verdict is ClaimVerdict.SUPPORTED or not sides or not all(side.get("n") for side in sides):
-            continue  # supported, or nothing measured that a busy machine could have disturbed
-        files = {str(path) for side in sides
-                 for path in pd.unique(select(frame, result.numbers["metric"], side["filters"])["source_file"])}
-        reasons = sorted({busy[path] for path in files if path in busy})
-        if reasons:
-            result.numbers["busy_machine"] = reasons
-            result.message += f"; a busy machine can explain this: {'; '.join(reasons)}"
+        return results
+    return [_named_busy(result, frame, busy) for result in results]
+
+
+def _named_busy(result: ClaimResult, frame: pd.DataFrame, busy: Mapping[str, str]) -> ClaimResult:
+    sides = [side for side in (result.numbers.a, result.numbers.b) if side is not None]
+    if result.verdict is ClaimVerdict.SUPPORTED or not sides or not all(side.n for side in sides):
+        return result  # supported, or nothing measured that a busy machine could have disturbed
+    files = {str(path) for side in sides
+             for path in pd.unique(select(frame, result.numbers.metric, side.filters)["source_file"])}
+    reasons = sorted({busy[path] for path in files if path in busy})
+    if not reasons:
+        return result
+    return result.replaced(numbers=result.numbers.replaced(busy_machine=reasons),
+                           message=result.message + f"; a busy machine can explain this: {'; '.join(reasons)}")
