@@ -61,8 +61,13 @@ def claims_frame(data: Mapping) -> pd.DataFrame:
     rows = []
     for claim in AuditReport.from_dict(data, "checklist").claims:
         facts = dict(claim_facts(claim))
+        verdicts, *shown = (facts[label] for label in CLAIM_FACTS)
         for side in claim_sides(claim) or [{}]:
             rows.append({"claim": claim.id, "verdict": status_label(claim.verdict.value),
-                         "per claim / after Holm": facts["verdict"], **side, "estimate": facts["estimate"],
-                         "test": facts["test"], "Holm": facts["Holm"], "why": claim.message})
+                         "per claim / after Holm": verdicts, **side, **dict(zip(CLAIM_FACTS[1:], shown)),
+                         "why": claim.message})
     return pd.DataFrame(rows)
+
+
+#: The lines of ``render.claim_facts`` the claims table shows beside the sides: both verdicts, then these.
+CLAIM_FACTS = ("verdict", "estimate", "test", "Holm")
