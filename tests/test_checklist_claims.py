@@ -196,9 +196,9 @@ def test_p_values_compare_exactly_at_the_boundary():
 
 def test_one_sample_is_never_deterministic():
     one = centre(np.array([0.95]), 0.95)
-    assert one["deterministic"] is False and one["ci"] is None and one["coverage"] is None
+    assert one.deterministic is False and one.ci is None and one.coverage is None
     several = centre(np.array([0.95, 0.95]), 0.95)
-    assert several["deterministic"] is True and several["ci"] == [0.95, 0.95]
+    assert several.deterministic is True and several.ci == [0.95, 0.95]
     result = check_claim(accuracy_claim(), runs_frame([{"precision": "bf16", "value": 0.95},
                                                        {"precision": "fp32", "value": 0.95}]))
     assert result.verdict is ClaimVerdict.INCONCLUSIVE

@@ -77,7 +77,7 @@ import numpy as np
 import pandas as pd
 
 from . import decidable, inputs, stats
-from .claim_record import ClaimNumbers, ClaimResult, ClaimVerdict, Holm, PairedItems
+from .claim_record import Centre, ClaimNumbers, ClaimResult, ClaimVerdict, Holm, PairedItems, TestPart
 from .errors import ClaimError, StatisticsError
 from .evidence import settings
 from .inputs import brief
@@ -86,6 +86,8 @@ from .stats import paired_proportion
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
+#: The claim's thresholds: the estimate at least / at most this.
+BOUNDS = ("at_least", "at_most")
 KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "match", "confidence",
         "relative_accuracy", "note", "needs", "profiles"}
 
@@ -142,7 +144,7 @@ def parse_claim(item, origin: str, index: int) -> Claim:
         raise ClaimError(f"{where}: 'b' (the base case) must be a mapping of column filters")
     for side, filters in (("a", a), ("b", b if isinstance(b, Mapping) else {})):
         _check_filters(filters, f"{where}: '{side}'")
-    bounds = {key: _number(item[key], f"{where}: {key}") for key in ("at_least", "at_most")
+    bounds = {key: _number(item[key], f"{where}: {key}") for key in BOUNDS
               if item.get(key) is not None}
     if not bounds:
         raise ClaimError(f"{where}: give at_least and/or at_most (the claimed threshold)")
@@ -161,7 +163,7 @@ def parse_claim(item, origin: str, index: int) -> Claim:
     if not isinstance(match, list) or not all(isinstance(m, str) and m for m in match):
         raise ClaimError(f"{where}: match must be a column name or a list of column names, got {brief(match)}")
     return Claim(claim_id, str(item.get("statement", "")), kind, str(item["metric"]), dict(a),
-                 dict(b) if isinstance(b, Mapping) else None, bounds.get("at_least"), bounds.get("at_most"),
+                 dict(b) if isinstance(b, Mapping) else None, *(bounds.get(key) for key in BOUNDS),
                  list(match), confidence, str(definition) if definition is not None else None, origin,
                  decidable.parse_needs(item.get("needs"), where), decidable.parse_profiles(item.get("profiles"), where))
 
@@ -348,28 +350,29 @@ def is_deterministic(values: np.ndarray) -> bool:
     return values.size >= 2 and bool(np.all(values == values[0]))
 
 
-def centre(values: np.ndarray, level: float) -> dict:
+def centre(values: np.ndarray, level: float) -> Centre:
     """n, median and the distribution-free CI of the median at ``level`` with its exact coverage.
 
     With too few samples for that CI there is no interval (``ci`` None); the sample range is given
     as ``range`` with its own coverage (1 − 2·0.5^n), never as the CI.
     """
-    n = int(values.size)
+    n, deterministic = int(values.size), is_deterministic(values)
     out = {"n": n, "median": float(np.median(values)) if n else None, "ci": None, "coverage": None,
-           "coverage_exact": None, "level": level, "deterministic": is_deterministic(values)}
-    if out["deterministic"]:
-        return {**out, "ci": [float(values[0])] * 2, "coverage": 1.0, "coverage_exact": "1",
-                "ci_method": f"deterministic: all {n} samples equal"}
+           "coverage_exact": None, "level": level, "deterministic": deterministic}
+    if deterministic:
+        return Centre.from_dict({**out, "ci": [float(values[0])] * 2, "coverage": 1.0, "coverage_exact": "1",
+                                 "ci_method": f"deterministic: all {n} samples equal"})
     ranks = stats.median_ci_ranks(n, level) if n else None
     if ranks is None:
         covers = 1 - 2 * Fraction(1, 2 ** n) if n >= 2 else Fraction(0)
-        return {**out, "range": [float(values.min()), float(values.max())] if n else None,
-                "range_coverage": float(covers),
-                "ci_method": f"none: n={n} is too few for a {level:.2%} CI of the median"}
+        return Centre.from_dict({**out, "range": [float(values.min()), float(values.max())] if n else None,
+                                 "range_coverage": float(covers),
+                                 "ci_method": f"none: n={n} is too few for a {level:.2%} CI of the median"})
     j, k, _ = ranks
     ordered, coverage = np.sort(values), exact_coverage(n, j, k)
-    return {**out, "ci": [float(ordered[j - 1]), float(ordered[k - 1])], "coverage": float(coverage),
-            "coverage_exact": str(coverage), "ci_method": f"exact binomial order statistics x({j}), x({k}) of {n}"}
+    return Centre.from_dict({**out, "ci": [float(ordered[j - 1]), float(ordered[k - 1])], "coverage": float(coverage),
+                             "coverage_exact": str(coverage),
+                             "ci_method": f"exact binomial order statistics x({j}), x({k}) of {n}"})
 
 
 def n_needed(level: float, enough: Callable[[Fraction], bool]) -> int:
@@ -383,8 +386,8 @@ def n_needed(level: float, enough: Callable[[Fraction], bool]) -> int:
     raise ClaimError(f"no sample size up to 100000 reaches a {level:.4g} CI of the median")
 
 
-def _coverage(side: dict) -> Fraction | None:
-    return Fraction(side["coverage_exact"]) if side.get("coverage_exact") else None
+def _coverage(side: Centre) -> Fraction | None:
+    return Fraction(side.coverage_exact) if side.coverage_exact else None
 
 
 def below(p: float, alpha: Fraction) -> bool:
@@ -442,15 +445,15 @@ def claim_test(claim: "Claim", design: str, name: str, a, b, claim_kind: str = "
         else:
             d = (a - t) if design == "one sample" else (_formula(name, a, b) - t)
             statistic, p = stats.signed_rank(d, alternative)
-        parts.append({"hypothesis": f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
-                      "statistic": statistic, "p_value": p})
+        parts.append(TestPart(hypothesis=f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
+                              statistic=statistic, p_value=p))
     alpha = 1 - Fraction(repr(claim.confidence))
-    p = max(part["p_value"] for part in parts)
+    p = max(part.p_value for part in parts)
     test = {"replicates": "Welch t on the log run summaries, one-sided, threshold on the log scale",
             "independent": "Mann–Whitney U, one-sided, threshold-scaled samples",
             "paired": "Wilcoxon signed-rank, one-sided, per-seed estimate − threshold",
             "one sample": "Wilcoxon signed-rank, one-sided, a − threshold"}[design]
-    out = {"name": test, "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts,
+    out = {"name": test, "hypothesis": " and ".join(part.hypothesis for part in parts), "parts": parts,
            "p_value": p, "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
     if design == "independent":
         out["effect_size"] = stats.effect_size(a, b)
@@ -465,7 +468,8 @@ def _independent(name: str, a: Side, b: Side, confidence: Fraction) -> dict:
     level = float(confidence) if (is_deterministic(av) or is_deterministic(bv)) else math.sqrt(float(confidence))
     sa, sb = centre(av, level), centre(bv, level)
     ca, cb = _coverage(sa), _coverage(sb)
-    out = {"design": "independent", "a": sa, "b": sb, "estimate": float(_formula(name, sa["median"], sb["median"]))}
+    out = {"design": "independent", "a": sa.to_dict(), "b": sb.to_dict(),
+           "estimate": float(_formula(name, sa.median, sb.median))}
     if ca is None or cb is None or ca * cb < confidence:
         needed = {}
         for key, own, other in (("a", ca, cb), ("b", cb, ca)):
@@ -473,7 +477,7 @@ def _independent(name: str, a: Side, b: Side, confidence: Fraction) -> dict:
                 partner = other if own is None else None
                 needed[key] = n_needed(level, lambda cov, p=partner: cov * (cov if p is None else p) >= confidence)
         return {**out, "n_needed": needed}
-    corners = [float(_formula(name, x, y)) for x in sa["ci"] for y in sb["ci"]]
+    corners = [float(_formula(name, x, y)) for x in sa.ci for y in sb.ci]
     coverage = ca * cb
     return {**out, "interval": [min(corners), max(corners)],
             "coverage": float(coverage), "coverage_exact": str(coverage)}
@@ -485,25 +489,23 @@ def _paired(name: str, a: Side, b: Side, pairs: pd.DataFrame, confidence: Fracti
     pa, pb = pairs["a"].to_numpy(dtype=float), pairs["b"].to_numpy(dtype=float)
     per_pair = centre(_formula(name, pa, pb), level)
     left_out = {side.name: int(side.samples["run"].nunique()) - len(pairs) for side in (a, b)}
-    out = {"design": "paired", "a": centre(pa, level), "b": centre(pb, level),
-           "pairs": {**per_pair, "seeds": [int(s) for s in pairs["seed"]], "runs_without_partner": left_out},
-           "estimate": per_pair["median"]}
+    out = {"design": "paired", "a": centre(pa, level).to_dict(), "b": centre(pb, level).to_dict(),
+           "pairs": {**per_pair.to_dict(), "seeds": [int(s) for s in pairs["seed"]], "runs_without_partner": left_out},
+           "estimate": per_pair.median}
     coverage = _coverage(per_pair)
     if coverage is None or coverage < confidence:
         return {**out, "n_needed": {"pairs": n_needed(level, lambda cov: cov >= confidence)}}
-    return {**out, "interval": per_pair["ci"], "coverage": per_pair["coverage"],
-            "coverage_exact": per_pair["coverage_exact"]}
+    return {**out, "interval": per_pair.ci, "coverage": per_pair.coverage, "coverage_exact": per_pair.coverage_exact}
 
 
 def _one_sample(a: Side, confidence: Fraction) -> dict:
     level = float(confidence)
     sa = centre(a.values, level)
-    out = {"design": "one sample", "a": sa, "estimate": sa["median"]}
+    out = {"design": "one sample", "a": sa.to_dict(), "estimate": sa.median}
     coverage = _coverage(sa)
     if coverage is None or coverage < confidence:
         return {**out, "n_needed": {"a": n_needed(level, lambda cov: cov >= confidence)}}
-    return {**out, "interval": sa["ci"], "coverage": sa["coverage"],
-            "coverage_exact": sa["coverage_exact"]}
+    return {**out, "interval": sa.ci, "coverage": sa.coverage, "coverage_exact": sa.coverage_exact}
 
 
 def runs_of(side: Side) -> list[np.ndarray]:
@@ -631,11 +633,11 @@ def _one_sided(claim: "Claim", run: Callable[[float, str], tuple]) -> dict:
         if threshold is not None:
             statistic, p, name = run(threshold, alternative)
             names.append(name)
-            parts.append({"hypothesis": f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
-                          "statistic": statistic, "p_value": p, "test": name})
-    p = max(part["p_value"] for part in parts)
+            parts.append(TestPart(hypothesis=f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
+                                  statistic=statistic, p_value=p, test=name))
+    p = max(part.p_value for part in parts)
     return {"name": " and ".join(dict.fromkeys(names)) + ", one-sided",
-            "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts, "p_value": p,
+            "hypothesis": " and ".join(part.hypothesis for part in parts), "parts": parts, "p_value": p,
             "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
 
 
@@ -743,8 +745,9 @@ def _too_few(claim: "Claim", numbers: ClaimNumbers) -> str:
                 "iterations describe one run and cannot show how much another run differs; at least "
                 f"{need['a']} runs per side would decide")
     if numbers.design == "paired":
+        (pairs_needed,) = need.values()  # the paired design needs pairs only
         return (f"{numbers.pairs.n} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
-                f"median per-seed estimate: {need['pairs']} pairs needed")
+                f"median per-seed estimate: {pairs_needed} pairs needed")
     have = ", ".join(f"n({name})={side.n}" for name, side in (("a", a), ("b", b)) if side is not None)
     want = ", ".join(f"{side} needs n >= {n}" for side, n in need.items())
     level = a.level
@@ -854,12 +857,13 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
     for side in sides:
         design[side.name] = {**numbers[side.name], **design[side.name]}
     numbers.update(design)
+    found = typed()
     numbers["estimate_definition"] = (f"median over seeds of the per-seed {PAIRED_TEXT[name]}"
-                                      if design["design"] == "paired" else REPLICATES_TEXT[name]
-                                      if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
-    if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, typed()) + _test_set_hint(claim, typed()))
-    numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
+                                      if found.design == "paired" else REPLICATES_TEXT[name]
+                                      if found.design == "replicates" else DEFINITIONS_TEXT[name])
+    if found.interval is None:
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, found) + _test_set_hint(claim, found))
+    numbers["test"] = claim_test(claim, found.design, name, xa, xb, metric_kind(claim.metric, sides[0].unit))
     return result(*_judge(claim, typed()))
 
 
