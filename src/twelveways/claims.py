@@ -95,8 +95,10 @@ KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "m
 __all__ = ["Claim", "ClaimNumbers", "ClaimResult", "ClaimVerdict", "check_all", "check_claim", "load_claims"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Claim:
+    """A claim as its author wrote it, parsed and checked once (:func:`parse_claim`, every problem one line)."""
+
     id: str
     statement: str
     kind: str
