@@ -47,7 +47,7 @@ def test_accuracy_ci_is_the_exact_binomial_interval():
 def test_one_evaluation_per_side_is_decided_from_the_test_set():
     result = check_claim(claim(0.95), accuracy_frame({"int8": 343, "fp32": 342}))
     assert result.verdict is ClaimVerdict.SUPPORTED, result.message
-    numbers = result.numbers
+    numbers = result.to_dict()["numbers"]
     assert numbers["design"] == "test set"
     assert numbers["a"]["test_set_items"] == 360 and numbers["a"]["correct"] == 343
     low, high = numbers["interval"]
@@ -65,22 +65,22 @@ def test_a_margin_the_test_set_cannot_resolve_is_inconclusive_with_its_reason():
 def test_a_clear_loss_is_not_supported():
     result = check_claim(claim(0.95), accuracy_frame({"int8": 300, "fp32": 342}))
     assert result.verdict is ClaimVerdict.NOT_SUPPORTED, result.message
-    assert result.numbers["interval"][1] < 0.95
+    assert result.numbers.interval[1] < 0.95
 
 
 @pytest.mark.parametrize("definition, threshold", [("absolute_points", -3.0), ("relative_to_errors", 0.5)])
 def test_every_relative_accuracy_definition_has_a_test_set_interval(definition, threshold):
     result = check_claim(claim(threshold, definition), accuracy_frame({"int8": 343, "fp32": 342}))
-    assert result.numbers["design"] == "test set"
-    low, high = result.numbers["interval"]
-    assert low <= result.numbers["estimate"] <= high
+    assert result.numbers.design == "test set"
+    low, high = result.numbers.interval
+    assert low <= result.numbers.estimate <= high
     assert result.message
 
 
 def test_sides_with_seeds_keep_the_seed_level_interval():
     frame = accuracy_frame({"int8": [343, 341, 344, 342, 343], "fp32": [342, 342, 341, 343, 342]}, seeds=5)
     result = check_claim(claim(0.95), frame)
-    assert result.numbers["design"] == "paired"
+    assert result.numbers.design == "paired"
 
 
 def test_numbers_hold_no_thousand_digit_fraction_and_no_p_of_zero():
@@ -97,5 +97,5 @@ def test_numbers_hold_no_thousand_digit_fraction_and_no_p_of_zero():
                            "test")[0]
     result = check_claim(speedup, frame)
     assert result.verdict is ClaimVerdict.SUPPORTED
-    assert not re.search(r"\d{33,}", json.dumps(result.numbers))  # no exact fraction of a thousand digits
+    assert not re.search(r"\d{33,}", json.dumps(result.to_dict()["numbers"]))  # no exact fraction of a thousand digits
     assert "p=0 " not in result.message + " " and p_text(0.0) == "p<1e-300" and p_text(1.3e-9) == "p=1.3e-09"

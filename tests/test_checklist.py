@@ -68,7 +68,7 @@ def test_every_check_names_its_evidence(clean):
     _, report = clean
     for check in report.checks:
         assert check.evidence, check.id
-        assert all(e.what and e.source.get("fields") for e in check.evidence), check.id
+        assert all(e.what and e.source.fields for e in check.evidence), check.id
 
 
 @pytest.mark.parametrize("violation, check_id", sorted(make_results.VIOLATIONS.items()))

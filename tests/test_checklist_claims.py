@@ -44,29 +44,29 @@ def claim(**fields):
 def test_speedup_supported_with_numbers():
     result = check_claim(claim(), TIMES)
     assert result.verdict is ClaimVerdict.SUPPORTED
-    assert result.numbers["estimate"] == pytest.approx(2.5, rel=0.03)
-    low, high = result.numbers["interval"]
-    assert low <= result.numbers["estimate"] <= high and low >= 2.0
-    assert result.numbers["test"]["p_value"] < 1e-6
-    assert result.numbers["test"]["effect_size"]["cliffs_delta"] == pytest.approx(-1.0)  # every c-mpi time is smaller
+    assert result.numbers.estimate == pytest.approx(2.5, rel=0.03)
+    low, high = result.numbers.interval
+    assert low <= result.numbers.estimate <= high and low >= 2.0
+    assert result.numbers.test.p_value < 1e-6
+    assert result.numbers.test.effect_size.cliffs_delta == pytest.approx(-1.0)  # every c-mpi time is smaller
 
 
 def test_speedup_of_a_rate_uses_a_over_b():
     result = check_claim(claim(metric="rate"), TIMES)
     assert result.verdict is ClaimVerdict.SUPPORTED
-    assert result.numbers["estimate"] == pytest.approx(2.5, rel=0.03)
+    assert result.numbers.estimate == pytest.approx(2.5, rel=0.03)
 
 
 def test_speedup_not_supported_when_the_interval_misses():
     result = check_claim(claim(at_least=3.0), TIMES)
     assert result.verdict is ClaimVerdict.NOT_SUPPORTED
-    assert result.numbers["interval"][1] < 3.0
+    assert result.numbers.interval[1] < 3.0
 
 
 def test_close_call_is_inconclusive():
     result = check_claim(claim(b={"implementation": "numpy"}, at_least=1.05), TIMES)
     assert result.verdict is ClaimVerdict.INCONCLUSIVE
-    low, high = result.numbers["interval"]
+    low, high = result.numbers.interval
     assert low < 1.05 < high
 
 
@@ -83,7 +83,7 @@ def test_claim_without_data_is_not_supported():
 def test_relative_accuracy_under_each_definition(definition, threshold, estimate, verdict):
     result = check_claim(claim(kind="accuracy_relative", metric="test_accuracy", a={"implementation": "bf16"},
                                b={"implementation": "fp32"}, at_least=threshold, relative_accuracy=definition), TIMES)
-    assert result.numbers["estimate"] == pytest.approx(estimate)
+    assert result.numbers.estimate == pytest.approx(estimate)
     assert result.verdict is verdict
 
 
@@ -124,8 +124,8 @@ def test_match_picks_the_largest_common_level():
                          "rank": -1, "metric": "time", "value": t * (1 + 0.001 * i), "unit": "s", "valid": True})
     frame = results.to_frame(results.from_records(rows, "prk"))
     result = check_claim(claim(a={"implementation": "a"}, b={"implementation": "b"}, match=["size"]), frame)
-    assert result.numbers["matched"] == {"size": 200}
-    assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers["estimate"] == pytest.approx(3.0, rel=0.01)
+    assert result.numbers.matched == {"size": 200}
+    assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers.estimate == pytest.approx(3.0, rel=0.01)
 
 
 def test_claims_file_and_its_errors(tmp_path):
@@ -177,13 +177,13 @@ def test_three_vs_three_is_not_supported_at_95_percent():
     frame = frame_of({("c-mpi", "time", "s"): [1.00, 1.01, 1.02], ("mpi4py", "time", "s"): [3.00, 3.01, 3.02]})
     result = check_claim(claim(at_least=1.0), frame)
     assert result.verdict is ClaimVerdict.INCONCLUSIVE
-    assert "interval" not in result.numbers and result.numbers["n_needed"] == {"a": 7, "b": 7}
-    assert result.numbers["a"]["ci"] is None and result.numbers["a"]["range_coverage"] == pytest.approx(0.75)
+    assert result.numbers.interval is None and result.numbers.n_needed == {"a": 7, "b": 7}
+    assert result.numbers.a.ci is None and result.numbers.a.range_coverage == pytest.approx(0.75)
     # all-equal sides (deterministic intervals): the exact one-sided Mann-Whitney p is exactly 1/20, not < 0.05
     flat = frame_of({("c-mpi", "time", "s"): [1.0] * 3, ("mpi4py", "time", "s"): [3.0] * 3})
     result = check_claim(claim(at_least=1.0), flat)
-    assert result.numbers["test"]["p_value"] == pytest.approx(0.05)
-    assert result.numbers["test"]["significant"] is False
+    assert result.numbers.test.p_value == pytest.approx(0.05)
+    assert result.numbers.test.significant is False
     assert result.verdict is ClaimVerdict.INCONCLUSIVE and "not below α=0.05" in result.message
 
 
@@ -196,13 +196,13 @@ def test_p_values_compare_exactly_at_the_boundary():
 
 def test_one_sample_is_never_deterministic():
     one = centre(np.array([0.95]), 0.95)
-    assert one["deterministic"] is False and one["ci"] is None and one["coverage"] is None
+    assert one.deterministic is False and one.ci is None and one.coverage is None
     several = centre(np.array([0.95, 0.95]), 0.95)
-    assert several["deterministic"] is True and several["ci"] == [0.95, 0.95]
+    assert several.deterministic is True and several.ci == [0.95, 0.95]
     result = check_claim(accuracy_claim(), runs_frame([{"precision": "bf16", "value": 0.95},
                                                        {"precision": "fp32", "value": 0.95}]))
     assert result.verdict is ClaimVerdict.INCONCLUSIVE
-    assert result.numbers["a"]["n"] == 1 and "a needs n >= 7, b needs n >= 7" in result.message
+    assert result.numbers.a.n == 1 and "a needs n >= 7, b needs n >= 7" in result.message
 
 
 @pytest.mark.parametrize("column, levels, text", [
@@ -216,7 +216,7 @@ def test_a_side_spanning_two_configurations_is_inconclusive(column, levels, text
     result = check_claim(accuracy_claim(), runs_frame(runs))
     assert result.verdict is ClaimVerdict.INCONCLUSIVE
     assert text in result.message and "name them in the claim" in result.message
-    assert "side a" not in result.message and list(result.numbers["spans"]) == ["b"]
+    assert "side a" not in result.message and list(result.numbers.spans) == ["b"]
 
 
 def test_role_and_lr_are_named_together_and_replicates_are_not():
@@ -228,7 +228,7 @@ def test_role_and_lr_are_named_together_and_replicates_are_not():
     assert "side a spans lr=0.005, 0.05, 0.2 and role=final, tuning" in result.message
     named = check_claim(claim(kind="value", metric="test_accuracy", a={"precision": "fp32", "role": "final"}, b=None,
                               at_least=0.9), runs_frame(runs))
-    assert "spans" not in named.numbers  # seeds, run ids and stop reasons are replicates/outcomes, not factors
+    assert named.numbers.spans is None  # seeds, run ids and stop reasons are replicates/outcomes, not factors
 
 
 def test_sides_sharing_seeds_are_paired_by_seed():
@@ -237,28 +237,28 @@ def test_sides_sharing_seeds_are_paired_by_seed():
     runs = [{"precision": "fp32", "seed": 100 + s, "value": v} for s, v in enumerate(base)]
     runs += [{"precision": "bf16", "seed": 100 + s, "value": v * 0.995} for s, v in enumerate(base)]
     result = check_claim(accuracy_claim(), runs_frame(runs))
-    assert result.numbers["design"] == "paired" and result.numbers["pairs"]["n"] == 8
-    assert result.numbers["estimate"] == pytest.approx(0.995)
-    assert result.numbers["interval"] == pytest.approx([0.995, 0.995])  # every per-seed ratio is 0.995
-    assert result.numbers["test"]["name"].startswith("Wilcoxon signed-rank")
-    assert result.numbers["test"]["p_value"] == pytest.approx(1 / 256)
+    assert result.numbers.design == "paired" and result.numbers.pairs.n == 8
+    assert result.numbers.estimate == pytest.approx(0.995)
+    assert result.numbers.interval == pytest.approx([0.995, 0.995])  # every per-seed ratio is 0.995
+    assert result.numbers.test.name.startswith("Wilcoxon signed-rank")
+    assert result.numbers.test.p_value == pytest.approx(1 / 256)
     assert result.verdict is ClaimVerdict.SUPPORTED
     # five pairs that differ: too few for a 95% CI of the median ratio -> inconclusive, six pairs needed
     noisy = [dict(r, value=r["value"] * (1 + 0.01 * (i % 3))) for i, r in enumerate(runs) if r["seed"] < 105]
     result = check_claim(accuracy_claim(), runs_frame(noisy))
-    assert result.verdict is ClaimVerdict.INCONCLUSIVE and result.numbers["n_needed"] == {"pairs": 6}
+    assert result.verdict is ClaimVerdict.INCONCLUSIVE and result.numbers.n_needed == {"pairs": 6}
 
 
 def test_holm_over_the_family_turns_a_lone_support_inconclusive():
     runs = [{"precision": p, "seed": s, "value": 0.95} for p in ("fp32", "bf16") for s in range(5)]
     frame = runs_frame(runs)
     alone = check_all([accuracy_claim()], frame)[0]
-    assert alone.verdict is ClaimVerdict.SUPPORTED and alone.numbers["holm"]["p_adjusted"] == pytest.approx(1 / 32)
+    assert alone.verdict is ClaimVerdict.SUPPORTED and alone.numbers.holm.p_adjusted == pytest.approx(1 / 32)
     family = check_all([accuracy_claim(id="one"), accuracy_claim(id="two")], frame)
     for result in family:
-        assert result.numbers["test"]["p_value"] == pytest.approx(1 / 32)
-        assert result.numbers["holm"] == {"family_size": 2, "p_adjusted": pytest.approx(1 / 16), "significant": False}
-        assert result.numbers["per_claim_verdict"] == "supported"
+        assert result.numbers.test.p_value == pytest.approx(1 / 32)
+        assert result.numbers.holm.to_dict() == {"family_size": 2, "p_adjusted": pytest.approx(1 / 16), "significant": False}
+        assert result.numbers.per_claim_verdict == "supported"
         assert result.verdict is ClaimVerdict.INCONCLUSIVE and "not after Holm over 2 claims" in result.message
 
 
@@ -275,14 +275,15 @@ def test_every_format_shows_n_coverage_and_holm_per_claim(tmp_path):
                            "approximation: none, workload: mlp-small, batch_size: 32, size: 8, role: final}, "
                            "at_least: 1.05}\n")
     data = resultset.load(paths["results"], environment=paths["environment"], config=paths["config"])
-    report = audit.run(data, claims_file).to_dict()
+    typed = audit.run(data, claims_file)
+    report = typed.to_dict()
     ours = next(c for c in report["claims"] if c["id"] == "bf16-iterations")
     numbers = ours["numbers"]
     assert numbers["design"] == "paired" and numbers["a"]["n"] == 6 and numbers["b"]["n"] == 6
     assert numbers["coverage"] >= 0.95 and numbers["holm"]["family_size"] == 2  # with the embedded topk claim
     assert numbers["holm"]["p_adjusted"] == pytest.approx(min(1.0, 2 * numbers["test"]["p_value"]))
-    assert '"p_adjusted"' in render.to_json(report) and '"coverage"' in render.to_json(report)
-    md, page = render.to_markdown(report), render.to_html(report)
+    assert '"p_adjusted"' in render.to_json(typed) and '"coverage"' in render.to_json(typed)
+    md, page = render.to_markdown(typed), render.to_html(typed)
     claims_md = md[md.index("## Claims"):md.index("## Checks")]
     claims_html = page[page.index("<h3>Claims"):page.index("</details>", page.index("bf16-iterations: "))]
     for text in (claims_md, claims_html):
@@ -311,12 +312,12 @@ def test_time_claims_count_runs_not_iterations():
     speedup look certain; counted as the 2 runs they are, it is not established (issue 28)."""
     frame = runs_of_iterations({"c-mpi": (1.0, [1.0, 1.4]), "mpi4py": (2.5, [1.0, 1.4])})
     result = check_claim(claim(), frame)
-    assert result.numbers["design"] == "replicates" and result.numbers["a"]["runs"] == 2
-    assert result.numbers["a"]["values"] == 20
+    assert result.numbers.design == "replicates" and result.numbers.a.runs == 2
+    assert result.numbers.a.values == 20
     assert result.verdict is ClaimVerdict.INCONCLUSIVE and "from 2 and 2 runs (the replicates)" in result.message
     steady = runs_of_iterations({"c-mpi": (1.0, [1.0, 1.01, 0.99]), "mpi4py": (2.5, [1.0, 0.99, 1.01])})
     result = check_claim(claim(), steady)
-    assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers["estimate"] == pytest.approx(2.5, rel=0.02)
+    assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers.estimate == pytest.approx(2.5, rel=0.02)
     one = runs_of_iterations({"c-mpi": (1.0, [1.0]), "mpi4py": (2.5, [1.0])})
     result = check_claim(claim(), one)
     assert result.verdict is ClaimVerdict.INCONCLUSIVE and result.message.startswith("one run per side")

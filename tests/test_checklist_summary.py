@@ -20,6 +20,8 @@ from test_checklist_fallacies import audit_rows, check_of, row
 
 from twelveways import results, resultset
 from twelveways.checklist import Status, audit, render
+from twelveways.checklist.model import AuditReport
+from twelveways.claim_record import ClaimResult
 from twelveways.claims import check_all, load_claims, parse_claims
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,7 +36,7 @@ def assert_sides_show_their_fields(claim: dict) -> None:
     fields the column reads, and no "none" coverage beside an interval."""
     numbers = claim.get("numbers") or {}
     records = [numbers[k] for k in ("a", "b", "pairs") if isinstance(numbers.get(k), dict)]
-    rows = render.claim_sides(claim)
+    rows = render.claim_sides(ClaimResult.from_dict(claim))
     assert len(rows) == len(records), claim["id"]
     for record, cells in zip(records, rows):
         for column, fields in render.SIDE_FIELDS.items():
@@ -53,9 +55,10 @@ def rendered_everywhere(claims: list[dict]) -> list[str]:
     """The claims as checklist.md, checklist.html and the notebook's claims table show them."""
     from twelveways.report.checklistview import claims_frame
 
-    report = {"verdict": "VALID", "inputs": [], "checks": [], "claims": claims}
+    report = {"inputs": [], "checks": [], "claims": claims}
     table = claims_frame(report)
-    return [render.to_markdown(report), render.to_html(report), table.to_csv(index=False)]
+    typed = AuditReport.from_dict(report)
+    return [render.to_markdown(typed), render.to_html(typed), table.to_csv(index=False)]
 
 
 def test_every_reference_claim_shows_its_side_records():
@@ -223,8 +226,9 @@ def _search_runs_file(tmp_path: Path) -> Path:
 
 
 def test_checklist_md_opens_with_the_verdict_and_every_check_in_its_first_15_lines(tmp_path):
-    report = audit.run(resultset.load([_search_runs_file(tmp_path)])).to_dict()
-    lines = render.to_markdown(report).splitlines()
+    typed = audit.run(resultset.load([_search_runs_file(tmp_path)]))
+    report = typed.to_dict()
+    lines = render.to_markdown(typed).splitlines()
     head = "\n".join(lines[:15])
     assert lines[2].startswith("**Result is: ")
     for check in report["checks"]:  # every check's status is on the first screen, by id
@@ -244,13 +248,14 @@ def test_checklist_md_opens_with_the_verdict_and_every_check_in_its_first_15_lin
 
 
 def test_excluded_runs_are_summarized_alike_in_json_and_html(tmp_path):
-    report = audit.run(resultset.load([_search_runs_file(tmp_path)])).to_dict()
+    typed = audit.run(resultset.load([_search_runs_file(tmp_path)]))
+    report = typed.to_dict()
     assert report["excluded_summary"] == [{
         "line": "5 LoadGen runs invalid by design: 3 server-QPS search runs, 2 pilots", "count": 5, "what": "runs",
         "reason": "invalid by design (probes and pilots, never reported)", "by_design": True,
         "parts": {"server-QPS search runs": 3, "pilots": 2}}]
-    assert len(report["excluded"]) == 5 and json.loads(render.to_json(report))["excluded_summary"]
-    page = render.to_html(report)
+    assert len(report["excluded"]) == 5 and json.loads(render.to_json(typed))["excluded_summary"]
+    page = render.to_html(typed)
     assert page.index("5 LoadGen runs invalid by design") < page.index("<h3>Checks")
     assert page.index("Excluded runs (5)") > page.index("<h3>Checks") and page.count("(search run)") == 3
 

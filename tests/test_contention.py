@@ -125,7 +125,7 @@ def test_a_claim_the_data_do_not_support_names_the_busy_machine_that_measured_it
     data = resultset.load([str(busy)])
     missed, met = claims.check_all(asked, data.frame, data.busy_machine())
     assert missed.verdict is claims.ClaimVerdict.NOT_SUPPORTED and missed.message.endswith(
-        f"; a busy machine can explain this: {why}") and missed.numbers["busy_machine"] == [why]
+        f"; a busy machine can explain this: {why}") and missed.numbers.busy_machine == [why]
     assert met.verdict is claims.ClaimVerdict.SUPPORTED and "busy" not in met.message  # nothing to explain
     data = resultset.load([str(quiet)])
     assert data.busy_machine() == {}

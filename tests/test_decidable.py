@@ -13,6 +13,7 @@ from bs4 import BeautifulSoup
 from scipy import stats as sps
 
 from twelveways import claims, config, decidable, plan
+from twelveways.checklist.model import AuditReport
 from twelveways.errors import ClaimError
 from twelveways.report import headline
 
@@ -61,18 +62,19 @@ def test_needs_and_profiles_are_checked_when_a_claims_file_is_read():
 
 def _quick_result(claim_id: str) -> claims.ClaimResult:
     claim = next(c for c in CLAIMS if c.id == claim_id)
-    result = claims.ClaimResult(claim.id, claim.statement, claims.ClaimVerdict.INCONCLUSIVE, {}, "p=0.03 after Holm")
-    decidable.annotate([result], CLAIMS, config.load(plan.PROFILES["quick"]))
-    return result
+    result = claims.ClaimResult(id=claim.id, statement=claim.statement, verdict=claims.ClaimVerdict.INCONCLUSIVE,
+                                numbers=claims.ClaimNumbers(metric=claim.metric, unit="1", confidence=0.95),
+                                message="p=0.03 after Holm")
+    return decidable.annotate([result], CLAIMS, config.load(plan.PROFILES["quick"]))[0]
 
 
 def test_an_undecided_claim_says_which_profile_decides_it_in_the_checklist_and_the_headline():
     result = _quick_result("bf16-training-accuracy")
-    assert result.numbers["decidable"] == {"unit": "seeds", "needs": 8, "provided": 5, "profile": "quick",
+    assert result.numbers.decidable.to_dict() == {"unit": "seeds", "needs": 8, "provided": 5, "profile": "quick",
                                            "decided_by": ["full"]}
     assert result.message.startswith("not decidable in this profile (needs 8 seeds per side, the quick profile "
                                      "runs 5: decided by the full profile); p=0.03")
-    page = headline.undecided_html({"claims": [result.to_dict()]}, ROOT / "data" / "reference" / "results")
+    page = headline.undecided_html(AuditReport(claims=[result]), ROOT / "data" / "reference" / "results")
     text = BeautifulSoup(page, "html.parser").get_text(" ", strip=True)
     assert "Claims the quick profile is not sized to decide" in text and "bf16-training-accuracy" in text
     assert re.search(r"Predicted for the full profile: \d+ h \d+ min in all \(95% range \d+ h \d+ min to \d+ h \d+ "
@@ -81,5 +83,5 @@ def test_an_undecided_claim_says_which_profile_decides_it_in_the_checklist_and_t
 
 def test_a_claim_the_profile_provides_is_not_annotated():
     result = _quick_result("stencil-c-mpi-vs-mpi4py")
-    assert "decidable" not in result.numbers and result.message == "p=0.03 after Holm"
-    assert headline.undecided_html({"claims": [result.to_dict()]}, None) == ""
+    assert result.numbers.decidable is None and result.message == "p=0.03 after Holm"
+    assert headline.undecided_html(AuditReport(claims=[result]), None) == ""

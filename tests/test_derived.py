@@ -157,7 +157,7 @@ def test_audit_of_raw_and_derived_makes_r1_r4_r6_applicable(crafted):
     checks = _audit(raw, path)
     assert checks["R1"].status is Status.PASS
     assert checks["R4"].status is Status.PASS and checks["R6"].status is Status.PASS
-    assert any(str(path) == e.source.get("file") for e in checks["R1"].evidence)
+    assert any(str(path) == e.source.file for e in checks["R1"].evidence)
 
 
 def test_a_speedup_without_base_case_in_a_derived_file_fails_r1(tmp_path, crafted):

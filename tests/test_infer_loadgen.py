@@ -174,7 +174,7 @@ def test_repeated_performance_runs_are_replicates_downstream(checkpoint, tmp_pat
                                       "precision": "int8"},
                                 "b": {"workload": "tiny-mlp", "scenario": "SingleStream", "role": "performance",
                                       "precision": "fp32"}}, "test", 0)
-    numbers = claims.check_claim(claim, frame).numbers
+    numbers = claims.check_claim(claim, frame).to_dict()["numbers"]
     assert numbers["design"] == "replicates"
     assert numbers["a"]["n"] == numbers["a"]["runs"] == 3 == numbers["b"]["n"]
     assert numbers["a"]["values"] >= 3 * cfg["infer"]["min_queries"]["single_stream"]  # queries, beside n

@@ -42,7 +42,7 @@ def test_the_claims_and_the_table_count_the_same_invocations_and_show_the_same_i
     assert results, "config/claims.yaml states PRK claims"
     for result in results:
         for side in ("a", "b"):
-            stated = result.numbers[side]
+            stated = result.to_dict()["numbers"][side]
             row = _row(summary, stated["filters"])
             assert stated["n"] == stated["runs"] == row["n"], result.claim_id
             assert stated["values"] == row["iterations"] and row["iterations"] > row["n"]

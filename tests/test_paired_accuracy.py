@@ -167,7 +167,7 @@ def _outcomes(only_a: int = 1, only_b: int = 4):
 
 def test_same_items_make_a_paired_claim_with_discordant_counts_in_evidence_and_rendering():
     result = check_claim(_claim(0.97), _frame(_outcomes()))
-    numbers = result.numbers
+    numbers = result.to_dict()["numbers"]
     assert numbers["design"] == "paired items"
     assert {k: numbers["items"][k] for k in ("both", "only_a", "only_b", "neither", "items")} == \
         {"both": 338, "only_a": 1, "only_b": 4, "neither": 17, "items": 360}
@@ -175,7 +175,7 @@ def test_same_items_make_a_paired_claim_with_discordant_counts_in_evidence_and_r
     assert numbers["method"].startswith("Tang's asymptotic score interval")
     assert result.verdict is ClaimVerdict.SUPPORTED, result.message  # 339 vs 342 of 360: paired [0.973, 1.006]
     assert "1 only a right, 4 only b right" in result.message
-    facts = dict(claim_facts(result.to_dict()))
+    facts = dict(claim_facts(result))
     assert "1 only a right and 4 only b right (discordant), 338 both right, 17 neither" in facts["paired items"]
     assert "McNemar's exact test" in facts["paired items"] and "Tang's" in facts["method"]
     unpaired = check_claim(_claim(0.97), _frame(_outcomes(), items=False))
@@ -184,8 +184,8 @@ def test_same_items_make_a_paired_claim_with_discordant_counts_in_evidence_and_r
 
 def test_a_no_difference_threshold_uses_mcnemars_exact_test():
     result = check_claim(_claim(0.0, "absolute_points"), _frame(_outcomes(only_a=9, only_b=1)))
-    assert result.numbers["test"]["name"] == MCNEMAR_NAME + ", one-sided"
-    assert result.numbers["test"]["p_value"] == pytest.approx(11 / 1024)  # P(X >= 9), X ~ Bin(10, 1/2)
+    assert result.numbers.test.name == MCNEMAR_NAME + ", one-sided"
+    assert result.numbers.test.p_value == pytest.approx(11 / 1024)  # P(X >= 9), X ~ Bin(10, 1/2)
 
 
 @pytest.mark.parametrize("items, why", [
@@ -195,16 +195,16 @@ def test_a_no_difference_threshold_uses_mcnemars_exact_test():
 ])
 def test_without_pairable_items_the_independent_test_says_so(items, why):
     result = check_claim(_claim(0.95), _frame(_outcomes(), items=items))
-    assert result.numbers["design"] == "test set" and why in result.numbers["pairing"]
-    assert "test_proportions_2indep" in result.numbers["test"]["name"] and why in result.message
-    assert why in dict(claim_facts(result.to_dict()))["pairing"]
+    assert result.numbers.design == "test set" and why in result.numbers.pairing
+    assert "test_proportions_2indep" in result.numbers.test.name and why in result.message
+    assert why in dict(claim_facts(result))["pairing"]
 
 
 def test_item_rows_that_disagree_with_the_count_are_not_paired():
     frame = _frame(_outcomes())
     frame.loc[(frame["metric"] == "accuracy_correct") & (frame["precision"] == "int8"), "value"] = 300.0
     result = check_claim(_claim(0.95), frame)
-    assert result.numbers["design"] == "test set" and "do not match its count" in result.numbers["pairing"]
+    assert result.numbers.design == "test set" and "do not match its count" in result.numbers.pairing
 
 
 def test_a_ratio_without_a_base_is_inconclusive_not_an_error():

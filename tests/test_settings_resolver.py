@@ -94,8 +94,8 @@ def test_a_claim_without_a_level_takes_the_runs_config_and_says_so(tmp_path):
              "size": 1000, "precision": "fp64", "seed": 1, "run_id": f"r{i}", "iteration": 1, "rank": 0,
              "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
     frame = results.to_frame(results.from_records(rows, "prk"))
-    assert claims.check_claim(claim, frame, config).numbers["confidence"] == 0.9
-    assert claims.check_claim(claim, frame).numbers["confidence"] == settings.default_confidence()
+    assert claims.check_claim(claim, frame, config).numbers.confidence == 0.9
+    assert claims.check_claim(claim, frame).numbers.confidence == settings.default_confidence()
 
 
 @pytest.mark.parametrize("chain, source, value, error, words", [

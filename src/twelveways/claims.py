@@ -70,7 +70,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 
@@ -78,41 +77,28 @@ import numpy as np
 import pandas as pd
 
 from . import decidable, inputs, stats
+from .claim_record import Centre, ClaimNumbers, ClaimResult, ClaimVerdict, Holm, PairedItems, TestPart
 from .errors import ClaimError, StatisticsError
 from .evidence import settings
 from .inputs import brief
-from .jsonvalue import plain
 from .resultset import ANNOTATION_SUFFIXES, CONFIG_COLUMNS, describe, metric_kind, select
 from .stats import paired_proportion
 
 KINDS = ("speedup", "ratio", "value", "accuracy_relative")
 DEFINITIONS = ("absolute_points", "relative", "relative_to_errors")
+#: The claim's thresholds: the estimate at least / at most this.
+BOUNDS = ("at_least", "at_most")
 KEYS = {"id", "statement", "kind", "metric", "a", "b", "at_least", "at_most", "match", "confidence",
         "relative_accuracy", "note", "needs", "profiles"}
 
 
-class ClaimVerdict(str, Enum):
-    SUPPORTED = "supported"
-    NOT_SUPPORTED = "not_supported"
-    INCONCLUSIVE = "inconclusive"
+__all__ = ["Claim", "ClaimNumbers", "ClaimResult", "ClaimVerdict", "check_all", "check_claim", "load_claims"]
 
 
-@dataclass
-class ClaimResult:
-    id: str
-    statement: str
-    verdict: ClaimVerdict
-    numbers: dict = field(default_factory=dict)
-    message: str = ""
-    origin: str = ""
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "statement": self.statement, "verdict": self.verdict.value,
-                "numbers": plain(self.numbers), "message": self.message, "origin": self.origin}
-
-
-@dataclass
+@dataclass(frozen=True)
 class Claim:
+    """A claim as its author wrote it, parsed and checked once (:func:`parse_claim`, every problem one line)."""
+
     id: str
     statement: str
     kind: str
@@ -160,7 +146,7 @@ def parse_claim(item, origin: str, index: int) -> Claim:
         raise ClaimError(f"{where}: 'b' (the base case) must be a mapping of column filters")
     for side, filters in (("a", a), ("b", b if isinstance(b, Mapping) else {})):
         _check_filters(filters, f"{where}: '{side}'")
-    bounds = {key: _number(item[key], f"{where}: {key}") for key in ("at_least", "at_most")
+    bounds = {key: _number(item[key], f"{where}: {key}") for key in BOUNDS
               if item.get(key) is not None}
     if not bounds:
         raise ClaimError(f"{where}: give at_least and/or at_most (the claimed threshold)")
@@ -179,7 +165,7 @@ def parse_claim(item, origin: str, index: int) -> Claim:
     if not isinstance(match, list) or not all(isinstance(m, str) and m for m in match):
         raise ClaimError(f"{where}: match must be a column name or a list of column names, got {brief(match)}")
     return Claim(claim_id, str(item.get("statement", "")), kind, str(item["metric"]), dict(a),
-                 dict(b) if isinstance(b, Mapping) else None, bounds.get("at_least"), bounds.get("at_most"),
+                 dict(b) if isinstance(b, Mapping) else None, *(bounds.get(key) for key in BOUNDS),
                  list(match), confidence, str(definition) if definition is not None else None, origin,
                  decidable.parse_needs(item.get("needs"), where), decidable.parse_profiles(item.get("profiles"), where))
 
@@ -366,28 +352,29 @@ def is_deterministic(values: np.ndarray) -> bool:
     return values.size >= 2 and bool(np.all(values == values[0]))
 
 
-def centre(values: np.ndarray, level: float) -> dict:
+def centre(values: np.ndarray, level: float) -> Centre:
     """n, median and the distribution-free CI of the median at ``level`` with its exact coverage.
 
     With too few samples for that CI there is no interval (``ci`` None); the sample range is given
     as ``range`` with its own coverage (1 − 2·0.5^n), never as the CI.
     """
-    n = int(values.size)
+    n, deterministic = int(values.size), is_deterministic(values)
     out = {"n": n, "median": float(np.median(values)) if n else None, "ci": None, "coverage": None,
-           "coverage_exact": None, "level": level, "deterministic": is_deterministic(values)}
-    if out["deterministic"]:
-        return {**out, "ci": [float(values[0])] * 2, "coverage": 1.0, "coverage_exact": "1",
-                "ci_method": f"deterministic: all {n} samples equal"}
+           "coverage_exact": None, "level": level, "deterministic": deterministic}
+    if deterministic:
+        return Centre.from_dict({**out, "ci": [float(values[0])] * 2, "coverage": 1.0, "coverage_exact": "1",
+                                 "ci_method": f"deterministic: all {n} samples equal"})
     ranks = stats.median_ci_ranks(n, level) if n else None
     if ranks is None:
         covers = 1 - 2 * Fraction(1, 2 ** n) if n >= 2 else Fraction(0)
-        return {**out, "range": [float(values.min()), float(values.max())] if n else None,
-                "range_coverage": float(covers),
-                "ci_method": f"none: n={n} is too few for a {level:.2%} CI of the median"}
+        return Centre.from_dict({**out, "range": [float(values.min()), float(values.max())] if n else None,
+                                 "range_coverage": float(covers),
+                                 "ci_method": f"none: n={n} is too few for a {level:.2%} CI of the median"})
     j, k, _ = ranks
     ordered, coverage = np.sort(values), exact_coverage(n, j, k)
-    return {**out, "ci": [float(ordered[j - 1]), float(ordered[k - 1])], "coverage": float(coverage),
-            "coverage_exact": str(coverage), "ci_method": f"exact binomial order statistics x({j}), x({k}) of {n}"}
+    return Centre.from_dict({**out, "ci": [float(ordered[j - 1]), float(ordered[k - 1])], "coverage": float(coverage),
+                             "coverage_exact": str(coverage),
+                             "ci_method": f"exact binomial order statistics x({j}), x({k}) of {n}"})
 
 
 def n_needed(level: float, enough: Callable[[Fraction], bool]) -> int:
@@ -401,8 +388,8 @@ def n_needed(level: float, enough: Callable[[Fraction], bool]) -> int:
     raise ClaimError(f"no sample size up to 100000 reaches a {level:.4g} CI of the median")
 
 
-def _coverage(side: dict) -> Fraction | None:
-    return Fraction(side["coverage_exact"]) if side.get("coverage_exact") else None
+def _coverage(side: Centre) -> Fraction | None:
+    return Fraction(side.coverage_exact) if side.coverage_exact else None
 
 
 def below(p: float, alpha: Fraction) -> bool:
@@ -460,15 +447,15 @@ def claim_test(claim: "Claim", design: str, name: str, a, b, claim_kind: str = "
         else:
             d = (a - t) if design == "one sample" else (_formula(name, a, b) - t)
             statistic, p = stats.signed_rank(d, alternative)
-        parts.append({"hypothesis": f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
-                      "statistic": statistic, "p_value": p})
+        parts.append(TestPart(hypothesis=f"estimate {'>' if alternative == 'greater' else '<'} {t:g}",
+                              statistic=statistic, p_value=p))
     alpha = 1 - Fraction(repr(claim.confidence))
-    p = max(part["p_value"] for part in parts)
+    p = max(part.p_value for part in parts)
     test = {"replicates": "Welch t on the log run summaries, one-sided, threshold on the log scale",
             "independent": "Mann–Whitney U, one-sided, threshold-scaled samples",
             "paired": "Wilcoxon signed-rank, one-sided, per-seed estimate − threshold",
             "one sample": "Wilcoxon signed-rank, one-sided, a − threshold"}[design]
-    out = {"name": test, "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts,
+    out = {"name": test, "hypothesis": " and ".join(part.hypothesis for part in parts), "parts": parts,
            "p_value": p, "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
     if design == "independent":
         out["effect_size"] = stats.effect_size(a, b)
@@ -483,7 +470,8 @@ def _independent(name: str, a: Side, b: Side, confidence: Fraction) -> dict:
     level = float(confidence) if (is_deterministic(av) or is_deterministic(bv)) else math.sqrt(float(confidence))
     sa, sb = centre(av, level), centre(bv, level)
     ca, cb = _coverage(sa), _coverage(sb)
-    out = {"design": "independent", "a": sa, "b": sb, "estimate": float(_formula(name, sa["median"], sb["median"]))}
+    out = {"design": "independent", "a": sa.to_dict(), "b": sb.to_dict(),
+           "estimate": float(_formula(name, sa.median, sb.median))}
     if ca is None or cb is None or ca * cb < confidence:
         needed = {}
         for key, own, other in (("a", ca, cb), ("b", cb, ca)):
@@ -491,7 +479,7 @@ def _independent(name: str, a: Side, b: Side, confidence: Fraction) -> dict:
                 partner = other if own is None else None
                 needed[key] = n_needed(level, lambda cov, p=partner: cov * (cov if p is None else p) >= confidence)
         return {**out, "n_needed": needed}
-    corners = [float(_formula(name, x, y)) for x in sa["ci"] for y in sb["ci"]]
+    corners = [float(_formula(name, x, y)) for x in sa.ci for y in sb.ci]
     coverage = ca * cb
     return {**out, "interval": [min(corners), max(corners)],
             "coverage": float(coverage), "coverage_exact": str(coverage)}
@@ -503,25 +491,23 @@ def _paired(name: str, a: Side, b: Side, pairs: pd.DataFrame, confidence: Fracti
     pa, pb = pairs["a"].to_numpy(dtype=float), pairs["b"].to_numpy(dtype=float)
     per_pair = centre(_formula(name, pa, pb), level)
     left_out = {side.name: int(side.samples["run"].nunique()) - len(pairs) for side in (a, b)}
-    out = {"design": "paired", "a": centre(pa, level), "b": centre(pb, level),
-           "pairs": {**per_pair, "seeds": [int(s) for s in pairs["seed"]], "runs_without_partner": left_out},
-           "estimate": per_pair["median"]}
+    out = {"design": "paired", "a": centre(pa, level).to_dict(), "b": centre(pb, level).to_dict(),
+           "pairs": {**per_pair.to_dict(), "seeds": [int(s) for s in pairs["seed"]], "runs_without_partner": left_out},
+           "estimate": per_pair.median}
     coverage = _coverage(per_pair)
     if coverage is None or coverage < confidence:
         return {**out, "n_needed": {"pairs": n_needed(level, lambda cov: cov >= confidence)}}
-    return {**out, "interval": per_pair["ci"], "coverage": per_pair["coverage"],
-            "coverage_exact": per_pair["coverage_exact"]}
+    return {**out, "interval": per_pair.ci, "coverage": per_pair.coverage, "coverage_exact": per_pair.coverage_exact}
 
 
 def _one_sample(a: Side, confidence: Fraction) -> dict:
     level = float(confidence)
     sa = centre(a.values, level)
-    out = {"design": "one sample", "a": sa, "estimate": sa["median"]}
+    out = {"design": "one sample", "a": sa.to_dict(), "estimate": sa.median}
     coverage = _coverage(sa)
     if coverage is None or coverage < confidence:
         return {**out, "n_needed": {"a": n_needed(level, lambda cov: cov >= confidence)}}
-    return {**out, "interval": sa["ci"], "coverage": sa["coverage"],
-            "coverage_exact": sa["coverage_exact"]}
+    return {**out, "interval": sa.ci, "coverage": sa.coverage, "coverage_exact": sa.coverage_exact}
 
 
 def runs_of(side: Side) -> list[np.ndarray]:
@@ -649,11 +635,11 @@ def _one_sided(claim: "Claim", run: Callable[[float, str], tuple]) -> dict:
         if threshold is not None:
             statistic, p, name = run(threshold, alternative)
             names.append(name)
-            parts.append({"hypothesis": f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
-                          "statistic": statistic, "p_value": p, "test": name})
-    p = max(part["p_value"] for part in parts)
+            parts.append(TestPart(hypothesis=f"estimate {'>' if bound == 'at_least' else '<'} {threshold:g}",
+                                  statistic=statistic, p_value=p, test=name))
+    p = max(part.p_value for part in parts)
     return {"name": " and ".join(dict.fromkeys(names)) + ", one-sided",
-            "hypothesis": " and ".join(part["hypothesis"] for part in parts), "parts": parts, "p_value": p,
+            "hypothesis": " and ".join(part.hypothesis for part in parts), "parts": parts, "p_value": p,
             "alpha": float(alpha), "alpha_exact": str(alpha), "significant": below(p, alpha)}
 
 
@@ -701,22 +687,21 @@ def _test_set(claim: "Claim", name: str, counts: list[tuple[int, int]], confiden
     return {**per_side, **found, "coverage": level}
 
 
-def _test_set_text(numbers: Mapping) -> str:
+def _test_set_text(numbers: ClaimNumbers) -> str:
     """Both sides' counts with their binomial CIs, and the paired items or why there are none, in words."""
-    sides = [numbers[key] for key in ("a", "b")]
-    counted = ("accuracy " + " vs ".join(f"{s['correct']}/{s['test_set_items']} = {s['median']:.4g} "
-                                         f"[{s['ci'][0]:.4g}, {s['ci'][1]:.4g}]" for s in sides)
+    counted = ("accuracy " + " vs ".join(f"{s.correct}/{s.test_set_items} = {s.median:.4g} "
+                                         f"[{s.ci[0]:.4g}, {s.ci[1]:.4g}]" for s in (numbers.a, numbers.b))
                + " (exact binomial CIs from the test-set sizes; one evaluation each)")
-    if numbers["design"] != "paired items":
-        return f"{counted}; {numbers['pairing']}"
-    return f"{counted}; {items_text(numbers['items'])}"
+    if numbers.design != "paired items":
+        return f"{counted}; {numbers.pairing}"
+    return f"{counted}; {items_text(numbers.items)}"
 
 
-def items_text(items: Mapping) -> str:
+def items_text(items: PairedItems) -> str:
     """The paired items in words: discordant counts first (they decide), then the concordant ones."""
-    return (f"paired on {items['items']} items: {items['only_a']} only a right, {items['only_b']} only b right "
-            f"(the discordant items), {items['both']} both right, {items['neither']} neither; McNemar's exact "
-            f"test of equal accuracy p={items['mcnemar_exact_p']:.3g} (two-sided)")
+    return (f"paired on {items.items} items: {items.only_a} only a right, {items.only_b} only b right "
+            f"(the discordant items), {items.both} both right, {items.neither} neither; McNemar's exact "
+            f"test of equal accuracy p={items.mcnemar_exact_p:.3g} (two-sided)")
 
 
 #: An exact fraction longer than this (binomial sums over thousands of samples run to 1,000 digits) is
@@ -733,10 +718,10 @@ def _short_fractions(numbers: dict) -> None:
             del numbers[key]
 
 
-def _test_set_hint(claim: "Claim", numbers: Mapping) -> str:
+def _test_set_hint(claim: "Claim", numbers: ClaimNumbers) -> str:
     """For an accuracy claim without an interval: what would decide it besides repetitions (not for runs paired by
     seed, whose seeds are the replicates: the spread between training runs is what such a claim is about)."""
-    if claim.kind != "accuracy_relative" or numbers.get("design") == "paired":
+    if claim.kind != "accuracy_relative" or numbers.design == "paired":
         return ""
     counts = TEST_SET_COUNTS.get(claim.metric, ("<metric>_samples", "<metric>_correct"))
     return (f"; a deterministic evaluation is better decided by its test set: record {counts[0]} and {counts[1]} "
@@ -754,38 +739,38 @@ def _pct(x: float) -> str:
     return f"{100 * x:.4g}%"
 
 
-def _too_few(claim: "Claim", numbers: dict) -> str:
+def _too_few(claim: "Claim", numbers: ClaimNumbers) -> str:
     """Why there is no interval, and the n each side (or the pairs) would need."""
-    need = numbers["n_needed"]
-    if numbers["design"] == "replicates":
-        return (f"one run per side (n(a)={numbers['a']['runs']}, n(b)={numbers['b']['runs']} runs of "
-                f"{numbers['a']['values']} and {numbers['b']['values']} values): iterations describe one run and "
-                f"cannot show how much another run differs; at least {need['a']} runs per side would decide")
-    if numbers["design"] == "paired":
-        return (f"{numbers['pairs']['n']} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
-                f"median per-seed estimate: {need['pairs']} pairs needed")
-    have = ", ".join(f"n({side})={numbers[side]['n']}" for side in ("a", "b") if side in numbers)
+    need, a, b = numbers.n_needed, numbers.a, numbers.b
+    if numbers.design == "replicates":
+        return (f"one run per side (n(a)={a.runs}, n(b)={b.runs} runs of {a.values} and {b.values} values): "
+                "iterations describe one run and cannot show how much another run differs; at least "
+                f"{need['a']} runs per side would decide")
+    if numbers.design == "paired":
+        (pairs_needed,) = need.values()  # the paired design needs pairs only
+        return (f"{numbers.pairs.n} seed pairs are too few for a {_pct(claim.confidence)} interval of the "
+                f"median per-seed estimate: {pairs_needed} pairs needed")
+    have = ", ".join(f"n({name})={side.n}" for name, side in (("a", a), ("b", b)) if side is not None)
     want = ", ".join(f"{side} needs n >= {n}" for side, n in need.items())
-    level = numbers["a"]["level"]
+    level = a.level
     return (f"too few samples for a {_pct(claim.confidence)} interval ({have}; each median's CI at {_pct(level)}): "
             f"{want}")
 
 
-def _judge(claim: "Claim", numbers: dict) -> tuple[ClaimVerdict, str]:
-    est, (low, high), test = numbers["estimate"], numbers["interval"], numbers["test"]
-    how = numbers.get("pairs", numbers["a"]) if numbers["design"] != "independent" else None
-    deterministic = f" ({how['ci_method']})" if how and how.get("deterministic") else ""
-    runs = (f" from {numbers['a']['runs']} and {numbers['b']['runs']} runs (the replicates)"
-            if numbers["design"] == "replicates" else "")
-    text = (f"estimate {est:.4g}{runs}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers['coverage'])}"
+def _judge(claim: "Claim", numbers: ClaimNumbers) -> tuple[ClaimVerdict, str]:
+    est, (low, high), test = numbers.estimate, numbers.interval, numbers.test
+    how = (numbers.pairs or numbers.a) if numbers.design != "independent" else None
+    deterministic = f" ({how.ci_method})" if how and how.deterministic else ""
+    runs = f" from {numbers.a.runs} and {numbers.b.runs} runs (the replicates)" if numbers.design == "replicates" else ""
+    text = (f"estimate {est:.4g}{runs}, interval [{low:.4g}, {high:.4g}] at coverage {_pct(numbers.coverage)}"
             f"{deterministic}")
     if (claim.at_least is not None and high < claim.at_least) or (claim.at_most is not None and low > claim.at_most):
         return ClaimVerdict.NOT_SUPPORTED, f"{text}: the whole interval misses the threshold"
     if (claim.at_least is None or low >= claim.at_least) and (claim.at_most is None or high <= claim.at_most):
-        if test["significant"]:
-            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test {p_text(test['p_value'])} < α={test['alpha']:g}"
-        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test {p_text(test['p_value'])} is not "
-                                           f"below α={test['alpha']:g}")
+        if test.significant:
+            return ClaimVerdict.SUPPORTED, f"{text} meets the threshold; test {p_text(test.p_value)} < α={test.alpha:g}"
+        return ClaimVerdict.INCONCLUSIVE, (f"{text} meets the threshold, but test {p_text(test.p_value)} is not "
+                                           f"below α={test.alpha:g}")
     return ClaimVerdict.INCONCLUSIVE, f"{text}: the interval straddles the threshold"
 
 
@@ -833,10 +818,14 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
     numbers = {"metric": claim.metric, "unit": "", "confidence": claim.confidence, "at_least": claim.at_least,
                "at_most": claim.at_most}
 
+    def typed() -> ClaimNumbers:
+        return ClaimNumbers.from_dict(numbers, f"claim {claim.id!r}: numbers")
+
     def result(verdict: ClaimVerdict, message: str) -> ClaimResult:
         numbers["per_claim_verdict"] = verdict.value
         _short_fractions(numbers)
-        return ClaimResult(claim.id, claim.statement, verdict, numbers, message, claim.origin)
+        return ClaimResult(id=claim.id, statement=claim.statement, verdict=verdict, numbers=typed(), message=message,
+                           origin=claim.origin)
 
     filters, numbers["matched"], problem = _matched_filters(claim, frame)
     if problem:
@@ -864,59 +853,66 @@ def check_claim(claim: "Claim", frame: pd.DataFrame, config: Mapping | None = No
         for side in sides:
             tested[side.name] = {**numbers[side.name], **tested[side.name]}
         numbers.update(tested)
-        verdict, message = _judge(claim, numbers)
-        return result(verdict, f"{message}; {_test_set_text(numbers)}")
+        verdict, message = _judge(claim, typed())
+        return result(verdict, f"{message}; {_test_set_text(typed())}")
     design, (xa, xb) = _evaluate(claim, name, sides[0], sides[1] if len(sides) > 1 else None, confidence)
     for side in sides:
         design[side.name] = {**numbers[side.name], **design[side.name]}
     numbers.update(design)
+    found = typed()
     numbers["estimate_definition"] = (f"median over seeds of the per-seed {PAIRED_TEXT[name]}"
-                                      if design["design"] == "paired" else REPLICATES_TEXT[name]
-                                      if design["design"] == "replicates" else DEFINITIONS_TEXT[name])
-    if "interval" not in numbers:
-        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, numbers) + _test_set_hint(claim, numbers))
-    numbers["test"] = claim_test(claim, design["design"], name, xa, xb, metric_kind(claim.metric, sides[0].unit))
-    return result(*_judge(claim, numbers))
+                                      if found.design == "paired" else REPLICATES_TEXT[name]
+                                      if found.design == "replicates" else DEFINITIONS_TEXT[name])
+    if found.interval is None:
+        return result(ClaimVerdict.INCONCLUSIVE, _too_few(claim, found) + _test_set_hint(claim, found))
+    numbers["test"] = claim_test(claim, found.design, name, xa, xb, metric_kind(claim.metric, sides[0].unit))
+    return result(*_judge(claim, typed()))
 
 
-def apply_holm(results: list[ClaimResult]) -> None:
+def apply_holm(results: list[ClaimResult]) -> list[ClaimResult]:
     """Holm over the tested claims' p-values; supported per claim but not after Holm -> inconclusive."""
-    tested = [r for r in results if (r.numbers.get("test") or {}).get("p_value") is not None]
-    adjusted = stats.holm_adjust([r.numbers["test"]["p_value"] for r in tested])[1]
-    for r, p_adjusted in zip(tested, adjusted):
-        significant = below(float(p_adjusted), Fraction(r.numbers["test"]["alpha_exact"]))
-        r.numbers["holm"] = {"family_size": len(tested), "p_adjusted": float(p_adjusted), "significant": significant}
-        if r.verdict is ClaimVerdict.SUPPORTED and not significant:
-            r.verdict = ClaimVerdict.INCONCLUSIVE
-            r.message += (f"; supported on its own, but not after Holm over {len(tested)} claims "
-                          f"(adjusted p={p_adjusted:.3g} is not below α={r.numbers['test']['alpha']:g})")
+    tested = [r for r in results if r.numbers.test is not None and r.numbers.test.p_value is not None]
+    adjusted = dict(zip(map(id, tested), stats.holm_adjust([r.numbers.test.p_value for r in tested])[1]))
+    out = []
     for r in results:
-        r.numbers.setdefault("holm", {"family_size": len(tested), "p_adjusted": None, "significant": None})
-        r.numbers["verdict_after_holm"] = r.verdict.value
+        holm, verdict, message = Holm(family_size=len(tested), p_adjusted=None, significant=None), r.verdict, r.message
+        if id(r) in adjusted:
+            p_adjusted = float(adjusted[id(r)])
+            significant = below(p_adjusted, Fraction(r.numbers.test.alpha_exact))
+            holm = Holm(family_size=len(tested), p_adjusted=p_adjusted, significant=significant)
+            if verdict is ClaimVerdict.SUPPORTED and not significant:
+                verdict = ClaimVerdict.INCONCLUSIVE
+                message += (f"; supported on its own, but not after Holm over {len(tested)} claims "
+                            f"(adjusted p={p_adjusted:.3g} is not below α={r.numbers.test.alpha:g})")
+        numbers = r.numbers.replaced(holm=holm, verdict_after_holm=verdict.value)
+        out.append(r.replaced(verdict=verdict, message=message, numbers=numbers))
+    return out
 
 
 def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None,
               config: Mapping | None = None) -> list[ClaimResult]:
     """Every claim, then Holm over the family of tested claims; ``busy``: {results file: why its machine was
     busy} (``AuditData.busy_machine``), named in the claims it can explain; ``config``: the run's config."""
-    results = [check_claim(claim, frame, config) for claim in claims]
-    apply_holm(results)
-    name_busy_machine(results, frame, busy or {})
-    return results
+    results = apply_holm([check_claim(claim, frame, config) for claim in claims])
+    return name_busy_machine(results, frame, busy or {})
 
 
-def name_busy_machine(results: list[ClaimResult], frame: pd.DataFrame, busy: Mapping[str, str]) -> None:
+def name_busy_machine(results: list[ClaimResult], frame: pd.DataFrame, busy: Mapping[str, str]) -> list[ClaimResult]:
     """A claim judged not supported or inconclusive on samples a busy machine measured says so: threads
     without a free core, or a neighbour's bursts, explain a missed speedup better than the code does."""
     if not busy or "source_file" not in frame:
-        return
-    for result in results:
-        sides = [result.numbers.get(name) for name in ("a", "b") if isinstance(result.numbers.get(name), dict)]
-        if result.verdict is ClaimVerdict.SUPPORTED or not sides or not all(side.get("n") for side in sides):
-            continue  # supported, or nothing measured that a busy machine could have disturbed
-        files = {str(path) for side in sides
-                 for path in pd.unique(select(frame, result.numbers["metric"], side["filters"])["source_file"])}
-        reasons = sorted({busy[path] for path in files if path in busy})
-        if reasons:
-            result.numbers["busy_machine"] = reasons
-            result.message += f"; a busy machine can explain this: {'; '.join(reasons)}"
+        return results
+    return [_named_busy(result, frame, busy) for result in results]
+
+
+def _named_busy(result: ClaimResult, frame: pd.DataFrame, busy: Mapping[str, str]) -> ClaimResult:
+    sides = [side for side in (result.numbers.a, result.numbers.b) if side is not None]
+    if result.verdict is ClaimVerdict.SUPPORTED or not sides or not all(side.n for side in sides):
+        return result  # supported, or nothing measured that a busy machine could have disturbed
+    files = {str(path) for side in sides
+             for path in pd.unique(select(frame, result.numbers.metric, side.filters)["source_file"])}
+    reasons = sorted({busy[path] for path in files if path in busy})
+    if not reasons:
+        return result
+    return result.replaced(numbers=result.numbers.replaced(busy_machine=reasons),
+                           message=result.message + f"; a busy machine can explain this: {'; '.join(reasons)}")

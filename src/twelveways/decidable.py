@@ -113,15 +113,17 @@ def shortfall_text(gap: Mapping) -> str:
     return f"needs {gap['needs']} {unit} per side, the {gap['profile']} profile {have}: decided by the {by} profile"
 
 
-def annotate(results: Sequence, claims: Sequence, config: Mapping | None) -> None:
-    """Record on each claim result what its run's profile lacks to decide it (``numbers["decidable"]``); an
+def annotate(results: Sequence, claims: Sequence, config: Mapping | None) -> list:
+    """Each claim result with what its run's profile lacks to decide it (its numbers' ``decidable``); an
     inconclusive verdict says so first, so it never reads as a tie."""
     by_id = {claim.id: claim for claim in claims}
+    out = []
     for result in results:
         claim = by_id.get(result.id)
         gap = shortfall(claim, config or {}) if claim is not None else None
-        if gap is None:
-            continue
-        result.numbers["decidable"] = gap
-        if result.verdict.value == "inconclusive":
-            result.message = f"not decidable in this profile ({shortfall_text(gap)}); {result.message}"
+        if gap is not None:
+            message = (f"not decidable in this profile ({shortfall_text(gap)}); {result.message}"
+                       if result.verdict.value == "inconclusive" else result.message)
+            result = result.replaced(numbers=result.numbers.replaced(decidable=gap), message=message)
+        out.append(result)
+    return out

@@ -36,7 +36,7 @@ STAGES = (
     Stage("analysis", "what the notebooks derive from raw results: summaries over replicates, fits, figures",
           ("derived", "plots", "key_results", "decidable", "prk.analysis", "train.analysis", "infer.analysis")),
     Stage("audit", "other people's formats read into the results schema, the checklist and the claims",
-          ("readers", "resultset", "checklist", "claims", "stability")),
+          ("readers", "resultset", "checklist", "claim_record", "claims", "stability")),
     Stage("comparison", "two result sets, two versions interleaved, a reproduction, a plan",
           ("compare", "plan", "plan_cli", "plan_stages", "plan_rounds")),
     Stage("report", "the HTML report, its first screen and the artifact appendix", ("report",)),

@@ -125,7 +125,8 @@ CHECKLIST = {
          "evidence": [], "recommendation": ""},
     ],
     "claims": [{"id": "C1", "statement": "c-mpi beats numpy <script>x</script>", "verdict": "supported",
-                "numbers": {"ratio": 3.8}, "message": "", "origin": "config/claims.yaml"}],
+                "numbers": {"metric": "time", "unit": "s", "confidence": 0.95, "estimate": 3.8}, "message": "",
+                "origin": "config/claims.yaml"}],
 }
 
 

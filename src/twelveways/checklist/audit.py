@@ -41,8 +41,8 @@ def run(data: AuditData, claims_file: str | Path | None = None) -> AuditReport:
             data.claim_problems.extend(problems)
     if claims_file:
         data.claims.extend(claims_mod.load_claims(claims_file))
-    data.claim_results = claims_mod.check_all(data.claims, data.frame, data.busy_machine(), data.config)
-    decidable.annotate(data.claim_results, data.claims, data.config)
+    data.claim_results = decidable.annotate(claims_mod.check_all(data.claims, data.frame, data.busy_machine(),
+                                                                 data.config), data.claims, data.config)
     data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
     in_background = start_per_source(data)
     order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last
@@ -96,7 +96,7 @@ def _audit(args: argparse.Namespace) -> int:
                           csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
                           csv_set=parse_pairs(args.set, "--set"))
     with collect_new_objects_only():  # what was read lives until the report is written: not walked again
-        report = run(data, args.claims).to_dict()
+        report = run(data, args.claims)
     formats = []
     if args.output:
         for out in args.output:
@@ -110,7 +110,7 @@ def _audit(args: argparse.Namespace) -> int:
     return exit_code(report, args.exit_zero)
 
 
-def annotate(formats: list[str], report: dict) -> None:
+def annotate(formats: list[str], report: AuditReport) -> None:
     """The lines a chosen format tells the CI runner itself (GitHub's workflow commands), on stderr: stdout or the
     output file holds the job summary, and the runner reads commands from both streams."""
     for fmt in dict.fromkeys(f for f in formats if f in render.ANNOTATIONS):
@@ -119,10 +119,10 @@ def annotate(formats: list[str], report: dict) -> None:
             print("\n".join(lines), file=sys.stderr)
 
 
-def exit_code(report: dict, exit_zero: bool) -> int:
+def exit_code(report: AuditReport, exit_zero: bool) -> int:
     """1 on a failed check or claim, else 3 when a result file of a tree was unreadable, else 0 (all 0 with
     ``--exit-zero``): a failure outranks a skip, which the report lists either way (``errors.outcome_code``)."""
-    return EXIT_OK if exit_zero else outcome_code(failed=not report["valid"], skipped=bool(report.get("unreadable")))
+    return EXIT_OK if exit_zero else outcome_code(failed=report.failed, skipped=bool(report.unreadable))
 
 
 if __name__ == "__main__":

@@ -8,16 +8,19 @@ carrying the check's id and title, so the title is written once, where the check
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Annotated, Any
 
-from ..errors import TwelveWaysError
+from pydantic import BeforeValidator, Field, model_validator
+
+from ..claim_record import ClaimResult, ClaimVerdict, Record
+from ..errors import AuditInputError, TwelveWaysError
 from ..jsonvalue import plain
 
-if TYPE_CHECKING:  # the claims import statistics (scipy): import-csv, which loads this module, needs none
-    from ..claims import ClaimResult
+#: The audit JSON's format (``reports/checklist.json``).
+FORMAT = "twelveways-checklist/2"
 
 
 class Status(str, Enum):
@@ -46,16 +49,40 @@ def worst(statuses: Iterable[Status], default: Status = Status.NOT_APPLICABLE) -
     return max(statuses, key=SEVERITY.__getitem__) if statuses else default
 
 
-@dataclass
-class Evidence:
+def _named(model: type[Record], args: tuple, given: dict) -> dict:
+    """Positional arguments named by the model's fields in order (the checks build their results positionally)."""
+    named = dict(zip(model.model_fields, args))
+    return {key: list(value) if isinstance(value, tuple) and key != "source" else value
+            for key, value in {**named, **given}.items()}
+
+
+def _path_text(value):
+    """A path named as evidence or input is written as its text (as the JSON always showed it)."""
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
+
+
+PathText = Annotated[str, BeforeValidator(_path_text)]
+
+
+class EvidenceSource(Record):
+    """Where a number came from: the file and the attributes or columns read."""
+
+    file: PathText = ""
+    fields: list[str] = Field(default_factory=list)
+
+
+class Evidence(Record):
     """One number (or fact) a check relied on, and where it came from."""
 
     what: str
-    value: Any
-    source: dict = field(default_factory=dict)  # {"file": path, "fields": [attr or column names]}
+    value: Any = None
+    source: EvidenceSource = Field(default_factory=EvidenceSource)
+
+    def __init__(self, *args, **given):
+        super().__init__(**_named(type(self), args, given))
 
     def to_dict(self) -> dict:
-        return {"what": self.what, "value": plain(self.value), "source": plain(self.source)}
+        return {"what": self.what, "value": plain(self.value), "source": self.source.to_dict()}
 
 
 def ev(what: str, value: Any, file: str | None = None, *fields: str) -> Evidence:
@@ -72,13 +99,28 @@ def judged(statuses: list[Status], evidence: list[Evidence], looked_for: Evidenc
     return worst(statuses), evidence, advice
 
 
-@dataclass
-class CheckResult:
+class CheckResult(Record):
+    """One check's status, the evidence it read and what to do about it."""
+
     id: str
     title: str
-    status: Status
-    evidence: list[Evidence] = field(default_factory=list)
+    status: Status = Field(strict=False)
+    evidence: list[Evidence] = Field(default_factory=list)
     recommendation: str = ""
+
+    def __init__(self, *args, **given):
+        super().__init__(**_named(type(self), args, given))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _satisfied_agrees(cls, data):
+        """The JSON's ``satisfied`` is the status in words: read back, it must say what the status says."""
+        if isinstance(data, Mapping) and "satisfied" in data:
+            data = dict(data)
+            stated, status = data.pop("satisfied"), data.get("status")
+            if status in {s.value for s in Status} and stated != Status(status).satisfied:
+                raise ValueError(f"satisfied {stated!r} does not match status {status!r}")
+        return data
 
     @property
     def satisfied(self) -> str:
@@ -89,40 +131,89 @@ class CheckResult:
                 "evidence": [e.to_dict() for e in self.evidence], "recommendation": self.recommendation}
 
 
-@dataclass
-class AuditReport:
-    inputs: list[str]
-    checks: list[CheckResult]
-    claims: list[ClaimResult] = field(default_factory=list)
-    skipped: list[tuple[str, str, bool]] = field(default_factory=list)  # files of the trees not read: why, unreadable?
-    excluded: list[str] = field(default_factory=list)  # runs their source judged invalid, with its criterion
-    excluded_summary: list[dict] = field(default_factory=list)  # one record per reason (resultset.exclusion_summary)
+class Skipped(Record):
+    """A file of the input trees that was not audited, why, and whether it was a results file that failed."""
+
+    path: PathText
+    why: str
+    unreadable: bool
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_tuple(cls, data):
+        if isinstance(data, (tuple, list)) and len(data) == 3:
+            return {"path": data[0], "why": data[1], "unreadable": bool(data[2])}
+        return data
+
+
+class ExclusionLine(Record):
+    """One reason runs were left out of every check, counted (``resultset.exclusion_summary``)."""
+
+    line: str
+    count: int
+    what: str
+    reason: str
+    by_design: bool
+    parts: dict[str, int] = Field(default_factory=dict)
+
+
+#: Keys of the audit JSON that are worked out from the rest: read back, each must agree with it.
+DERIVED = ("format", "verdict", "valid", "counts", "unreadable")
+
+
+class AuditReport(Record):
+    """The whole audit: inputs, every check, every claim, what was skipped or excluded; its JSON is
+    ``reports/checklist.json``, read back with :meth:`from_dict`."""
+
+    inputs: list[PathText] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
+    claims: list[ClaimResult] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(default_factory=list)  # files of the trees not read: why, unreadable?
+    excluded: list[str] = Field(default_factory=list)  # runs their source judged invalid, with its criterion
+    excluded_summary: list[ExclusionLine] = Field(default_factory=list)  # one record per reason
+
+    def __init__(self, *args, **given):
+        super().__init__(**_named(type(self), args, given))
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "audit") -> AuditReport:
+        """The audit JSON (parsed) as a report; a wrong type, or a derived key (verdict, counts...) that disagrees
+        with the checks and claims, is one :class:`AuditInputError` line naming the field."""
+        if not isinstance(data, Mapping):
+            raise AuditInputError(f"{where}: not a JSON object")
+        report = super().from_dict({k: v for k, v in data.items() if k not in DERIVED}, where)
+        written = report.to_dict()
+        for key in DERIVED:
+            if key in data and data[key] != written[key]:
+                raise AuditInputError(f"{where}.{key} is {data[key]!r}"[:200] + f", but the checks and claims give "
+                                      f"{written[key]!r}"[:200])
+        return report
 
     @property
     def failed(self) -> bool:
         """A check failed, or a claim is contradicted by (or has no) data."""
-        from ..claims import ClaimVerdict
-
         return any(c.status is Status.FAIL for c in self.checks) or any(
             c.verdict is ClaimVerdict.NOT_SUPPORTED for c in self.claims)
 
     @property
     def unreadable(self) -> int:
         """Result files of the input trees that could not be read (skipped and listed; the rest audited)."""
-        return sum(bool(item[2]) for item in self.skipped)
+        return sum(item.unreadable for item in self.skipped)
 
     @property
     def verdict(self) -> str:
         return "INVALID" if self.failed else "VALID"
 
+    def status_counts(self) -> dict[str, int]:
+        """{status: how many checks have it}, every status listed."""
+        return {s.value: sum(c.status is s for c in self.checks) for s in Status}
+
     def to_dict(self) -> dict:
-        counts = {s.value: sum(c.status is s for c in self.checks) for s in Status}
-        return {"format": "twelveways-checklist/2", "verdict": self.verdict, "valid": not self.failed,
-                "inputs": list(self.inputs), "excluded_summary": plain(self.excluded_summary),
-                "excluded": list(self.excluded), "counts": counts,
+        return {"format": FORMAT, "verdict": self.verdict, "valid": not self.failed,
+                "inputs": list(self.inputs), "excluded_summary": [e.to_dict() for e in self.excluded_summary],
+                "excluded": list(self.excluded), "counts": self.status_counts(),
                 "checks": [c.to_dict() for c in self.checks], "claims": [c.to_dict() for c in self.claims],
-                "skipped": [{"path": path, "why": why, "unreadable": bool(unreadable)} for path, why, unreadable in self.skipped],
-                "unreadable": self.unreadable}
+                "skipped": [s.to_dict() for s in self.skipped], "unreadable": self.unreadable}
 
 
 Finding = tuple[Status, list[Evidence], str]

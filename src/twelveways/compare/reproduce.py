@@ -30,9 +30,9 @@ REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "Reproduced", "Not reproduced", "Inco
 def _claim_line(result) -> str:
     """hyperfine's style for a claim: the estimate with its interval, or why there is none."""
     numbers = result.numbers
-    if numbers.get("interval"):
-        low, high = numbers["interval"]
-        return f"{numbers['estimate']:.3g} [{low:.3g}, {high:.3g}]"
+    if numbers.interval:
+        low, high = numbers.interval
+        return f"{numbers.estimate:.3g} [{low:.3g}, {high:.3g}]"
     return "no interval"
 
 

@@ -21,6 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import families
+from ..checklist.model import AuditReport
+from ..claim_record import ClaimResult
+from ..claims import BOUNDS, Claim, parse_lenient
 from ..plan_stages import RANGE_TEXT, duration, rule_costs
 from ..errors import ResultsError
 from ..escape import markdown_text as md
@@ -126,9 +129,9 @@ def experiment_runtime(experiment: Experiment, runtimes: Mapping[str, float]) ->
     return (sum(found) if found else None), [rule for rule in experiment.rules if rule not in runtimes]
 
 
-def experiment_of(claim: Mapping) -> tuple[str, Experiment] | None:
+def experiment_of(claim: Claim) -> tuple[str, Experiment] | None:
     """The experiment a claim's rows come from (its sides' ``benchmark`` filter)."""
-    family = str((claim.get("a") or {}).get("benchmark") or (claim.get("b") or {}).get("benchmark") or "")
+    family = str(next((side[BENCHMARK] for side in (claim.a, claim.b or {}) if side.get(BENCHMARK)), ""))
     return (family, EXPERIMENTS[family]) if family in EXPERIMENTS else None
 
 
@@ -157,14 +160,17 @@ def tolerance(estimate, interval) -> str:
     return f"−{100 * (est - low) / abs(est):.3g}% / +{100 * (high - est) / abs(est):.3g}%"
 
 
-def threshold_text(claim: Mapping) -> str:
+#: The column a claim's side names its benchmark family by.
+BENCHMARK = "benchmark"
+
+
+def threshold_text(claim: Claim) -> str:
     """The claim's own threshold in words: '≥ 2', '≤ 1.1', '≥ 0.95 and ≤ 1.05'."""
-    parts = [f"{sign} {float(claim[key]):g}" for key, sign in (("at_least", "≥"), ("at_most", "≤"))
-             if claim.get(key) is not None]
+    parts = [f"{sign} {bound:g}" for bound, sign in ((claim.at_least, "≥"), (claim.at_most, "≤")) if bound is not None]
     return " and ".join(parts) or "no threshold"
 
 
-def margin(claim: Mapping, interval) -> str:
+def margin(claim: Claim, interval) -> str:
     """How far this run's interval stays from the claim's threshold, as a fraction of the threshold.
 
     The tolerance that holds on other hardware: a re-run keeps the verdict while its interval stays on
@@ -175,34 +181,33 @@ def margin(claim: Mapping, interval) -> str:
     except (TypeError, ValueError, IndexError):
         return "none: no interval at this n"
     room = []
-    if claim.get("at_least") is not None and float(claim["at_least"]) != 0:
-        room.append(f"lower end {100 * (low / float(claim['at_least']) - 1):+.3g}% from {float(claim['at_least']):g}")
-    if claim.get("at_most") is not None and float(claim["at_most"]) != 0:
-        room.append(f"upper end {100 * (high / float(claim['at_most']) - 1):+.3g}% from {float(claim['at_most']):g}")
+    if claim.at_least is not None and claim.at_least != 0:
+        room.append(f"lower end {100 * (low / claim.at_least - 1):+.3g}% from {claim.at_least:g}")
+    if claim.at_most is not None and claim.at_most != 0:
+        room.append(f"upper end {100 * (high / claim.at_most - 1):+.3g}% from {claim.at_most:g}")
     return "; ".join(room) or "none: no threshold"
 
 
-def expected_claim(claim: Mapping, outcome: Mapping | None) -> tuple[str, str, str]:
+def expected_claim(claim: Claim, outcome: ClaimResult | None) -> tuple[str, str, str]:
     """(expected result from the claim's own threshold, what this run measured, margin to the threshold)."""
     expected = f"verdict supported: {_definition(outcome)} {threshold_text(claim)}"
     if not outcome:
         return expected, "not checked in this checklist", "none: the claim was not audited"
-    numbers = outcome.get("numbers") or {}
-    estimate, interval = numbers.get("estimate"), numbers.get("interval")
-    verdict = str(outcome.get("verdict", "?")).replace("_", " ")
+    numbers = outcome.numbers
+    estimate, interval = numbers.estimate, numbers.interval
+    verdict = outcome.verdict.value.replace("_", " ")
     if estimate is None:
-        return expected, f"verdict {verdict}; no estimate ({outcome.get('message', '')})", "none: no estimate"
+        return expected, f"verdict {verdict}; no estimate ({outcome.message})", "none: no estimate"
     measured = f"{float(estimate):.4g}"
     if interval:
-        coverage = numbers.get("coverage")
-        level = f"{100 * float(coverage):.3g}% " if coverage is not None else ""
+        level = f"{100 * float(numbers.coverage):.3g}% " if numbers.coverage is not None else ""
         measured += f" ({level}interval [{float(interval[0]):.4g}, {float(interval[1]):.4g}])"
     return expected, f"{measured}; verdict {verdict}", margin(claim, interval) if interval else \
-        f"none measurable: no interval at this n ({outcome.get('message', '')})"
+        f"none measurable: no interval at this n ({outcome.message})"
 
 
-def _definition(outcome: Mapping | None) -> str:
-    return str(((outcome or {}).get("numbers") or {}).get("estimate_definition") or "the estimate")
+def _definition(outcome: ClaimResult | None) -> str:
+    return (outcome.numbers.estimate_definition if outcome else None) or "the estimate"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
@@ -217,29 +222,34 @@ def _link(path: str, text: str | None = None) -> str:
     return f"[{md(text or path)}]({path.replace(' ', '%20')})"
 
 
-def load_claims(path: Path | None) -> list[dict]:
-    """The claims as written in the claims file (their configuration: sides, threshold)."""
+def load_claims(path: Path | None) -> list[Claim]:
+    """The claims as written in the claims file (their configuration: sides, threshold); one the audit could not
+    parse is left out here too (the checklist names it)."""
     if path is None:
         return []
     from ..inputs import read_yaml
 
-    data = read_yaml(path, "claims file", ResultsError)
-    items = data.get("claims") if isinstance(data, Mapping) else data
-    return [dict(item) for item in (items or []) if isinstance(item, Mapping)]
+    return parse_lenient(read_yaml(path, "claims file", ResultsError), str(path))[0]
 
 
-def claim_rows(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sources: Sources,
+def claims_of(outcomes: Mapping[str, ClaimResult]) -> list[Claim]:
+    """Without the claims file: each audited claim as its numbers state it (metric and threshold; its sides are
+    left unnamed, so no experiment is named for it, as the appendix has always done without the file)."""
+    return [Claim(key, "", "", found.numbers.metric, {}, None, found.numbers.at_least, found.numbers.at_most)
+            for key, found in outcomes.items()]
+
+
+def claim_rows(claims: Sequence[Claim], outcomes: Mapping[str, ClaimResult], sources: Sources,
                runtimes: Mapping[str, float]) -> list[list[str]]:
     """One row per claim: id, experiment, figure, expected result, this run, margin to the threshold, runtime."""
     rows = []
     for claim in claims:
         found = experiment_of(claim)
         family, experiment = found if found else ("?", None)
-        figure = figure_for(str(claim.get("metric", "")), experiment, sources.figures, sources.report_dir) \
-            if experiment else None
+        figure = figure_for(claim.metric, experiment, sources.figures, sources.report_dir) if experiment else None
         seconds = experiment_runtime(experiment, runtimes)[0] if experiment else None
-        expected, measured, room = expected_claim(claim, outcomes.get(str(claim.get("id"))))
-        rows.append([str(claim.get("id")),
+        expected, measured, room = expected_claim(claim, outcomes.get(claim.id))
+        rows.append([claim.id,
                      f"{family}: rules {', '.join(experiment.rules)}; config section {experiment.config}"
                      if experiment else "no experiment: the claim names no known benchmark",
                      figure[0] if figure else "no figure of this experiment in this run",
@@ -247,16 +257,17 @@ def claim_rows(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sourc
     return rows
 
 
-def claims_section(claims: Sequence[Mapping], outcomes: Mapping[str, Mapping], sources: Sources,
+def claims_section(claims: Sequence[Claim], outcomes: Mapping[str, ClaimResult], sources: Sources,
                    runtimes: Mapping[str, float]) -> list[str]:
     """Contributions and claims, then each claim's chain to experiment, figure, expectation and runtime."""
     lines = ["## 1. Contributions and claims", "",
              f"Claims from `{md(shown(sources.claims))}`, "
              "checked against this run's data by the checklist (verdict after Holm over all claims).", ""]
     lines += _table(["claim", "statement", "threshold", "verdict"],
-                    [[str(c.get("id")), str(c.get("statement", "")),
-                      " and ".join(f"{k.replace('_', ' ')} {c[k]}" for k in ("at_least", "at_most") if c.get(k) is not None),
-                      str((outcomes.get(str(c.get("id"))) or {}).get("verdict", "not checked")).replace("_", " ")]
+                    [[c.id, c.statement,
+                      " and ".join(f"{key.replace('_', ' ')} {bound}" for key, bound in zip(BOUNDS, (c.at_least, c.at_most))
+                                   if bound is not None),
+                      (outcomes[c.id].verdict.value if c.id in outcomes else "not checked").replace("_", " ")]
                      for c in claims])
     lines += ["## 2. Claims to experiments, figures, expected results and runtime", "",
               "Expected result: the claim's own threshold on its own fixed configurations (config/claims.yaml "
@@ -280,7 +291,7 @@ def _shown_unit(unit: str) -> tuple[float, str]:
     return 1.0, "" if unit == "1" else unit
 
 
-def findings_section(outcomes: Mapping[str, Mapping]) -> list[str]:
+def findings_section(outcomes: Mapping[str, ClaimResult]) -> list[str]:
     """The fixed configurations the claims compare (both sides), measured on this machine with their CIs.
 
     Keyed on the claims' configurations, not on whichever configuration was fastest here (which
@@ -289,17 +300,18 @@ def findings_section(outcomes: Mapping[str, Mapping]) -> list[str]:
     """
     rows = []
     for claim_id, outcome in outcomes.items():
-        numbers = outcome.get("numbers") or {}
-        for side in ("a", "b"):
-            found = numbers.get(side) or {}
-            value = found.get("median", found.get("summary"))  # a claim over runs states each side's run summary
+        numbers = outcome.numbers
+        for side, found in (("a", numbers.a), ("b", numbers.b)):
+            if found is None:
+                continue
+            value = found.median if found.median is not None else found.summary  # over runs: each run's summary
             if value is None:
                 continue
-            ci, (scale, unit) = found.get("ci"), _shown_unit(str(numbers.get("unit", "")))
-            rows.append([claim_id, side, str(found.get("configuration", "")),
+            ci, (scale, unit) = found.ci, _shown_unit(numbers.unit)
+            rows.append([claim_id, side, found.configuration or "",
                          f"{float(value) * scale:.4g} {unit}".strip(),
                          f"[{ci[0] * scale:.4g}, {ci[1] * scale:.4g}] ({tolerance(value, ci)})" if ci else
-                         "none: no interval at this n", str(found.get("test_set_items") or found.get("n", ""))])
+                         "none: no interval at this n", str(found.test_set_items or (found.n if found.n is not None else ""))])
     lines = ["## 4. Measurements of the claims' configurations on this machine", "",
              "Both sides of every claim, each a fixed configuration, with the median (for a claim over runs: the "
              "geometric mean of the run summaries; or accuracy) and its interval. "
@@ -464,8 +476,8 @@ def render(sources: Sources) -> str:
     if not checklist:
         raise ResultsError(f"no checklist at {sources.checklist}: audit the results first")
     config, environment = _json(sources.config, "config dump"), _json(sources.environment, "environment capture")
-    outcomes = {str(c.get("id")): c for c in checklist.get("claims") or [] if isinstance(c, Mapping)}
-    claims = load_claims(sources.claims) or [{"id": key, **(value.get("numbers") or {})} for key, value in outcomes.items()]
+    outcomes = {c.id: c for c in AuditReport.from_dict(checklist, str(sources.checklist)).claims}
+    claims = load_claims(sources.claims) or claims_of(outcomes)
     runtimes = rule_runtimes(sources.bench)
     lines = header(config, environment, sources)
     lines += claims_section(claims, outcomes, sources, runtimes)

@@ -194,7 +194,7 @@ def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
     raw = sorted(Path(layout["results_dir"]).glob("*.nc"))
     data = resultset.load([*raw, *sorted(derived_dir.glob("*.nc"))], environment=layout["environment_json"],
                           config=layout["config_json"])
-    report = audit.run(data, appendix.claims_named(layout["config_json"]) if layout["config_json"] else None).to_dict()
+    report = audit.run(data, appendix.claims_named(layout["config_json"]) if layout["config_json"] else None)
     for fmt in ("json", "md"):
         atomic.write_text(output / f"checklist.{fmt}", checklist_render.RENDERERS[fmt](report), "checklist",
                           make_parents=True)

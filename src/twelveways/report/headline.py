@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..checklist.model import AuditReport, CheckResult
 from ..evidence import settings
 from ..families import FAMILIES, Family
 from ..key_results import configuration, headline_families, hook, key_rows, load_summaries, short_configuration
@@ -150,15 +151,13 @@ def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
     return text, details
 
 
-def touching_checks(family: str, checks: Sequence[Mapping]) -> str:
+def touching_checks(family: str, checks: Sequence[CheckResult]) -> str:
     """The checks whose evidence names this family's raw file: non-pass ones by id, passes counted."""
     raw = FAMILIES[family].results_file
     statuses = []
     for check in checks:
-        files = {str((item.get("source") or {}).get("file", "")) for item in check.get("evidence") or []
-                 if isinstance(item, Mapping)}
-        if any(f.endswith(raw) for f in files):
-            statuses.append((str(check.get("id")), str(check.get("status"))))
+        if any(item.source.file.endswith(raw) for item in check.evidence):
+            statuses.append((check.id, check.status.value))
     passed = sum(1 for _, status in statuses if status == "pass")
     others = [f"{cid} {status.replace('_', ' ')}" for cid, status in statuses if status != "pass"]
     return ", ".join(others + ([f"{passed} pass"] if passed else [])) or "none"
@@ -188,7 +187,7 @@ def _bounds(results_dir: Path | None, name: str, analysis) -> pd.DataFrame | Non
         return None
 
 
-def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[Mapping], results_dir: Path | None,
+def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[CheckResult], results_dir: Path | None,
                figures: Mapping[str, str]) -> str:
     """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows.
     A family with a table of its own (``headline.table``) is shown there instead."""
@@ -225,48 +224,44 @@ def family_tables_html(summaries: Sequence[tuple[str, dict]], results_dir: Path 
                    for family in headline_families() if family.headline.table)
 
 
-def verdict_html(checklist: Mapping) -> tuple[str, str]:
+def verdict_html(report: AuditReport) -> tuple[str, str]:
     """(the verdict with the count of each status, the claims with their outcomes)."""
-    checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
-    counts = {status: sum(1 for c in checks if c.get("status") == status)
-              for status in ("pass", "warn", "fail", "needs_human", "not_applicable")}
-    verdict = str(checklist.get("verdict", "unknown"))
+    checks, found = report.checks, report.status_counts()
+    counts = {status: found[status] for status in ("pass", "warn", "fail", "needs_human", "not_applicable")}
+    verdict = report.verdict
     css = "tw-status-pass" if verdict.upper() == "VALID" else "tw-status-fail"
     parts = [f"<p class='tw-verdict {css}'>Checklist: <strong>{_e(verdict)}</strong> — "
              + ", ".join(f"<span class='tw-count tw-status-{s.replace('_', '-')}'>{n} {_e(s.replace('_', ' '))}</span>"
                          for s, n in counts.items()) + f" of {len(checks)} checks</p>"]
-    claims = [c for c in checklist.get("claims") or [] if isinstance(c, Mapping)]
-    if claims:
+    if report.claims:
         items = []
-        for claim in claims:
-            numbers = claim.get("numbers") or {}
-            interval = numbers.get("interval")
-            estimate = f" (estimate {number(numbers.get('estimate'))}" + (
+        for claim in report.claims:
+            interval, estimate = claim.numbers.interval, claim.numbers.estimate
+            estimate = f" (estimate {number(estimate)}" + (
                 f", interval [{number(interval[0])}, {number(interval[1])}])" if interval else ")") \
-                if numbers.get("estimate") is not None else ""
-            why = str(claim.get("message") or "the checklist gave no reason for this verdict")
-            items.append(f"<li><span class='tw-claim'>{_e(str(claim.get('verdict', '?')).replace('_', ' '))}</span> "
-                         f"<strong>{_e(claim.get('id', '?'))}</strong>{_e(estimate)}: {_e(claim.get('statement', ''))} "
+                if estimate is not None else ""
+            why = claim.message or "the checklist gave no reason for this verdict"
+            items.append(f"<li><span class='tw-claim'>{_e(claim.verdict.value.replace('_', ' '))}</span> "
+                         f"<strong>{_e(claim.id)}</strong>{_e(estimate)}: {_e(claim.statement)} "
                          f"<details class='tw-why'><summary>why</summary>{_e(why)}</details></li>")
         parts.append(f"<p class='tw-claims-head'>Claims checked against the data:</p><ul class='tw-claims'>{''.join(items)}</ul>")
     return parts[0], "".join(parts[1:])
 
 
-def undecided_html(checklist: Mapping, results_dir: Path | None) -> str:
+def undecided_html(report: AuditReport | None, results_dir: Path | None) -> str:
     """The claims this run's profile cannot decide, each with what it needs and the profile that decides it,
     and that profile's predicted runtime (``twelveways plan``); nothing when the profile provides every claim."""
     from .. import decidable, plan
 
-    gaps = [(c, c["numbers"]["decidable"]) for c in checklist.get("claims") or []
-            if isinstance(c, Mapping) and isinstance((c.get("numbers") or {}).get("decidable"), Mapping)]
+    gaps = [(c, c.numbers.decidable) for c in (report.claims if report else []) if c.numbers.decidable is not None]
     if not gaps:
         return ""
-    items = "".join(f"<li><strong>{_e(c.get('id'))}</strong> ({_e(str(c.get('verdict', '')).replace('_', ' '))} here): "
-                    f"{_e(decidable.shortfall_text(gap))}</li>" for c, gap in gaps)
-    profiles = sorted({p for _, gap in gaps for p in gap["decided_by"] if p in plan.PROFILES})
+    items = "".join(f"<li><strong>{_e(c.id)}</strong> ({_e(c.verdict.value.replace('_', ' '))} here): "
+                    f"{_e(decidable.shortfall_text(gap.to_dict()))}</li>" for c, gap in gaps)
+    profiles = sorted({p for _, gap in gaps for p in gap.decided_by if p in plan.PROFILES})
     runtimes = " ".join(f"Predicted for the {p} profile: {plan.profile_runtime_sentence(p, results_dir)}"
                         for p in profiles)
-    profile = _e(gaps[0][1]["profile"])
+    profile = _e(gaps[0][1].profile)
     return (f"<div class='tw-caveat'><p><strong>Claims the {profile} profile is not sized to decide</strong> (it "
             f"makes fewer replicates than their tests need after Holm; a verdict here other than inconclusive came "
             f"from the other claims' strength):</p><ul class='tw-claims'>{items}</ul>"
@@ -277,13 +272,13 @@ def headline_html(config: Mapping, checklist: Mapping, *, derived_dir: Path | No
                   bench_dir: Path | None, figures: Mapping[str, str]) -> str:
     """Profile caveat, headline table, verdict counts and claims: the first screen of the report."""
     summaries = load_summaries(derived_dir)
-    checks = [c for c in checklist.get("checks") or [] if isinstance(c, Mapping)]
-    counts, claims = verdict_html(checklist) if checklist else ("", "")
+    report = AuditReport.from_dict(checklist, "checklist") if checklist else None
+    counts, claims = verdict_html(report) if report else ("", "")
     confidence = confidence_setting(config).value
     return (profile_caveat(config, bench_dir) + busy_html(results_dir) + counts
-            + table_html(summaries, checks, results_dir, figures)
+            + table_html(summaries, report.checks if report else [], results_dir, figures)
             + family_tables_html(summaries, results_dir, figures, confidence) + claims
-            + undecided_html(checklist, results_dir))
+            + undecided_html(report, results_dir))
 
 
 def confidence_setting(config: Mapping | None) -> settings.Setting:

@@ -420,13 +420,16 @@ def checklist_summary(checklist_json: str | os.PathLike | None) -> str:
         raise RenderError(f"checklist is not valid JSON: {path}", cause=exc) from exc
     if not isinstance(data, Mapping):
         raise RenderError(f"checklist must hold a JSON object: {path}")
+    from ..checklist.model import AuditReport
     from ..checklist.render import html_fragment
+    from ..errors import AuditInputError
 
     try:
-        return sanitize(html_fragment(data))
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        report = AuditReport.from_dict(data, str(path))
+    except AuditInputError as exc:
         raise RenderError(f"{path} is not a twelveways checklist (format twelveways-checklist/2): "
-                          f"{type(exc).__name__} {exc}", cause=exc) from exc
+                          f"{exc.one_line()}", cause=exc) from exc
+    return sanitize(html_fragment(report))
 
 
 def _read_optional_json(path) -> dict:
