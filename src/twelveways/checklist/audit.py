@@ -27,13 +27,21 @@ if TYPE_CHECKING:
 # them: `twelveways audit --help` and a usage problem answer before the analysis stack loads (tests/test_cli_start.py).
 
 
+def registered_checks() -> list[str]:
+    """Every check id in report order, after importing the modules that register them (the registry fills as
+    rules and fallacies are imported; read before that, it is empty)."""
+    from . import fallacies, rules  # noqa: F401 - importing them registers the checks
+
+    return ordered_ids()
+
+
 def run(data: AuditData, claims_file: str | Path | None = None) -> AuditReport:
     """Gather the claims (embedded in files, then the claims file), check them, run every check."""
     from .. import claims as claims_mod
     from .. import decidable, resultset
     from ..evidence.attributes import is_set
-    from . import fallacies, rules  # noqa: F401 - importing them registers the checks
 
+    registered_checks()
     for source in data.sources:
         if is_set(source.attributes.claims):
             found, problems = claims_mod.parse_lenient(source.attributes.claims, f"{source.path}: attr claims")
