@@ -40,9 +40,10 @@ EXACT_CI_METHODS = {"median_binomial", "order_statistics", "order_statistic", "e
 PERCENTILE_METHODS = ("linear", "nearest", "lower", "higher", "inverted_cdf", "midpoint")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Recomputed:
-    """The outcome for one stated summary: agree, disagree, or could not recompute (and why)."""
+    """The outcome for one stated summary: agree, disagree, or could not recompute (and why).  Internal to the
+    checklist (it becomes R3's evidence lines), so a frozen dataclass rather than a validated record."""
 
     outcome: str  # "agrees" | "contradicts" | "not_recomputed" | "includes_invalid"
     stated: float | None
