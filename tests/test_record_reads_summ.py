@@ -23,8 +23,10 @@ from twelveways.evidence import registry
 from twelveways.evidence.summary import FIELDS, StatedSummary, load, parse
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "twelveways"
-#: Modules that write summaries: every reader, and the analysis stage's summaries.
-WRITERS = [*sorted((SRC / "readers").glob("*.py")), SRC / "derived.py", *sorted(SRC.glob("*/analysis.py"))]
+#: Modules that write summaries: every reader, the analysis stage's summaries and the training sweeps' scores
+#: (the other dicts with a ``statistic`` key, in claims.py and stats/, are other records).
+WRITERS = [*sorted((SRC / "readers").glob("*.py")), SRC / "derived.py", *sorted(SRC.glob("*/analysis.py")),
+           SRC / "train" / "sweeps.py"]
 CONSUMERS = [*sorted((SRC / "checklist").glob("*.py")), SRC / "claims.py", *sorted((SRC / "compare").glob("*.py")),
              *sorted((SRC / "report").glob("*.py")), SRC / "key_results.py", SRC / "cireport.py", SRC / "stability.py"]
 #: Consumer modules still reading summaries as dicts, with how many reads: this list only shrinks.
