@@ -321,8 +321,8 @@ class ResultSource:
         return pd.Series(texts(names[pairs]).array, index=self.frame.index)
 
     def records(self, key: str) -> list[dict]:
-        """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
-        hold anything there, and an entry that is not an object says nothing a check can use."""
+        """The objects of a list attribute (comparisons, figures, bounds; summaries are typed, :meth:`summaries`):
+        someone else's file may hold anything there, and an entry that is not an object says nothing a check can use."""
         value = self.attr(key, [])
         return [s for s in value if isinstance(s, dict)] if isinstance(value, list) else []
 
