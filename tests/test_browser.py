@@ -106,8 +106,7 @@ def _own_headline_values(derived: Path) -> list[str]:
     values = [headline.value_text(summary, FAMILIES[family].headline.unit)[0]
               for family, summary in key_results.key_rows(summaries) if family != "infer"]
     values += [headline.value_text(summary, "ms")[0] for family, summary in summaries
-               if family == "infer" and summary.get("statistic") == "p90"
-               and summary.get("filters", {}).get("scenario") == "SingleStream"]
+               if family == "infer" and summary.statistic == "p90" and summary.filters.get("scenario") == "SingleStream"]
     return values
 
 

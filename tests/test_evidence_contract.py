@@ -6,7 +6,8 @@ import ast
 
 import pytest
 
-from twelveways.evidence.kinds import MetricKind, StatedBy, kind_of, rate_kind, stated_by
+from twelveways.evidence.kinds import MetricKind, StatedBy, kind_of, rate_kind
+from twelveways.evidence.summary import StatedSummary
 from twelveways.evidence.machine import MachineIdentity
 from twelveways.report import render
 
@@ -22,7 +23,8 @@ def test_rate_kinds_follow_the_unit(unit, kind):
 
 def test_kinds_and_statements():
     assert kind_of("latency_p99", "ns") is MetricKind.LATENCY and kind_of("time", "s") is MetricKind.TIME
-    assert stated_by({"stated_by": "reader"}) is StatedBy.READER and stated_by({}) is StatedBy.PUBLISHER
+    assert StatedSummary.model_validate({"metric": "time", "stated_by": "reader"}).stated_by is StatedBy.READER
+    assert StatedSummary(metric="time").stated_by is StatedBy.PUBLISHER
 
 
 def test_one_machine_is_host_boot_and_cpu_not_the_software():

@@ -20,6 +20,7 @@ import pytest
 from twelveways import config, families, results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
+from twelveways.evidence.summary import StatedSummary
 from twelveways.families import Family
 from twelveways.report import commands
 from twelveways.report import notebooks as nb
@@ -131,10 +132,10 @@ def test_a_family_brings_its_own_headline_rows(monkeypatch, tmp_path):
                  headline=Headline(title="Toy", statistics=("median",), metric="time", unit="ms", figure="toy-fig",
                                    group=by_filters("workload"), describe=lambda f: f"toy {f.get('workload')}"))
     monkeypatch.setitem(families.FAMILIES, "toy", toy)
-    summaries = [("toy", {"statistic": "median", "metric": "time", "unit": "s", "value": v, "ci": [v * 0.9, v * 1.1],
-                          "confidence": 0.95, "n": 5, "filters": {"workload": w}})
+    summaries = [("toy", StatedSummary(statistic="median", metric="time", unit="s", value=v, ci=(v * 0.9, v * 1.1),
+                                       confidence=0.95, n=5, filters={"workload": w}))
                  for w, v in (("alpha", 2.0), ("alpha", 1.0), ("beta", 3.0))]
-    assert [(f, s["filters"]["workload"], s["value"]) for f, s in key_results.key_rows(summaries)] == [
+    assert [(f, s.filters["workload"], s.value) for f, s in key_results.key_rows(summaries)] == [
         ("toy", "alpha", 1.0), ("toy", "beta", 3.0)]  # the best value per declared group
     html = headline.table_html(summaries, [], tmp_path, {"toy/toy-fig": "fig-toy-toy-fig"})
     assert "<td>Toy</td><td>toy alpha</td>" in html and "1,000 ms" in html.replace("1000", "1,000")

@@ -194,10 +194,12 @@ def test_mean_of_rates_passes_only_over_equal_times():
     """R3's one exception: rates that each cover the same time (JMH thrpt) average arithmetically."""
     from twelveways.checklist.model import Status
     from twelveways.checklist.rules import _judge_statistic
+    from twelveways.evidence.summary import StatedSummary
 
-    equal = {"statistic": "arithmetic_mean", "rate_intervals": "equal_time"}
+    equal = StatedSummary(metric="throughput", statistic="arithmetic_mean", rate_intervals="equal_time")
     assert _judge_statistic(None, equal, "rate") == (Status.PASS, "arithmetic_mean")
-    assert _judge_statistic(None, {"statistic": "arithmetic_mean"}, "rate") == (Status.FAIL, "arithmetic_mean")
+    assert _judge_statistic(None, StatedSummary(metric="throughput", statistic="arithmetic_mean"), "rate") == (
+        Status.FAIL, "arithmetic_mean")
 
 
 # ------------------------------------------------------------------ files written from each format's documentation

@@ -8,6 +8,7 @@ import argparse
 import shutil
 from pathlib import Path
 
+from twelveways.evidence.summary import StatedSummary
 from twelveways.report import commands, render
 from twelveways.train.planning import RunConfig, describe_config_id
 
@@ -128,10 +129,10 @@ def test_inference_headline_reports_each_scenarios_mlperf_metric_per_variant():
     from twelveways.report import headline, inference_table
 
     def summary(scenario, statistic, value):
-        return ("infer", {"statistic": statistic, "metric": "latency", "unit": "ns", "value": value,
-                          "ci": [value * 0.99, value * 1.01], "confidence": 0.95, "n": 1024, "coverage": 0.96,
-                          "ci_method": "order_statistics",
-                          "filters": {"variant": "mlp-large-int8", "scenario": scenario, "role": "performance"}})
+        return ("infer", StatedSummary.model_validate({
+            "statistic": statistic, "metric": "latency", "unit": "ns", "value": value, "ci": [value * 0.99, value * 1.01],
+            "confidence": 0.95, "n": 1024, "coverage": 0.96, "ci_method": "order_statistics",
+            "filters": {"variant": "mlp-large-int8", "scenario": scenario, "role": "performance"}}))
 
     summaries = [summary("SingleStream", "p90", 149_400.0), summary("SingleStream", "p99", 999_000.0),
                  summary("MultiStream", "p90", 300_000.0), summary("MultiStream", "p99", 347_500.0)]
@@ -175,10 +176,11 @@ def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scen
     server = rows("summary", "Server", "mlp-int8/Server", [("latency_bounded_qps", 50.0, "queries/s")])
     results.write(results.from_frame(pd.concat([*offline, server], ignore_index=True), "infer"),
                   tmp_path / "inference.nc")
-    summary = ("infer", {"statistic": "p90", "metric": "latency", "unit": "ns", "value": 2e5, "ci": [1.9e5, 2.1e5],
-                         "confidence": 0.95, "n": 3072, "coverage": 0.96, "ci_method": "order_statistics",
-                         "replicate": "query", "runs": 3, "note": "queries of 3 LoadGen runs pooled",
-                         "filters": {"variant": "mlp-int8", "scenario": "SingleStream", "role": "performance"}})
+    summary = ("infer", StatedSummary.model_validate({
+        "statistic": "p90", "metric": "latency", "unit": "ns", "value": 2e5, "ci": [1.9e5, 2.1e5], "confidence": 0.95,
+        "n": 3072, "coverage": 0.96, "ci_method": "order_statistics", "replicate": "query", "runs": 3,
+        "note": "queries of 3 LoadGen runs pooled",
+        "filters": {"variant": "mlp-int8", "scenario": "SingleStream", "role": "performance"}}))
     html = inference_table.table_html([summary], tmp_path, {}, 0.95)
     soup = BeautifulSoup(html, "html.parser")
     row = [cell.get_text(" ", strip=True) for cell in soup.select("tbody tr")[0]("td")]

@@ -15,6 +15,7 @@ from twelveways.checklist import restate
 from twelveways.compare import cli as compare_cli
 from twelveways.errors import AuditInputError, ClaimError, SettingError
 from twelveways.evidence import settings
+from twelveways.evidence.summary import StatedSummary, parse
 from twelveways.report import headline, notebooks
 from twelveways.resultset import AuditData, ResultSource
 
@@ -57,7 +58,7 @@ def _chain(tmp_path, chain: str, given: dict) -> tuple[float, str]:
         "resultset": lambda: data.measurement_setting(source, "confidence"),
         "headline": lambda: headline.confidence_setting(config),
         "claims": lambda: claims.confidence_setting(claim, config),
-        "restate": lambda: restate.stated_confidence(data, source, {"statistic": "median", "metric": "time"}),
+        "restate": lambda: restate.stated_confidence(data, source, StatedSummary(statistic="median", metric="time")),
         "compare": lambda: compare_cli.confidence_setting(given.get(settings.COMMAND_LINE)),
     }[chain]()
     return setting.value, setting.source
@@ -118,11 +119,11 @@ def test_a_bad_value_is_one_line_naming_where_it_was_set(tmp_path, chain, source
 def test_a_restated_ci_is_judged_at_the_level_it_states_else_at_its_files():
     source = ResultSource("run/prk.nc", {"confidence": 0.9}, pd.DataFrame())
     data = AuditData([source], config={})
-    stated = restate.stated_confidence(data, source, {"statistic": "median", "metric": "time", "confidence": 0.99})
+    stated = restate.stated_confidence(data, source, StatedSummary(statistic="median", metric="time", confidence=0.99))
     assert (stated.value, stated.source) == (0.99, settings.RESULTS_FILE) and "stated median of time" in stated.origin
-    assert restate.stated_confidence(data, source, {"confidence": ""}).value == 0.9
-    with pytest.raises(SettingError, match=r"got 'x' \(results file run/prk.nc stated"):
-        restate.stated_confidence(data, source, {"statistic": "median", "metric": "time", "confidence": "x"})
+    assert restate.stated_confidence(data, source, StatedSummary(metric="time")).value == 0.9
+    with pytest.raises(ValueError, match=r"^run/prk.nc: summaries\[0\].confidence is 'x': not a number$"):
+        parse({"statistic": "median", "metric": "time", "confidence": "x"}, "run/prk.nc: summaries[0]")
 
 
 def test_the_resolver_reads_bounds_and_defaults_from_the_schema_alone():

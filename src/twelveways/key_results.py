@@ -13,6 +13,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from .evidence import summary as stated_summary
+from .evidence.summary import StatedSummary
 from .families import FAMILIES, Family, staged
 
 #: Factors a configuration's words leave out (constants of a run, or the row's position in it).
@@ -33,9 +35,12 @@ def headline_families() -> list[Family]:
     return [family for family in staged() if family.headline is not None]
 
 
-def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = False) -> list[tuple[str, dict]]:
-    """(family, summary) for every summary of every family's derived file in ``derived_dir``.  ``strict``: a
-    damaged derived file is an error (a comparison must not read "no derived results" into it), not passed over."""
+def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = False
+                   ) -> list[tuple[str, StatedSummary]]:
+    """(family, summary) for every summary with a value of every family's derived file in ``derived_dir``, each
+    checked on load (:func:`twelveways.evidence.summary.load`).  ``strict``: a damaged derived file or entry is an
+    error (a comparison must not read "no derived results" into it); else a damaged file is passed over and a
+    damaged entry left out."""
     from . import results
     from .errors import ResultsError
 
@@ -46,14 +51,17 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
         if path is None or not path.is_file():
             continue
         try:
-            summaries = results.attr_json(results.open(path), "summaries", []) or []
-            if not isinstance(summaries, list) or not all(isinstance(s, Mapping) for s in summaries):
+            value = results.attr_json(results.open(path), "summaries", []) or []
+            if not isinstance(value, list):
                 raise ResultsError("attribute 'summaries' is not a list of objects")
+            summaries, left_out = stated_summary.load(value, str(path))
+            if strict and left_out:
+                raise ResultsError(left_out[0])
         except Exception as exc:  # a damaged derived file must not stop the report; the checklist judges it
             if strict:
                 raise ResultsError(f"{path}: damaged derived results", cause=exc) from exc
             continue
-        found += [(family.name, s) for s in summaries if isinstance(s, Mapping) and s.get("value") is not None]
+        found += [(family.name, s) for s in summaries if s.value is not None]
     return found
 
 
@@ -69,16 +77,16 @@ def short_configuration(family: str, filters: Mapping) -> str:
     return words or configuration(filters)
 
 
-def key_rows(summaries: Sequence[tuple[str, dict]]) -> list[tuple[str, dict]]:
+def key_rows(summaries: Sequence[tuple[str, StatedSummary]]) -> list[tuple[str, StatedSummary]]:
     """One summary per family and group (workload, scenario): the configuration with the best value."""
     chosen = []
     for family in headline_families():
         spec = family.headline
-        groups: dict[tuple, list[dict]] = {}
+        groups: dict[tuple, list[StatedSummary]] = {}
         for name, s in summaries:
-            if name == family.name and s.get("statistic") in spec.statistics and s.get("metric") == spec.metric:
-                groups.setdefault(spec.group(s.get("filters", {})), []).append(s)
+            if name == family.name and s.statistic in spec.statistics and s.metric == spec.metric:
+                groups.setdefault(spec.group(s.filters), []).append(s)
         for key in sorted(groups):
-            best = min(groups[key], key=lambda s: (s.get("ci") is None, float(s["value"])))
+            best = min(groups[key], key=lambda s: (s.ci is None, float(s.value)))
             chosen.append((family.name, best))
     return chosen[:MAX_ROWS]

@@ -14,8 +14,9 @@ defined here, in one place:
   else ``other``.  The attribute ``metric_kinds`` (JSON ``{metric: kind}``) overrides, and may
   also name ``curve`` (a trajectory such as cumulative wall time per epoch: never summarized) or
   ``count``;
-* ``summaries`` attribute: JSON list of ``{metric, statistic, kind?, filters?, value?, ci?,
-  confidence?, ci_method?, ci_target?, normality_checked?, note?, base_case?, base_value?}``;
+* ``summaries`` attribute: JSON list of stated summaries, each read once into a typed
+  :class:`twelveways.evidence.summary.StatedSummary` (:meth:`ResultSource.summaries`; an entry
+  that fails its domain is left out with one line, :meth:`ResultSource.summaries_left_out`);
 * ``claims`` attribute: JSON list in the claims-file format (``twelveways.claims``);
 * per-sample annotation columns that are not factors: :data:`ANNOTATION_COLUMNS`;
 * synonyms accepted: ``time_to_train`` for ``time_to_quality``, ``time_per_step`` for
@@ -43,6 +44,7 @@ import xarray as xr
 
 from . import inputs, memory, results
 from .evidence import attributes, registry
+from .evidence import summary as stated_summary
 from .evidence import settings
 from .errors import AuditInputError
 
@@ -298,18 +300,26 @@ class ResultSource:
         return pd.Series(texts(names[pairs]).array, index=self.frame.index)
 
     def records(self, key: str) -> list[dict]:
-        """The objects of a list attribute (summaries, comparisons, figures, bounds): someone else's file may
-        hold anything there, and an entry that is not an object says nothing a check can use."""
+        """The objects of a list attribute (comparisons, figures, bounds; summaries are typed, :meth:`summaries`):
+        someone else's file may hold anything there, and an entry that is not an object says nothing a check can use."""
         return attributes.objects(self.attr(key))
 
-    def summaries(self) -> list[dict]:
-        return self.records("summaries")
+    @cached_property
+    def _stated(self) -> tuple[tuple[stated_summary.StatedSummary, ...], tuple[str, ...]]:
+        return stated_summary.load(self.attr("summaries", []), self.path)
 
-    def summary_kind(self, summary: Mapping) -> str:
-        if summary.get("kind"):
-            return str(summary["kind"])
-        metric = str(summary.get("metric", ""))
-        return self.kind(metric, str(summary.get("unit") or self.unit_of(metric)))
+    def summaries(self) -> tuple[stated_summary.StatedSummary, ...]:
+        """The file's stated summaries, each checked on load (:mod:`twelveways.evidence.summary`)."""
+        return self._stated[0]
+
+    def summaries_left_out(self) -> tuple[str, ...]:
+        """One line per entry of ``summaries`` that fails its domain (file, index, field, why): R3 names them."""
+        return self._stated[1]
+
+    def summary_kind(self, summary: stated_summary.StatedSummary) -> str:
+        if summary.kind:
+            return summary.kind
+        return self.kind(summary.metric, summary.unit or self.unit_of(summary.metric))
 
     @cached_property
     def factor_columns(self) -> list[str]:

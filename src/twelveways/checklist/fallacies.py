@@ -844,7 +844,7 @@ def f12_comparison_points(data: AuditData):
     statuses, evidence = [], []
     for src in data.sources:
         rows = src.frame[src.frame["metric"].str.startswith("relative_accuracy")]
-        summaries = [s for s in src.summaries() if str(s.get("metric", "")).startswith("relative_accuracy")]
+        summaries = [s for s in src.summaries() if s.metric.startswith("relative_accuracy")]
         if rows.empty and not summaries:
             continue
         definition = str(src.attributes.relative_accuracy_definition or "")
@@ -853,8 +853,8 @@ def f12_comparison_points(data: AuditData):
         evidence.append(ev("relative accuracy definition", definition or "not stated", src.path,
                            "attr relative_accuracy_definition", "rows metric=relative_accuracy"))
         for s in summaries:
-            if not ok and definition_key(s.get("relative_accuracy", "")) not in DEFINITIONS:
-                evidence.append(ev(f"summary of {s.get('metric')} without a definition", s.get("value"), src.path,
+            if not ok and definition_key(s.relative_accuracy) not in DEFINITIONS:
+                evidence.append(ev(f"summary of {s.metric} without a definition", s.value, src.path,
                                    "attr summaries[].relative_accuracy"))
     for origin, ident, message, kind in data.claim_problems:
         if kind == "accuracy_relative":

@@ -22,16 +22,15 @@ inverted-CDF methods) gives the stated value.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..jsonvalue import finite_number
 from .. import stats
 from ..errors import SettingError, StatisticsError
 from ..evidence import settings
+from ..evidence.summary import StatedSummary
 from ..resultset import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
 
 EXACT_RTOL = 1e-6
@@ -41,9 +40,10 @@ EXACT_CI_METHODS = {"median_binomial", "order_statistics", "order_statistic", "e
 PERCENTILE_METHODS = ("linear", "nearest", "lower", "higher", "inverted_cdf", "midpoint")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Recomputed:
-    """The outcome for one stated summary: agree, disagree, or could not recompute (and why)."""
+    """The outcome for one stated summary: agree, disagree, or could not recompute (and why).  Internal to the
+    checklist (it becomes R3's evidence lines), so a frozen dataclass rather than a validated record."""
 
     outcome: str  # "agrees" | "contradicts" | "not_recomputed" | "includes_invalid"
     stated: float | None
@@ -52,10 +52,10 @@ class Recomputed:
     why: str = ""
 
 
-def summary_rows(data: AuditData, src: ResultSource, summary: Mapping) -> pd.DataFrame:
+def summary_rows(data: AuditData, src: ResultSource, summary: StatedSummary) -> pd.DataFrame:
     """The rows a summary covers (see the module docstring), selected once per audit."""
-    metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
-    reduce_ranks = "max over ranks" in str(summary.get("rank_reduction", "")).lower()
+    metric, filters = summary.metric, dict(summary.filters)
+    reduce_ranks = "max over ranks" in (summary.rank_reduction or "").lower()
     key = (src.path, src.derived, metric, repr(sorted(filters.items(), key=str)), reduce_ranks)
     if key not in data.summary_rows_cache:
         frame = data.frame if src.derived else src.frame
@@ -76,22 +76,22 @@ def _summary_rows(frame: pd.DataFrame, metric: str, filters: dict, reduce_ranks:
     return rows
 
 
-def replicate_groups(rows: pd.DataFrame, summary: Mapping) -> list[np.ndarray] | None:
+def replicate_groups(rows: pd.DataFrame, summary: StatedSummary) -> list[np.ndarray] | None:
     """The rows' values per replicate when the summary names its replicate level (``ci_level``, e.g. run_id:
     a summary over invocations), else None (the rows themselves are the replicates)."""
-    level = str(summary.get("ci_level") or "")
+    level = summary.ci_level or ""
     if not level or level not in rows.columns or not len(rows):
         return None
     return [finite(part["value"]) for _, part in rows.groupby(level, sort=True)]
 
 
-def replicate_values(rows: pd.DataFrame, summary: Mapping) -> np.ndarray:
+def replicate_values(rows: pd.DataFrame, summary: StatedSummary) -> np.ndarray:
     """What a summary's statistic is taken over: each replicate's mean (harmonic for a rate) when it names a
     replicate level, else every row's value."""
     groups = replicate_groups(rows, summary)
     if groups is None:
         return finite(rows["value"])
-    rate = str(summary.get("kind")) == "rate"
+    rate = summary.kind == "rate"
     means = [stats.harmonic_mean(g) if rate and np.all(g > 0) else float(np.mean(g)) for g in groups if g.size]
     return np.asarray(means, dtype=float)
 
@@ -128,14 +128,13 @@ def olympic_mean(valid: np.ndarray, n_invalid: int, trim: int = 1) -> float | No
     return float(np.mean(ordered[trim:ordered.size - slow]))
 
 
-def _check_olympic(data: AuditData, src: ResultSource, summary: Mapping, stated: float) -> Recomputed:
+def _check_olympic(data: AuditData, src: ResultSource, summary: StatedSummary, stated: float) -> Recomputed:
     """The olympic mean recomputed from every run the summary selects, unconverged runs included."""
-    metric, filters = str(summary.get("metric", "")), dict(summary.get("filters") or {})
-    rows = select(data.frame if src.derived else src.frame, metric, filters, summarizable=False)
+    rows = select(data.frame if src.derived else src.frame, summary.metric, dict(summary.filters), summarizable=False)
     rows = rows[rows["iteration"] != 0]
     valid = finite(rows.loc[rows["valid"].astype(bool), "value"])
     n_invalid = int((~rows["valid"].astype(bool)).sum())
-    trim = int(finite_number(summary.get("trim_each_side")) or 1)
+    trim = summary.trim_each_side or 1
     again = olympic_mean(valid, n_invalid, trim)
     n = int(valid.size + n_invalid)
     if again is None:
@@ -164,13 +163,13 @@ def _close(stated: float, candidates: list[float], rtol: float, atol: float = 0.
     return None
 
 
-def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
+def check_value(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed:
     """Recompute a summary's stated value from its rows."""
-    stated = finite_number(summary.get("value"))
-    statistic = normalize_statistic(summary.get("statistic"))
-    if stated is None:
+    statistic = normalize_statistic(summary.statistic)
+    if summary.value is None:
         return Recomputed("not_recomputed", None, None, 0, "no stated value")
-    if str(summary.get("recomputable", "1")).strip().lower() in ("0", "false", "no"):
+    stated = float(summary.value)
+    if not summary.restatable:
         return Recomputed("not_recomputed", stated, None, 0, "stated by its source from samples the file does not hold")
     if statistic == "olympic_mean":
         return _check_olympic(data, src, summary, stated)
@@ -178,17 +177,16 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
     values = replicate_values(rows, summary)
     if values.size == 0:
         return Recomputed("not_recomputed", stated, None, 0, "no valid rows match the summary's metric and filters")
-    if _truthy(summary.get("includes_invalid")):
+    if summary.includes_invalid:
         return _check_with_invalid(data, src, summary, stated, statistic, values)
     candidates = statistic_of(values, statistic)
     if not candidates:
         why = f"statistic {statistic or 'not stated'!s} cannot be recomputed from {values.size} row(s)"
         return Recomputed("not_recomputed", stated, None, int(values.size), why)
     rtol = EXACT_RTOL
-    ci = summary.get("ci")
-    if _is_pair(ci) and _token(summary.get("ci_method")) not in EXACT_CI_METHODS | REPLICATE_CI_METHODS and stated:
-        rtol = max(EXACT_RTOL, stats.relative_half_width(stated, min(ci), max(ci)))
-    atol = finite_number(summary.get("resolution")) or 0.0  # a number printed to a last digit, from rows printed so too
+    if summary.ci is not None and _token(summary.ci_method) not in EXACT_CI_METHODS | REPLICATE_CI_METHODS and stated:
+        rtol = max(EXACT_RTOL, stats.relative_half_width(stated, summary.ci_low, summary.ci_high))
+    atol = float(summary.resolution or 0.0)  # a number printed to a last digit, from rows printed so too
     match = _close(stated, candidates, rtol, atol)
     if match is not None:
         return Recomputed("agrees", stated, match, int(values.size))
@@ -197,10 +195,10 @@ def check_value(data: AuditData, src: ResultSource, summary: Mapping) -> Recompu
                       f"stated {stated:.6g} but the rows give {candidates[0]:.6g} (relative tolerance {rtol:.1g}{printed})")
 
 
-def _check_with_invalid(data, src, summary, stated: float, statistic: str, valid: np.ndarray) -> Recomputed:
+def _check_with_invalid(data, src, summary: StatedSummary, stated: float, statistic: str, valid: np.ndarray
+                        ) -> Recomputed:
     """A summary its source computed over every run, failed ones included (e.g. hyperfine)."""
-    rows = select(data.frame if src.derived else src.frame, str(summary.get("metric", "")),
-                  dict(summary.get("filters") or {}), summarizable=False)
+    rows = select(data.frame if src.derived else src.frame, summary.metric, dict(summary.filters), summarizable=False)
     every = finite(rows.loc[rows["iteration"] != 0, "value"])
     n_invalid = int(every.size - valid.size)
     candidates = statistic_of(every, statistic)
@@ -217,29 +215,25 @@ def _check_with_invalid(data, src, summary, stated: float, statistic: str, valid
     return Recomputed("agrees", stated, match, int(every.size))
 
 
-def stated_confidence(data: AuditData, src: ResultSource, summary: Mapping) -> settings.Setting:
+def stated_confidence(data: AuditData, src: ResultSource, summary: StatedSummary) -> settings.Setting:
     """The level a stated CI was computed at: the summary's own ``confidence``, else the file's and the run's
     (``AuditData.measurement_setting``).  A stated level that is no usable number is a SettingError naming the file
     and the summary: that CI is then not recomputed, and says why, instead of being judged at another level."""
-    stated = summary.get("confidence")
+    stated = summary.confidence
     if not settings.is_set(stated):
         return data.measurement_setting(src, "confidence")
-    where = f"{src.path} stated {summary.get('statistic') or 'summary'} of {summary.get('metric') or '?'}, confidence"
+    where = f"{src.path} stated {summary.statistic or 'summary'} of {summary.metric}, confidence"
     return settings.resolve("confidence", {settings.RESULTS_FILE: stated}, {settings.RESULTS_FILE: where})
 
 
-def _truthy(value) -> bool:
-    return str(value).strip().lower() in ("1", "true", "yes")
-
-
-def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed | None:
+def check_ci(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed | None:
     """Recompute an exact order-statistic CI of the median or a CI over replicates; None when there is no such CI."""
-    ci = summary.get("ci")
-    if _is_pair(ci) and _token(summary.get("ci_method")) in REPLICATE_CI_METHODS:
+    ci = summary.ci
+    if ci is not None and _token(summary.ci_method) in REPLICATE_CI_METHODS:
         return _check_replicate_ci(data, src, summary)
-    if not _is_pair(ci) or _token(summary.get("ci_method")) not in EXACT_CI_METHODS:
+    if ci is None or _token(summary.ci_method) not in EXACT_CI_METHODS:
         return None
-    statistic = normalize_statistic(summary.get("statistic"))
+    statistic = normalize_statistic(summary.statistic)
     q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
     values = replicate_values(summary_rows(data, src, summary), summary)
     if q is None or values.size == 0:
@@ -253,11 +247,11 @@ def check_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed
     return Recomputed("agrees" if ok else "contradicts", None, None, int(values.size), text)
 
 
-def _check_replicate_ci(data: AuditData, src: ResultSource, summary: Mapping) -> Recomputed:
+def _check_replicate_ci(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed:
     """The t interval over replicates (``stats.replicates.summary_interval``) recomputed from the rows."""
-    ci = summary["ci"]
+    ci = summary.ci
     groups = replicate_groups(summary_rows(data, src, summary), summary) or []
-    kind = "rate" if str(summary.get("kind")) == "rate" else "cost"
+    kind = "rate" if summary.kind == "rate" else "cost"
     try:
         confidence = stated_confidence(data, src, summary).value
         found = stats.replicates.summary_interval(groups, kind, confidence) if len(groups) >= 2 else None
@@ -268,10 +262,6 @@ def _check_replicate_ci(data: AuditData, src: ResultSource, summary: Mapping) ->
     ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, found[1:]))
     text = f"stated [{float(ci[0]):.6g}, {float(ci[1]):.6g}], {len(groups)} replicates give [{found[1]:.6g}, {found[2]:.6g}]"
     return Recomputed("agrees" if ok else "contradicts", None, None, len(groups), text)
-
-
-def _is_pair(value) -> bool:
-    return isinstance(value, (list, tuple)) and len(value) == 2 and all(finite_number(v) is not None for v in value)
 
 
 def _token(text) -> str:

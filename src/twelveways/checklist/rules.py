@@ -22,7 +22,7 @@ from .. import families, stability, stats
 from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.attributes import is_set, objects
-from ..evidence.kinds import StatedBy, stated_by
+from ..evidence.kinds import StatedBy
 from ..evidence.machine import last_level_cache_bytes
 from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
                          kept_runs, normalize_statistic, per_text, select, truthy)
@@ -77,7 +77,7 @@ def r1_speedup_base_case(data: AuditData):
     statuses, evidence = [], []
     for src in data.sources:
         rows = src.frame[src.frame["metric"].str.lower().str.contains("speedup")]
-        summaries = [s for s in src.summaries() if "speedup" in str(s.get("metric", "")).lower()]
+        summaries = [s for s in src.summaries() if "speedup" in s.metric.lower()]
         if rows.empty and not summaries:
             continue
         base = src.attributes.speedup_base_case
@@ -98,9 +98,9 @@ def r1_speedup_base_case(data: AuditData):
             if attr_ok:
                 evidence.append(ev("declared base case", base, src.path, "attr speedup_base_case"))
         for s in summaries:
-            ok = attr_ok or (str(s.get("base_case", "")).strip() != "" and _finite(s.get("base_value")))
+            ok = attr_ok or ((s.base_case or "").strip() != "" and s.base_value is not None)
             statuses.append(Status.PASS if ok else Status.FAIL)
-            evidence.append(ev(f"speedup summary of {s.get('metric')} states base case and value", ok, src.path,
+            evidence.append(ev(f"speedup summary of {s.metric} states base case and value", ok, src.path,
                                "attr summaries[].base_case", "attr summaries[].base_value"))
     return judged(statuses, evidence, ev("speedup rows or summaries", 0, "", "rows metric~speedup", "attr summaries"),
                   ("State the base case (best serial run, or one parallel process) and its absolute "
@@ -193,7 +193,7 @@ def r2_subset_reasons(data: AuditData):
 
 def _recompute(src, summary) -> dict | None:
     """Arithmetic, harmonic, geometric mean and median of the rows a summary covers (R4's evidence)."""
-    rows = select(src.frame, str(summary.get("metric", "")), summary.get("filters") or {})
+    rows = select(src.frame, summary.metric, summary.filters)
     values = finite(rows["value"])
     if values.size < 2 or np.any(values <= 0):
         return None
@@ -211,29 +211,29 @@ def _identify(stored, recomputed) -> str | None:
 
 
 def _summary_label(s, kind: str) -> str:
-    unit = f" ({s.get('unit')})" if s.get("unit") else ""
-    return f"{kind} {s.get('metric')}{unit} {describe(s.get('filters') or {})}".strip()
+    unit = f" ({s.unit})" if s.unit else ""
+    return f"{kind} {s.metric}{unit} {describe(s.filters)}".strip()
 
 
 def _summary_kind(data: AuditData, src, s) -> str:
     """A summary's kind; a derived file's summary without a unit takes its unit from the raw rows."""
     kind = src.summary_kind(s)
-    if kind == "other" and src.derived and not s.get("unit") and not s.get("kind"):
-        units = data.frame.loc[data.frame["metric"] == s.get("metric"), "unit"]
+    if kind == "other" and src.derived and not s.unit and not s.kind:
+        units = data.frame.loc[data.frame["metric"] == s.metric, "unit"]
         if len(units):
-            kind = src.kind(str(s.get("metric")), str(units.iloc[0]))
+            kind = src.kind(s.metric, str(units.iloc[0]))
     return kind
 
 
 def _judge_statistic(src, s, kind: str) -> tuple[Status, str]:
     """Is the stated (or identified) statistic right for a cost / rate? (status, statistic)."""
-    statistic = normalize_statistic(s.get("statistic")) or _identify(s.get("value"), _recompute(src, s)) or ""
+    statistic = normalize_statistic(s.statistic) or _identify(s.value, _recompute(src, s)) or ""
     if not statistic:
         return Status.WARN, ""
     allowed = COST_STATISTICS if kind == "cost" else RATE_STATISTICS
-    if kind == "rate" and statistic == "arithmetic_mean" and s.get("rate_intervals") == "equal_time":
+    if kind == "rate" and statistic == "arithmetic_mean" and s.rate_intervals == "equal_time":
         return Status.PASS, statistic  # rates over equal times (JMH thrpt): their mean is total work / total time
-    if statistic == "geometric_mean" and s.get("ci_level"):
+    if statistic == "geometric_mean" and s.ci_level:
         # replicates of ONE configuration (each one's own R3 mean) on the log scale of their t interval: a
         # location estimate, not a sum of different costs or rates, which is what R3 forbids the geometric mean
         return Status.PASS, statistic
@@ -249,9 +249,9 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
         if kind not in ("cost", "rate"):
             continue
         label = _summary_label(s, kind)
-        if stated_by(s) is StatedBy.READER:  # computed on import from these rows: nothing the publisher stated
-            evidence.append(ev(f"{label}: {s.get('statistic')} computed by the reader, not stated by the publisher "
-                               "(not restated)", s.get("value"), src.path, "attr summaries[].stated_by"))
+        if s.stated_by is StatedBy.READER:  # computed on import from these rows: nothing the publisher stated
+            evidence.append(ev(f"{label}: {s.statistic} computed by the reader, not stated by the publisher "
+                               "(not restated)", s.value, src.path, "attr summaries[].stated_by"))
             continue
         status, statistic = _judge_statistic(src, s, kind)
         statuses.append(status)
@@ -259,7 +259,7 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
             evidence.append(ev(f"{label}: statistic", statistic or "not stated and not identifiable", *where))
             if status is Status.WARN:
                 continue
-        for outcome in filter(None, (restate.check_value(data, src, {**s, "statistic": statistic}),
+        for outcome in filter(None, (restate.check_value(data, src, s.model_copy(update={"statistic": statistic})),
                                      restate.check_ci(data, src, s))):
             tally[outcome.outcome] += 1
             if outcome.outcome == "contradicts":
@@ -277,6 +277,9 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
                 evidence.append(ev(f"{label}: {statistic} stated {outcome.stated:.6g}, recomputed {outcome.recomputed:.6g}"
                                    if outcome.stated is not None else f"{label}: CI recomputed", f"{outcome.n} rows",
                                    *where, "column value"))
+    for line in src.summaries_left_out():  # a publisher's odd entry: that statement cannot be restated, the rest can
+        statuses.append(Status.WARN)
+        evidence.append(ev("stated summary left out, not restated", line, src.path, "attr summaries"))
     if any(tally.values()):
         evidence.insert(0, ev("stated numbers recomputed from the rows", tally, src.path, "attr summaries", "column value"))
     return statuses, evidence
@@ -310,9 +313,9 @@ def r4_ratios(data: AuditData):
             if src.summary_kind(s) != "ratio":
                 continue
             saw_ratio = True
-            statistic = normalize_statistic(s.get("statistic")) or _identify(s.get("value"), _recompute(src, s)) or ""
+            statistic = normalize_statistic(s.statistic) or _identify(s.value, _recompute(src, s)) or ""
             where = (src.path, "attr summaries[].statistic", "attr summaries[].kind")
-            label = f"ratio {s.get('metric')} {describe(s.get('filters') or {})}".strip()
+            label = f"ratio {s.metric} {describe(s.filters)}".strip()
             if statistic in ("arithmetic_mean", "harmonic_mean", "median", "olympic_mean", "trimmed_mean"):
                 statuses.append(Status.FAIL)
             elif statistic == "geometric_mean":
@@ -346,11 +349,10 @@ def _noted(src, rows: pd.DataFrame, where: np.ndarray, metric: str, stop_reasons
     if str(notes.get(metric, "")).strip():
         return str(notes[metric])
     for s in src.summaries():
-        if s.get("metric") == metric and str(s.get("note", "")).strip():
+        if s.metric == metric and s.noted:
             first = rows.iloc[int(where[0])]
-            filters = s.get("filters") or {}
-            if all(str(first[k]) == str(v) for k, v in filters.items() if k in rows and not isinstance(v, list)):
-                return str(s["note"])
+            if all(str(first[k]) == str(v) for k, v in s.filters.items() if k in rows and not isinstance(v, list)):
+                return s.note
     return ""
 
 
@@ -615,18 +617,17 @@ def _r5_stated(src, target: float, counts: dict) -> list:
     """Stated CIs (attr summaries) against their stated target."""
     cases = []
     for s in src.summaries():
-        ci, value = s.get("ci"), s.get("value")
-        if not (isinstance(ci, list) and len(ci) == 2 and _finite(value) and float(value)):
+        if s.ci is None or not s.value:
             continue
-        width = stats.relative_half_width(value, ci[0], ci[1])
+        width = stats.relative_half_width(s.value, s.ci_low, s.ci_high)
         counts["configurations"] += 1
-        if width <= float(s.get("ci_target", target)):
+        if width <= (target if s.ci_target is None else s.ci_target):
             counts["within_target"] += 1
-        elif str(s.get("note", "")).strip():
+        elif s.noted:
             counts["wide_noted"] += 1
         else:
             counts["wide_unnoted"] += 1
-            cases.append((width, f"summary {s.get('metric')} {describe(s.get('filters') or {})}", s.get("n"), ci, ""))
+            cases.append((width, f"summary {s.metric} {describe(s.filters)}", s.n, s.ci, ""))
     return cases
 
 
@@ -672,7 +673,7 @@ def _r6_values(data: AuditData, src, s) -> np.ndarray:
     """What a parametric CI assumed normal: the log replicate means of a CI over replicates (``ci_level``),
     else the rows themselves."""
     rows = restate.summary_rows(data, src, s)
-    if s.get("ci_level") and _token(s.get("ci_method")) in restate.REPLICATE_CI_METHODS:
+    if s.ci_level and _token(s.ci_method) in restate.REPLICATE_CI_METHODS:
         means = restate.replicate_values(rows, s)
         return np.log(means[means > 0])
     return finite(rows["value"])
@@ -687,10 +688,10 @@ def r6_normality(data: AuditData):
         file_checked = truthy(src.attributes.normality_checked)
         tested = []  # (label, p, checked, where): judged together, Holm over the file's tests
         for s in src.summaries():
-            if not s.get("ci"):
+            if s.ci is None:
                 continue
-            method = _token(s.get("ci_method"))
-            label = f"CI of {s.get('metric')} {describe(s.get('filters') or {})}".strip()
+            method = _token(s.ci_method)
+            label = f"CI of {s.metric} {describe(s.filters)}".strip()
             where = (src.path, "attr summaries[].ci_method", "attr summaries[].normality_checked")
             if method in NONPARAMETRIC_CI:
                 statuses.append(Status.PASS)
@@ -698,10 +699,9 @@ def r6_normality(data: AuditData):
                 continue
             if method not in PARAMETRIC_CI:
                 statuses.append(Status.WARN)
-                evidence.append(ev(f"{label}: CI method not stated or unknown", s.get("ci_method"), *where))
+                evidence.append(ev(f"{label}: CI method not stated or unknown", s.ci_method, *where))
                 continue
-            checked = truthy(s.get("normality_checked"))
-            checked = file_checked if checked is None else checked
+            checked = file_checked if s.normality_checked is None else s.normality_checked
             values = _r6_values(data, src, s)
             if values.size >= 3 and np.ptp(values) > 0:
                 tested.append((label, values, checked, where))
@@ -796,7 +796,7 @@ def _tail_metrics(src) -> list[str]:
     declared = src.attributes.tail_metrics or []
     kept = src.frame[kept_runs(src.frame)]  # a metric only excluded runs hold is no tail the results report
     pairs = set(kept[["metric", "unit"]].drop_duplicates().itertuples(index=False, name=None))
-    pairs |= {(str(s.get("metric", "")), str(s.get("unit") or "")) for s in src.summaries()}  # stated, maybe no rows
+    pairs |= {(s.metric, s.unit or "") for s in src.summaries()}  # stated, maybe no rows
     return sorted({m for m, u in pairs if ("latency" in m.lower() or m in declared) and src.kind(m, u) == "cost"})
 
 
@@ -829,16 +829,16 @@ def _r8_metric(data: AuditData, src, metric: str) -> tuple[Status, list]:
     """Percentile rows or tail summaries of ``metric``; a summary giving only the centre is flagged."""
     base = metric.lower()
     stored_rows = sorted(m for m in _tail_metrics(src) if is_percentile(m) and base in m.lower() and m != metric)
-    summaries = [s for source in data.kept_sources for s in source.summaries() if s.get("metric") == metric]
-    tails = [s for s in summaries if _is_tail_percentile(s.get("statistic"))]
-    centres = [s for s in summaries if normalize_statistic(s.get("statistic")) in CENTRE_STATISTICS]
+    summaries = [s for source in data.kept_sources for s in source.summaries() if s.metric == metric]
+    tails = [s for s in summaries if _is_tail_percentile(s.statistic)]
+    centres = [s for s in summaries if normalize_statistic(s.statistic) in CENTRE_STATISTICS]
     count, examples = _recomputed_tails(src, metric)
     evidence = examples + [ev(f"{metric}: configurations with percentiles recomputed per configuration", count,
                               src.path, f"rows metric={metric}")] if count else \
         [ev(f"{metric}: percentiles not recomputable", "the file holds no per-sample rows of it (stated by its source)",
             src.path, f"rows metric={metric}", "attr per_query_latency_source")]
     if tails or stored_rows:
-        stated = sorted({normalize_statistic(s.get("statistic")) for s in tails}) + stored_rows
+        stated = sorted({normalize_statistic(s.statistic) for s in tails}) + stored_rows
         evidence.append(ev(f"{metric}: percentiles reported", stated, src.path, "attr summaries[].statistic", "rows metric~pNN"))
         if centres and not tails:  # the summaries a reader sees give the centre; the tail is only in rows
             evidence.append(ev(f"{metric}: summaries state only the centre", len(centres), src.path, "attr summaries"))
@@ -846,7 +846,7 @@ def _r8_metric(data: AuditData, src, metric: str) -> tuple[Status, list]:
         return Status.PASS, evidence
     if centres:
         evidence.append(ev(f"{metric}: summarized by its centre only",
-                           sorted({normalize_statistic(s.get("statistic")) for s in centres}), src.path, "attr summaries"))
+                           sorted({normalize_statistic(s.statistic) for s in centres}), src.path, "attr summaries"))
         return Status.FAIL, evidence
     evidence.append(ev(f"{metric}: no stored percentile", "none", src.path, "rows", "attr summaries"))
     return Status.WARN, evidence

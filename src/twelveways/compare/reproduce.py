@@ -21,6 +21,7 @@ from pathlib import Path
 from .. import claims as claims_mod
 from .. import resultset, stats
 from ..evidence.settings import resolve_confidence
+from ..evidence.summary import StatedSummary
 from .. import key_results
 from . import build, explain, machines, noise, sides, table, verdicts
 
@@ -69,17 +70,17 @@ def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path |
     return rows
 
 
-def _headline_samples(side: sides.Side, summaries: list[tuple[str, dict]]) -> dict:
+def _headline_samples(side: sides.Side, summaries: list[tuple[str, StatedSummary]]) -> dict:
     """{key: Samples} of the rows behind each headline summary, on one side."""
     found = {}
     for family, summary in summaries:
-        filters = {k: v for k, v in (summary.get("filters") or {}).items() if k != "iteration"}
-        rows = resultset.select(side.data.frame, str(summary.get("metric", "")), filters)
+        filters = {k: v for k, v in summary.filters.items() if k != "iteration"}
+        rows = resultset.select(side.data.frame, summary.metric, filters)
         values = rows["value"].to_numpy(dtype=float) if len(rows) else None
         if values is None or values.size == 0:
             continue
-        key = (("family", family), ("configuration", key_results.short_configuration(family, summary.get("filters") or {})),
-               ("metric", str(summary.get("metric"))))
+        key = (("family", family), ("configuration", key_results.short_configuration(family, summary.filters)),
+               ("metric", summary.metric))
         kind = side.data.kinds.loc[rows.index].iloc[0]
         groups = tuple(g.to_numpy(dtype=float) for _, g in rows.groupby("run_id", sort=True)["value"])
         found[key] = table.Samples(key, str(kind), values, int(rows["run_id"].nunique()), groups)
@@ -98,8 +99,8 @@ def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, cho
     for row in verdicts.compare_tables(before, after, chosen, confidence=confidence):
         family, config, metric = (row.key[c] for c in ("family", "configuration", "metric"))
         outcome = {"same": REPRODUCED, "inconclusive": INCONCLUSIVE}.get(row.verdict, NOT_REPRODUCED)
-        filters = next((s.get("filters") or {} for f, s in summaries
-                        if f == family and key_results.short_configuration(f, s.get("filters") or {}) == config), {})
+        filters = next((s.filters for f, s in summaries
+                        if f == family and key_results.short_configuration(f, s.filters) == config), {})
         item = row.to_dict() | {"outcome": outcome, "configuration": f"{family}: {config} ({metric})"}
         item["candidates"] = explain.candidates(filters | {"benchmark": family}, differences, busy) \
             if outcome == NOT_REPRODUCED else busy[:explain.MAX_CAUSES] if outcome == INCONCLUSIVE else []

@@ -37,7 +37,6 @@ run's stated value is one invocation of :func:`verdicts.compare_tables`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..jsonvalue import finite_number
 from .. import results, resultset, stats
+from ..evidence.summary import StatedSummary
 from . import table as table_mod
 from . import verdicts
 
@@ -110,49 +109,43 @@ def _keyed(rows: pd.DataFrame, family: str, columns: list[str], metric: str, uni
     return (("family", family), *((c, named[c]) for c in columns))
 
 
-def _interval(summary: Mapping) -> tuple[tuple[float, float] | None, float | None]:
-    """The stated interval and its level, when both are finite and the level a proportion."""
-    ci, level = summary.get("ci"), summary.get("confidence")
-    try:
-        low, high, level = float(ci[0]), float(ci[1]), float(level)
-    except (TypeError, ValueError, IndexError, KeyError):
+def _interval(summary: StatedSummary) -> tuple[tuple[float, float] | None, float | None]:
+    """The stated interval and its level, when both are stated (the model checked them finite, ordered, a level)."""
+    if summary.ci is None or summary.confidence is None:
         return None, None
-    if not all(map(math.isfinite, (low, high, level))) or not 0 < level < 1 or low > high:
-        return None, None
-    return (low, high), level
+    return (float(summary.ci_low), float(summary.ci_high)), float(summary.confidence)
 
 
-def _summary_rows(usable: pd.DataFrame, summary: Mapping, columns: list[str]) -> pd.DataFrame | None:
+def _summary_rows(usable: pd.DataFrame, summary: StatedSummary, columns: list[str]) -> pd.DataFrame | None:
     """The rows of the file a summary states (its samples, or its row of a file without samples), when they
     are one configuration."""
-    metric = str(summary.get("metric", ""))
-    filters = {k: v for k, v in (summary.get("filters") or {}).items() if k != "metric"}
-    rows = resultset.select(usable, [metric, _row_name(summary)], filters, summarizable=False)
+    filters = {k: v for k, v in summary.filters.items() if k != "metric"}
+    rows = resultset.select(usable, [summary.metric, _row_name(summary)], filters, summarizable=False)
     bases = [c for c in columns if c not in ("metric", "unit")]
     return rows if len(rows) and len(rows[bases].astype(str).drop_duplicates()) == 1 else None
 
 
-def _row_name(summary: Mapping) -> str:
-    return f"{summary.get('metric', '')}_{statistic_name(summary.get('statistic'))}"
+def _row_name(summary: StatedSummary) -> str:
+    return f"{summary.metric}_{statistic_name(summary.statistic)}"
 
 
-def _from_summary(source, usable: pd.DataFrame, summary: Mapping, family: str, columns: list[str], sampled: set):
+def _from_summary(source, usable: pd.DataFrame, summary: StatedSummary, family: str, columns: list[str],
+                  sampled: set):
     """(Stated, positions of the file's rows it states) for one location summary, or None when its rows
     are not one configuration of this file (or restate a run whose samples of another metric are compared)."""
-    kind, value = source.summary_kind(summary), finite_number(summary.get("value"))
+    kind, value = source.summary_kind(summary), None if summary.value is None else float(summary.value)
     rows = _summary_rows(usable, summary, columns) if kind in table_mod.COMPARED_KINDS and value is not None else None
     if rows is None:
         return None
-    metric, name = str(summary.get("metric", "")), _row_name(summary)
+    metric, name = summary.metric, _row_name(summary)
     samples = rows.iloc[0:0] if source.is_derived(metric) else rows[rows["metric"].astype(str) == metric]
     raw_key = _keyed(samples, family, columns, metric, str(samples["unit"].iloc[0])) if len(samples) else None
-    key = _keyed(rows, family, columns, name, str(summary.get("unit") or rows["unit"].iloc[0]))
+    key = _keyed(rows, family, columns, name, str(summary.unit or rows["unit"].iloc[0]))
     if raw_key is None and _base(key) in sampled:
         return None
     ci, level = _interval(summary)
-    n = summary.get("n")
-    return (Stated(key, kind, value, _format(source, family), statistic_name(summary.get("statistic")), ci, level,
-                   int(n) if isinstance(n, int) else None, raw_key),
+    return (Stated(key, kind, value, _format(source, family), statistic_name(summary.statistic), ci, level,
+                   summary.n, raw_key),
             set(rows.index[rows["metric"].astype(str) == name]))
 
 
@@ -160,11 +153,11 @@ def _spreads(source, usable: pd.DataFrame, family: str, columns: list[str]) -> d
     """{configuration without its metric: the spreads (stddev, IQR, ...) the file states for it}."""
     found: dict[tuple, list[str]] = {}
     for summary in source.summaries():
-        if str(summary.get("kind")) == "dispersion":
+        if summary.kind == "dispersion":
             rows = _summary_rows(usable, summary, columns)
             if rows is not None:
                 base = _base(_keyed(rows, family, columns, "", ""))
-                found.setdefault(base, []).append(statistic_name(summary.get("statistic")))
+                found.setdefault(base, []).append(statistic_name(summary.statistic))
     return found
 
 

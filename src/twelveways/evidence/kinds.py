@@ -81,12 +81,3 @@ def kind_of(metric: str, unit: str) -> MetricKind:
     if "accuracy" in name or "quality" in name:
         return MetricKind.ACCURACY
     return MetricKind.COUNT if text in ("count", "epochs", "iterations") else MetricKind.OTHER
-
-
-def stated_by(summary) -> StatedBy:
-    """Who stated a summary (attr summaries[].stated_by); a file's own summaries are its publisher's."""
-    value = str((summary or {}).get("stated_by", "") or "").strip().lower()
-    try:
-        return StatedBy(value)
-    except ValueError:
-        return StatedBy.PUBLISHER

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..checklist.model import AuditReport, CheckResult
 from ..evidence import settings
+from ..evidence.summary import StatedSummary
 from ..families import FAMILIES, Family
 from ..key_results import configuration, headline_families, hook, key_rows, load_summaries, short_configuration
 
@@ -74,10 +75,10 @@ def profile_caveat(config: Mapping, bench_dir: str | os.PathLike | None) -> str:
             f"<span class='tw-muted'>Profiles: {_e(others)}.</span></p>")
 
 
-def statistic_words(summary: Mapping) -> str:
+def statistic_words(summary: StatedSummary) -> str:
     """What the headline's number is, in words: over invocations where the summary names that level."""
-    statistic, metric = str(summary.get("statistic")), str(summary.get("metric"))
-    if summary.get("ci_level") and statistic in OVER_INVOCATIONS:
+    statistic, metric = str(summary.statistic), summary.metric
+    if summary.ci_level and statistic in OVER_INVOCATIONS:
         return OVER_INVOCATIONS[statistic].format(metric=metric)
     return f"{statistic} {metric}"
 
@@ -93,22 +94,22 @@ def _bound_cell(text: str) -> str:
     return f"<span class='tw-num'>{_e(share)}</span>" + (f"<br><span class='tw-muted'>({_e(why)}</span>" if why else "")
 
 
-def percent_of_bound(summary: Mapping, rates: Sequence[dict], bound_table: pd.DataFrame | None,
+def percent_of_bound(summary: StatedSummary, rates: Sequence[StatedSummary], bound_table: pd.DataFrame | None,
                      analysis) -> str:
     """The configuration's harmonic-mean rate over the bound measured at the same processing elements
     (``analysis``: the family's analysis module, which reads its bounds)."""
     if bound_table is None or bound_table.empty:
         return "—"
-    filters = summary.get("filters", {})
-    rate = next((r for r in rates if r.get("filters") == filters and r.get("metric") == "rate"), None)
-    if rate is None or rate.get("value") is None:
+    filters = summary.filters
+    rate = next((r for r in rates if r.filters == filters and r.metric == "rate"), None)
+    if rate is None or rate.value is None:
         return "—"
     pe = int(filters.get("ranks", 1)) * int(filters.get("threads", 1))
-    kind, scale = ("bandwidth", 1e3) if "B/s" in str(rate.get("unit")) and "Flop" not in str(rate.get("unit")) else ("flops", 1e3)
+    kind, scale = ("bandwidth", 1e3) if "B/s" in str(rate.unit) and "Flop" not in str(rate.unit) else ("flops", 1e3)
     bound = analysis.best_bound(bound_table, kind, pe)
     if not bound:
         return "—"
-    share = 100 * float(rate["value"]) / (bound * scale)
+    share = 100 * float(rate.value) / (bound * scale)
     text = f"{share:.0f}% of measured {'bandwidth' if kind == 'bandwidth' else 'peak'}"
     return text + (ABOVE_BOUND if share > 100 else "")
 
@@ -118,34 +119,34 @@ CI_METHODS = {"median_binomial": "binomial CI", "order_statistics": "order-stati
               "t_log_invocations": "t interval over invocations"}
 
 
-def replicates_text(summary: Mapping) -> str:
+def replicates_text(summary: StatedSummary) -> str:
     """n in the replicates the summary counts: invocations (iterations beside), seeds, or queries of k runs."""
-    n, replicate = summary.get("n", "—"), str(summary.get("replicate") or "")
+    n, replicate = "—" if summary.n is None else summary.n, summary.replicate or ""
     if replicate == "invocation":
-        values = summary.get("values")
+        values = summary.values
         return f"n={n} invocation{'s' if n != 1 else ''}" + (f" ({values} iterations)" if values else "")
     if replicate == "query":
-        runs = summary.get("runs") or 1
+        runs = summary.runs or 1
         return f"n={n} queries of {runs} LoadGen run{'s' if runs != 1 else ''}"
     return f"n={n} {replicate}s" if replicate else f"n={n}"
 
 
-def value_text(summary: Mapping, unit: str | None = None) -> tuple[str, str]:
+def value_text(summary: StatedSummary, unit: str | None = None) -> tuple[str, str]:
     """('value [CI] unit', 'method, n, coverage') of one summary, in words; a time in ``unit`` when given."""
-    value, given = summary.get("value"), str(summary.get("unit", ""))
+    value, given = summary.value, summary.unit or ""
     scale = TIME_UNITS[given] / TIME_UNITS[unit] if unit in TIME_UNITS and given in TIME_UNITS else 1.0
     shown = unit if scale != 1.0 or given == unit else given
-    ci = summary.get("ci")
+    ci = summary.ci
     text = f"{number(float(value) * scale)} {shown}"
     if ci:
         text += f" [{number(ci[0] * scale)}, {number(ci[1] * scale)}]"
-    confidence = summary.get("confidence")
-    method = CI_METHODS.get(summary.get("ci_method", ""), summary.get("ci_method") or "no CI")
+    confidence = summary.confidence
+    method = CI_METHODS.get(summary.ci_method or "", summary.ci_method or "no CI")
     if not ci:
-        method = "no CI: " + (summary.get("note") or "too few samples").split(";")[-1].strip()
-    coverage = summary.get("coverage")
+        method = "no CI: " + (summary.note or "too few samples").split(";")[-1].strip()
+    coverage = summary.coverage
     stated = f"{confidence:.0%} " if ci and confidence else ""
-    details = stated + method + ("" if f"n={summary.get('n')}" in method else f", {replicates_text(summary)}")
+    details = stated + method + ("" if f"n={summary.n}" in method else f", {replicates_text(summary)}")
     if coverage is not None and ci:
         details += f", covers {100 * coverage:.1f}%"
     return text, details
@@ -163,7 +164,7 @@ def touching_checks(family: str, checks: Sequence[CheckResult]) -> str:
     return ", ".join(others + ([f"{passed} pass"] if passed else [])) or "none"
 
 
-def _bound_cell_text(family: Family, summary: Mapping, summaries: Sequence[tuple[str, dict]],
+def _bound_cell_text(family: Family, summary: StatedSummary, summaries: Sequence[tuple[str, StatedSummary]],
                      results_dir: Path | None, bound_tables: dict) -> str:
     """The "of its bound" cell: the share of the family's measured bound (its ``headline.bounds`` file, read by its
     analysis module), or "no bound defined"."""
@@ -172,7 +173,7 @@ def _bound_cell_text(family: Family, summary: Mapping, summaries: Sequence[tuple
     analysis = importlib.import_module(family.analysis)
     if family.name not in bound_tables:
         bound_tables[family.name] = _bounds(results_dir, family.headline.bounds, analysis)
-    rates = [s for f, s in summaries if f == family.name and s.get("metric") == "rate"]
+    rates = [s for f, s in summaries if f == family.name and s.metric == "rate"]
     return percent_of_bound(summary, rates, bound_tables[family.name], analysis)
 
 
@@ -187,7 +188,7 @@ def _bounds(results_dir: Path | None, name: str, analysis) -> pd.DataFrame | Non
         return None
 
 
-def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[CheckResult], results_dir: Path | None,
+def table_html(summaries: Sequence[tuple[str, StatedSummary]], checks: Sequence[CheckResult], results_dir: Path | None,
                figures: Mapping[str, str]) -> str:
     """The headline table: benchmark, key configuration, value [CI], how, % of bound, checks, figure and raw rows.
     A family with a table of its own (``headline.table``) is shown there instead."""
@@ -198,7 +199,7 @@ def table_html(summaries: Sequence[tuple[str, dict]], checks: Sequence[CheckResu
     bound_tables: dict = {}
     body = []
     for family, summary in rows:
-        spec, filters = family.headline, summary.get("filters", {})
+        spec, filters = family.headline, summary.filters
         value, how = value_text(summary, spec.unit)
         anchor = figures.get(f"{family.notebook}/{spec.figure}", f"section-{family.notebook}")
         bound = _bound_cell_text(family, summary, summaries, results_dir, bound_tables)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..evidence import settings
+from ..evidence.summary import StatedSummary
 from ..families.infer import FAMILY
 from .headline import number, value_text
 
@@ -69,15 +70,16 @@ def _throughput_cell(found: tuple[float, int] | None, unit: str) -> str:
     return f"<span title='{_e(how)}'>{_e(number(value))} {_e(unit)} · median of {runs} runs</span>"
 
 
-def _latency_cell(summaries: Sequence[tuple[str, dict]], variant: str, scenario: str, statistic: str) -> str:
-    found = next((s for f, s in summaries if f == FAMILY.name and s.get("statistic") == statistic
-                  and s.get("metric") == "latency" and s.get("filters", {}).get("variant") == variant
-                  and s.get("filters", {}).get("scenario") == scenario
-                  and s.get("filters", {}).get("role", "performance") == "performance"), None)
+def _latency_cell(summaries: Sequence[tuple[str, StatedSummary]], variant: str, scenario: str, statistic: str
+                  ) -> str:
+    found = next((s for f, s in summaries if f == FAMILY.name and s.statistic == statistic
+                  and s.metric == "latency" and s.filters.get("variant") == variant
+                  and s.filters.get("scenario") == scenario
+                  and s.filters.get("role", "performance") == "performance"), None)
     if found is None:
         return "—"
     value, how = value_text(found, "ms")
-    runs = int(found.get("runs") or 1)
+    runs = found.runs or 1
     pooled = f" · {runs} runs pooled" if runs > 1 else ""
     return f"<span title='{_e(how)}'>{_e(value)}{_e(pooled)}</span>"
 
@@ -92,13 +94,13 @@ def _accuracy_cell(count: tuple[int, int] | None, confidence: float) -> str:
             f"{_e(f'{acc.accuracy:.4f} [{acc.ci[0]:.4f}, {acc.ci[1]:.4f}] ({acc.correct}/{acc.items})')}</span>")
 
 
-def table_html(summaries: Sequence[tuple[str, dict]], results_dir: Path | None, figures: Mapping[str, str],
+def table_html(summaries: Sequence[tuple[str, StatedSummary]], results_dir: Path | None, figures: Mapping[str, str],
                          confidence: float | None = None) -> str:
     """Inference as MLPerf reports it: each scenario's own metric per variant, and the accuracy with its test-set CI
     (``confidence`` None: the schema's)."""
     confidence = settings.resolve_confidence(confidence)
-    variants = sorted({str(s.get("filters", {}).get("variant")) for f, s in summaries
-                       if f == FAMILY.name and s.get("filters", {}).get("variant")})
+    variants = sorted({str(s.filters.get("variant")) for f, s in summaries
+                       if f == FAMILY.name and s.filters.get("variant")})
     if not variants:
         return ""
     throughput, accuracy = _loadgen_numbers(results_dir)
