@@ -60,7 +60,8 @@ def test_a_value_of_the_declared_type_is_parsed_typed(attribute):
             assert parsed == value and type(parsed) is type(value), (key, parsed)
 
 
-@pytest.mark.parametrize("attribute", [a for a in registry.ATTRIBUTES if a.name not in attributes.RESOLVED],
+@pytest.mark.parametrize("attribute", [a for a in registry.ATTRIBUTES
+                                       if a.name not in attributes.RESOLVED + attributes.PER_ENTRY],
                          ids=lambda a: a.name)
 def test_a_value_of_another_type_is_one_line_naming_the_file_and_the_attribute(attribute):
     wrong = _wrong_value(attribute)

@@ -16,7 +16,10 @@ one), so the registry stays the one place a new attribute is declared.  Two deli
   the value as stated: a bad one is named by ``evidence.settings`` where a check needs it (R5 then
   needs a human, naming the value and the file), and the other checks still run;
 * ``contention`` is typed further as a :class:`Contention` record (the machine's load while the stage
-  ran), checked field by field.
+  ran), checked field by field;
+* ``summaries`` (:data:`PER_ENTRY`) is kept as stated and typed entry by entry by
+  :mod:`twelveways.evidence.summary`: a bad entry, or a value that is no list, is left out with its
+  line (R3 names it) and the file's rows stay, as for any other summary a publisher wrote oddly.
 
 Absent attributes, and the empty text netCDF writers store for "none" (``results._attr_value``) in
 an attribute that is not a text, are None.
@@ -36,6 +39,8 @@ from . import registry
 
 #: Attributes the settings resolver reads from a file (``evidence.settings``): kept as stated, checked there.
 RESOLVED = ("confidence", "ci_target")
+#: Attributes typed entry by entry elsewhere (``evidence.summary``), so one bad entry does not refuse the file.
+PER_ENTRY = ("summaries",)
 #: Words of the registry's JSON types, as an error line says what was expected.
 TYPE_WORDS = {"string": "a text", "integer": "a whole number", "number": "a number", "object": "an object",
               "array": "a list"}
@@ -79,7 +84,7 @@ _JSON_TYPES: dict[str, Any] = {"string": StrictStr, "integer": StrictInt, "numbe
 
 def field_type(attribute: registry.Attribute) -> Any:
     """The model type of a declared attribute: its JSON type ("a|b" a union), or the exceptions above."""
-    if attribute.name in RESOLVED:
+    if attribute.name in RESOLVED or attribute.name in PER_ENTRY:
         return Stated
     if attribute.name == "contention":
         return Contention
