@@ -135,10 +135,14 @@ class Memory(Section):
 
 
 class NumaNode(Section):
+    """One NUMA node's memory."""
+
     memory_bytes: maybe(Bytes) | None = None
 
 
 class Numa(Section):
+    """NUMA nodes: how many, and each one's memory."""
+
     count: maybe(PositiveCount) | None = None
     nodes: maybe(dict[str, NumaNode]) | None = None
 
@@ -154,6 +158,8 @@ class Frequency(Section):
 
 
 class Hardware(Section):
+    """The machine: CPU, caches (by level name), memory, NUMA, frequency."""
+
     cpu: Cpu | None = None
     caches: maybe(dict[str, Cache]) | None = None
     memory: Memory | None = None
@@ -162,10 +168,14 @@ class Hardware(Section):
 
 
 class GpuDevice(Section):
+    """One GPU as nvidia-smi names it."""
+
     name: maybe(Text) | None = None
 
 
 class Gpus(Section):
+    """GPUs seen (none on a CPU-only machine)."""
+
     count: Count | None = None
     devices: tuple[GpuDevice, ...] | None = None
 
@@ -178,6 +188,8 @@ class Git(Section):
 
 
 class Timer(Section):
+    """The clock the measurements use: resolution and overhead measured at the capture."""
+
     resolution_ns: maybe(NonNegative) | None = None
     overhead_ns: maybe(NonNegative) | None = None
     declared_resolution_s: maybe(NonNegative) | None = None
@@ -193,6 +205,8 @@ class LoadSample(Section):
 
 
 class Python(Section):
+    """The interpreter and its installed packages (name -> version)."""
+
     version: maybe(Text) | None = None
     packages: maybe(dict[str, Text]) | None = None
 
