@@ -184,22 +184,24 @@ def _is_capture_path(text: str) -> bool:
     return len(parts) > 1 and parts[0] in SECTIONS and all(part.isidentifier() for part in parts)
 
 
+def _literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
 def raw_reads(source: str) -> list[str]:
     """``line: key`` of every capture key a module reads by a literal: ``x["key"]``, ``x.get("key")``, or a
-    dotted path into a capture given to any call."""
+    dotted path into a capture anywhere (an argument, a tuple of keys to try)."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if isinstance(node, ast.Subscript) and _literal(node.slice):
             if _is_capture_key(node.slice.value, ast.unparse(node.value)):
                 found.append(f"{node.lineno}: {node.slice.value}")
-        elif isinstance(node, ast.Call):
-            getter = isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-            for index, arg in enumerate(node.args):
-                if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
-                    continue
-                receiver = ast.unparse(node.func.value) if getter else ""
-                if (getter and index == 0 and _is_capture_key(arg.value, receiver)) or _is_capture_path(arg.value):
-                    found.append(f"{node.lineno}: {arg.value}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            key = _literal(node.args[0]) if node.args else None
+            if key and _is_capture_key(key, ast.unparse(node.func.value)):
+                found.append(f"{node.lineno}: {key}")
+        elif _literal(node) and _is_capture_path(node.value):
+            found.append(f"{node.lineno}: {node.value}")
     return found
 
 
@@ -208,8 +210,10 @@ def test_the_scan_catches_a_raw_read_of_a_capture():
                "    a = env['hardware']['cpu']['model']\n"
                "    b = (data.environment or {}).get('hash')\n"
                "    c = lookup(env, 'host.hostname')\n"
-               "    d = row['name'] + row.get('count')\n")  # other records' keys: not capture reads
-    assert sorted(raw_reads(crafted)) == ["2: cpu", "2: hardware", "2: model", "3: hash", "4: host.hostname"]
+               "    d = row['name'] + row.get('count')\n"  # other records' keys: not capture reads
+               "    return [leaves[k] for k in ('hardware.cpu.model', 'cpu_model')]\n")
+    assert sorted(raw_reads(crafted)) == ["2: cpu", "2: hardware", "2: model", "3: hash", "4: host.hostname",
+                                          "6: hardware.cpu.model"]
 
 
 @pytest.mark.parametrize("path", CONSUMERS, ids=[str(p.relative_to(SOURCE)) for p in CONSUMERS])
