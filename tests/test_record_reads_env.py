@@ -103,6 +103,19 @@ def test_a_wrong_type_is_one_line_naming_the_field_and_the_file(tmp_path, field,
     assert "\n" not in message and message == f"{path}: environment capture: {words}"
 
 
+def test_twelveways_env_compare_reads_an_earlier_capture_through_the_model(tmp_path):
+    from twelveways.env import store
+
+    data = json.loads((REFERENCE / "environment.json").read_text())
+    path = tmp_path / "earlier.json"
+    path.write_text(json.dumps(data))
+    assert store.read(path) == data
+    data["gpus"]["count"] = -1
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError, match=r"earlier.json: environment capture: gpus.count is -1, below its minimum 0$"):
+        store.read(path)
+
+
 def test_a_capture_that_is_not_an_object_is_refused(tmp_path):
     path = tmp_path / "environment.json"
     path.write_text("[1, 2]")

@@ -34,7 +34,9 @@ from .. import inputs
 from ..errors import ResultsError, TwelveWaysError
 from ..oneline import error_line, shown
 from .probe import is_unavailable
-from .store import FORMAT
+
+#: The capture's format, as ``twelveways env`` writes it.
+FORMAT = "twelveways-environment/1"
 
 #: The tags of the two branches of a field that may be unavailable (left out of error lines' field paths).
 _KNOWN, _UNAVAILABLE = "<known>", "<unavailable>"
