@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 
 from .env import VOLATILE
+from .env.capture_model import Description, as_description, as_dict
 
 CLASSES = ("hardware", "system", "toolchain", "libraries", "settings", "other")
 #: Volatile fields of foreign formats (Google Benchmark's context) besides ``env.VOLATILE``.
@@ -89,7 +90,7 @@ def _volatile(path: str) -> bool:
     return any(fnmatch.fnmatchcase(plain, pattern) or plain.startswith(pattern + ".") for pattern in VOLATILE)
 
 
-def flatten(description: Mapping, include_volatile: bool = False) -> dict:
+def flatten(description: Description | Mapping | None, include_volatile: bool = False) -> dict:
     """{dotted path: leaf value} of an environment description (see the module docstring)."""
     leaves: dict = {}
 
@@ -105,7 +106,7 @@ def flatten(description: Mapping, include_volatile: bool = False) -> dict:
         else:
             leaves[path] = list(value) if isinstance(value, tuple) else value
 
-    walk(description or {}, "")
+    walk(as_dict(description), "")
     return leaves
 
 
@@ -132,10 +133,9 @@ def hardware_differs(differences: list[dict]) -> bool:
     return any(d["class"] == "hardware" for d in differences)
 
 
-def device_name(description: Mapping) -> str:
+def device_name(description: Description | Mapping | None) -> str:
     """A short name of the machine a description states: CPU model (and GPU names), else ''."""
-    leaves = flatten(description or {})
-    cpu = next((str(leaves[k]) for k in ("hardware.cpu.model", "cpu_model", "cpu", "processor", "hardware.cpu")
-                if isinstance(leaves.get(k), (str, int, float)) and str(leaves[k]).strip()), "")
-    gpus = sorted({str(v) for k, v in leaves.items() if re.fullmatch(r"gpus\.devices\[\d+\]\.name", k)})
-    return " + ".join(part for part in [cpu, *gpus] if part)
+    described = as_description(description)
+    if described is None:
+        return ""
+    return " + ".join(part for part in [described.cpu_model or "", *described.gpu_names] if part)

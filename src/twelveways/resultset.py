@@ -46,6 +46,8 @@ from . import inputs, memory, results
 from .evidence import attributes, registry
 from .evidence import summary as stated_summary
 from .evidence import settings
+from .env.capture_model import Capture
+from .env.capture_model import load as load_capture
 from .errors import AuditInputError
 
 TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
@@ -484,7 +486,7 @@ class AuditData:
     """Everything one audit reads: result sources, optional environment and config, claims."""
 
     sources: list[ResultSource]
-    environment: dict | None = None
+    environment: Capture | None = None
     environment_path: str = ""
     config: dict | None = None
     config_path: str = ""
@@ -705,7 +707,8 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
     data = AuditData(sources, skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
     if environment:
-        data.environment, data.environment_path = read_json(environment, "environment capture"), str(environment)
+        data.environment, data.environment_path = load_capture(environment, "environment capture", AuditInputError), \
+            str(environment)
     if config:
         data.config, data.config_path = read_json(config, "configuration dump"), str(config)
     return data

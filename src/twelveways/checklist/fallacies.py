@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import envdiff
+from ..env.capture_model import Description, description_of
 from ..evidence import kinds as kinds_mod
 from ..claims import DEFINITIONS, spanned_factors
 from ..evidence.attributes import is_set
@@ -536,13 +537,13 @@ UNKNOWN_HASHES = {"", "unknown", "mixed", "none", "nan"}
 ENV_FIELDS = ("attr environment_hash", "column environment_hash", "attr environment", "--environment")
 
 
-def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, str]]:
+def environment_descriptions(data: AuditData) -> dict[str, tuple[Description | None, str]]:
     """Environment hash -> (its description, where it was read) for every hash the results carry.
 
     Descriptions come from a file's attr ``environment`` (import-csv, foreign readers) and from
     ``--environment`` (matched by its ``hash``); a hash with neither has ``(None, file)``.
     """
-    found: dict[str, tuple[dict | None, str]] = {}
+    found: dict[str, tuple[Description | None, str]] = {}
     for src in data.kept_sources:  # a file whose every run is excluded names no machine a check may compare
         hashes = {str(src.attributes.environment_hash or "")}
         if "environment_hash" in src.frame:
@@ -551,10 +552,11 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[dict | None, st
         for value in sorted(hashes - UNKNOWN_HASHES):
             if found.get(value, (None, ""))[0] is None:
                 usable = isinstance(described, dict) and len(hashes - UNKNOWN_HASHES) == 1
-                found[value] = (described, f"{src.path} attr environment") if usable else (None, src.path)
-    env = data.environment if isinstance(data.environment, dict) else {}
-    if str(env.get("hash", "")) in found and found[str(env["hash"])][0] is None:
-        found[str(env["hash"])] = (env, data.environment_path or "--environment")
+                where = f"{src.path} attr environment"
+                found[value] = (description_of(described, where), where) if usable else (None, src.path)
+    captured = str(data.environment.hash or "") if data.environment else ""
+    if captured in found and found[captured][0] is None:
+        found[captured] = (data.environment, data.environment_path or "--environment")
     return found
 
 
@@ -566,7 +568,7 @@ def _compared_devices(data: AuditData) -> set[str]:
     return compared
 
 
-def _device_names(known: Mapping[str, dict]) -> dict[str, str]:
+def _device_names(known: Mapping[str, Description]) -> dict[str, str]:
     """Environment hash -> a device name (CPU/GPU model), made unique with the hash prefix when needed."""
     names = {h: envdiff.device_name(d) or h[:12] for h, d in known.items()}
     clashes = {n for n in names.values() if list(names.values()).count(n) > 1}
@@ -603,7 +605,7 @@ DESCRIBE_HARDWARE = ("Add each system's description with its hardware (CPU and a
                      "environment, or --environment) (F8).")
 
 
-def hardware_unknown(data: AuditData, known: Mapping[str, dict], envs: Mapping[str, tuple]):
+def hardware_unknown(data: AuditData, known: Mapping[str, Description], envs: Mapping[str, tuple]):
     """Evidence that some compared environments state no hardware fact (e.g. LoadGen logs: only LoadGen's
     build), or None: "unknown" is never "same hardware"."""
     blind = [h for h, description in known.items() if not _states_hardware(description)]
@@ -617,8 +619,8 @@ def hardware_unknown(data: AuditData, known: Mapping[str, dict], envs: Mapping[s
               "add the submission's system description", "", *ENV_FIELDS, "attr source_format")
 
 
-def _states_hardware(description) -> bool:
-    return isinstance(description, Mapping) and any(envdiff.classify(field) == "hardware"
+def _states_hardware(description: Description | None) -> bool:
+    return description is not None and any(envdiff.classify(field) == "hardware"
                                                     for field in envdiff.flatten(description))
 
 

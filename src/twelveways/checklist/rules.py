@@ -23,7 +23,6 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.attributes import is_set, objects
 from ..evidence.kinds import StatedBy
-from ..evidence.machine import last_level_cache_bytes
 from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
                          kept_runs, normalize_statistic, per_text, select, truthy)
 from . import restate
@@ -877,7 +876,7 @@ def _known(value) -> bool:
 def r9_setup(data: AuditData):
     """Environment captured and matching, config hash and git state known, every factor's levels listed."""
     statuses, evidence = [], []
-    env_hash = (data.environment or {}).get("hash")
+    env_hash = data.environment.hash if data.environment else None
     for src in data.sources:
         stated = src.attributes
         if not _known(stated.environment_hash) and not is_set(stated.environment):
@@ -1050,7 +1049,8 @@ def r11_bounds(data: AuditData):
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
-    statuses, evidence, llc = [], [], last_level_cache_bytes(data.environment)
+    llc = data.environment.last_level_cache_bytes if data.environment else None
+    statuses, evidence = [], []
     for src in data.sources:
         frame = src.frame[[c for c in R11_COLUMNS if c in src.frame.columns]]  # only the columns read below
         rows = frame[((src.frame["benchmark"] != "bounds") & (src.kinds == "rate") & src.frame["valid"]

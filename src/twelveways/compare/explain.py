@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 
 from .. import envdiff
+from ..env.capture_model import Description
 from ..families import prk as prk_kernels
 
 MEMORY_BOUND = {k.name for k in prk_kernels.DECLARED if k.memory_bound}  # declared per kernel
@@ -55,7 +56,7 @@ def _int(value) -> int:
         return 1
 
 
-def environment_diff(base: Mapping | None, new: Mapping | None) -> list[dict] | None:
+def environment_diff(base: Description | None, new: Description | None) -> list[dict] | None:
     """The classified field-level diff, or None when a side has no environment capture."""
     if base is None or new is None:
         return None

@@ -12,9 +12,10 @@ relation unknown, and the comparison says so rather than guessing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 from .. import envdiff
+from ..env.capture_model import Description
 
 SAME_MACHINE, SAME_HARDWARE, OTHER_HARDWARE, UNKNOWN = ("same machine", "same hardware", "different hardware",
                                                         "unknown")
@@ -22,29 +23,35 @@ SAME_MACHINE, SAME_HARDWARE, OTHER_HARDWARE, UNKNOWN = ("same machine", "same ha
 ABSOLUTE_KINDS = ("cost", "rate")
 
 
-def identity(description: Mapping | None) -> dict:
-    """Host name, boot id, CPU model and logical CPU count of one capture (None where not stated)."""
-    leaves = envdiff.flatten(description or {}, include_volatile=True)
+@dataclass(frozen=True)
+class Identity:
+    """Host name, boot id, CPU (and GPU) names and logical CPU count of one side (None where not stated)."""
 
-    def pick(*keys):
-        return next((leaves[k] for k in keys if leaves.get(k) not in (None, "")), None)
-
-    return {"hostname": pick("host.hostname", "hostname"), "boot_id": pick("host.boot_id", "boot_id"),
-            "cpu": envdiff.device_name(description or {}) or None,
-            "cpus": pick("hardware.cpu.logical_cpus", "num_cpus", "cpu_count")}
+    hostname: str | None = None
+    boot_id: str | None = None
+    cpu: str | None = None
+    cpus: int | None = None
 
 
-def relation(base: Mapping | None, new: Mapping | None) -> tuple[str, str]:
+def identity(description: Description | None) -> Identity:
+    """The identity one side's environment description states."""
+    if description is None:
+        return Identity()
+    return Identity(description.hostname, description.boot_id, envdiff.device_name(description) or None,
+                    description.logical_cpus)
+
+
+def relation(base: Description | None, new: Description | None) -> tuple[str, str]:
     """(relation, why) of two captures: same machine, same hardware, different hardware or unknown."""
     a, b = identity(base), identity(new)
-    if not a["cpu"] or not b["cpu"]:
+    if not a.cpu or not b.cpu:
         return UNKNOWN, "a side has no environment capture stating its CPU"
-    if (a["cpu"], a["cpus"]) != (b["cpu"], b["cpus"]):
-        return OTHER_HARDWARE, f"different CPU: {a['cpu']} ({a['cpus']} CPUs) and {b['cpu']} ({b['cpus']} CPUs)"
-    if a["boot_id"] and a["boot_id"] == b["boot_id"]:
-        return SAME_MACHINE, f"same running machine (host {a['hostname']}, boot {str(a['boot_id'])[:8]}, {a['cpu']})"
-    where = "another boot or host" if a["boot_id"] and b["boot_id"] else "boot id not recorded on both sides"
-    return SAME_HARDWARE, f"same CPU {a['cpu']} ({a['cpus']} CPUs; {where})"
+    if (a.cpu, a.cpus) != (b.cpu, b.cpus):
+        return OTHER_HARDWARE, f"different CPU: {a.cpu} ({a.cpus} CPUs) and {b.cpu} ({b.cpus} CPUs)"
+    if a.boot_id and a.boot_id == b.boot_id:
+        return SAME_MACHINE, f"same running machine (host {a.hostname}, boot {str(a.boot_id)[:8]}, {a.cpu})"
+    where = "another boot or host" if a.boot_id and b.boot_id else "boot id not recorded on both sides"
+    return SAME_HARDWARE, f"same CPU {a.cpu} ({a.cpus} CPUs; {where})"
 
 
 def not_comparable(why: str) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import resultset
+from ..env.capture_model import Description, description_of
+from ..env.capture_model import load as load_capture
 from ..errors import AuditInputError
 from ..evidence.attributes import Contention
 from ..readers.sw_fields import common_items
@@ -35,7 +37,7 @@ class Side:
     label: str
     inputs: list[str]
     data: resultset.AuditData
-    environment: dict | None = None
+    environment: Description | None = None
     environment_path: str | None = None
     noise_floor: AARecord | OldFloorRecord | None = None
     noise_floor_path: str | None = None
@@ -86,7 +88,8 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     env_path = Path(environment) if environment else _first_file(folders, ENVIRONMENT_NAMES[0])
     side = Side(label, paths, data, folders=folders)
     if env_path is not None:
-        side.environment, side.environment_path = resultset.read_json(env_path, f"{label} environment capture"), str(env_path)
+        side.environment = load_capture(env_path, f"{label} environment capture", AuditInputError)
+        side.environment_path = str(env_path)
     else:
         side.environment, side.environment_path = stated_environment(data)
     floor_path = _first_file(folders, NOISE_FLOOR_NAME)
@@ -95,7 +98,7 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     return side
 
 
-def stated_environment(data: resultset.AuditData) -> tuple[dict | None, str | None]:
+def stated_environment(data: resultset.AuditData) -> tuple[Description | None, str | None]:
     """The environment the results files themselves state (asv's machine.json and params, LoadGen's detail log,
     pyperf metadata, JMH's JVM, Google Benchmark's context, pytest-benchmark's machine_info: attr
     ``environment`` as each reader keeps it), and where it came from; (None, None) when no file states one.
@@ -110,7 +113,8 @@ def stated_environment(data: resultset.AuditData) -> tuple[dict | None, str | No
     shared = common_items([env for _, env in stated])
     if not shared:
         return None, None
-    return shared, f"stated in the results files ({', '.join(formats)}: {len(stated)} file(s))"
+    where = f"stated in the results files ({', '.join(formats)}: {len(stated)} file(s))"
+    return description_of(shared, where, AuditInputError), where
 
 
 def contention_records(side: Side, family: str | None = None) -> list[Contention]:

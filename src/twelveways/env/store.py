@@ -10,8 +10,7 @@ from pathlib import Path
 
 from ..cliargs import ENVIRONMENT_JSON
 from ..errors import ConfigError, ResultsError
-
-FORMAT = "twelveways-environment/1"
+from .capture_model import FORMAT, from_dict
 DEFAULT_OUTPUT = ENVIRONMENT_JSON
 
 
@@ -55,14 +54,14 @@ def write(capture: Mapping, path: str | os.PathLike = DEFAULT_OUTPUT) -> Path:
 
 
 def read(path: str | os.PathLike) -> dict:
-    """Read a capture written by :func:`write`."""
+    """Read a capture written by :func:`write`, its fields checked (:func:`.capture_model.from_dict`)."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ResultsError(f"cannot read environment capture {path}", cause=exc) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT or "hash" not in data:
         raise ResultsError(f"{path} is not a twelveways environment capture ({FORMAT})")
-    return data
+    return from_dict(data, str(path)).to_dict()
 
 
 def load_config(path: str) -> dict:

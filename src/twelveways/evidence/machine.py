@@ -58,11 +58,3 @@ class MachineIdentity:
 
     def describe(self) -> str:
         return ", ".join(f"{k} {v}" for k, v in vars(self).items() if v is not None) or "no identity fields"
-
-
-def last_level_cache_bytes(environment: Mapping | None) -> int | None:
-    """The largest cache of the captured CPU (environment capture ``hardware.caches.*.size_bytes``), None if not captured."""
-    caches = _lookup(environment or {}, "hardware.caches") or {}
-    sizes = [c.get("size_bytes") for c in caches.values() if isinstance(c, Mapping)] if isinstance(caches, Mapping) else []
-    sizes = [int(v) for v in sizes if isinstance(v, (int, float)) and v > 0]
-    return max(sizes) if sizes else None

@@ -25,6 +25,8 @@ from ..checklist.model import AuditReport
 from ..claim_record import ClaimResult
 from ..claims import BOUNDS, Claim, parse_lenient
 from ..plan_stages import RANGE_TEXT, duration, rule_costs
+from ..env.capture_model import Capture
+from ..env.capture_model import load as load_capture
 from ..errors import ResultsError
 from ..escape import markdown_text as md
 from . import notebooks as nb
@@ -116,6 +118,13 @@ def _json(path: Path | None, what: str) -> dict:
     except (OSError, ValueError) as exc:
         raise ResultsError(f"{what} is not valid JSON: {path}", cause=exc) from exc
     return data if isinstance(data, dict) else {}
+
+
+def _capture(path: Path | None) -> Capture | None:
+    """The run's environment capture, None where the result set has none."""
+    if path is None or not Path(path).is_file():
+        return None
+    return load_capture(path, "environment capture", ResultsError)
 
 
 def rule_runtimes(bench_dir: Path | None) -> dict[str, float]:
@@ -442,7 +451,7 @@ def install_section(root: Path | None = None) -> list[str]:
         f"In all {total / 2**30:.2f} GiB; leave at least twice that free for a run of another profile.", ""]
 
 
-def requirements_section(environment: Mapping) -> list[str]:
+def requirements_section(environment: Capture | None) -> list[str]:
     """Hardware and software of the machine that made these results (the environment capture)."""
     from ..env.render import summary_rows
 
@@ -450,17 +459,17 @@ def requirements_section(environment: Mapping) -> list[str]:
              "The machine and software that produced these results, as captured at the start of the run; a run "
              "elsewhere needs the same software (`envs/requirements.lock`, `make venv`) and comparable hardware to "
              "reproduce the numbers within the tolerances above. No GPU is needed.", ""]
-    if not environment:
+    if environment is None or not environment.to_dict():
         return lines + ["No environment capture in this result set.", ""]
     keep = ("CPU", "Topology", "Usable CPUs", "Caches", "NUMA nodes", "Memory", "Virtualization", "OS",
             "C compiler (used)", "MPI library", "BLAS/OpenMP", "Python", "numpy", "torch", "LoadGen", "GPUs", "Timer")
-    rows = [[label, value] for label, value in summary_rows(environment) if label in keep]
+    rows = [[label, value] for label, value in summary_rows(environment.to_dict()) if label in keep]
     return lines + _table(["", "value"], rows)
 
 
-def header(config: Mapping, environment: Mapping, sources: Sources) -> list[str]:
+def header(config: Mapping, environment: Capture | None, sources: Sources) -> list[str]:
     """Title, what the artifact is, where the appendix read its inputs, how to reproduce."""
-    commit = str((environment.get("git") or {}).get("commit") or "unknown")
+    commit = str((environment.git_commit if environment else None) or "unknown")
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return ["# Artifact appendix: Twelve Ways", "",
             f"Generated {generated} from the results of commit `{md(commit[:12])}`, profile "
@@ -475,7 +484,7 @@ def render(sources: Sources) -> str:
     checklist = _json(sources.checklist, "checklist")
     if not checklist:
         raise ResultsError(f"no checklist at {sources.checklist}: audit the results first")
-    config, environment = _json(sources.config, "config dump"), _json(sources.environment, "environment capture")
+    config, environment = _json(sources.config, "config dump"), _capture(sources.environment)
     outcomes = {c.id: c for c in AuditReport.from_dict(checklist, str(sources.checklist)).claims}
     claims = load_claims(sources.claims) or claims_of(outcomes)
     runtimes = rule_runtimes(sources.bench)

@@ -204,12 +204,13 @@ def reaudit(layout: Mapping, derived_dir: Path, output: Path) -> Path:
 
 def artifact_description(layout: Mapping, output: Path) -> Path:
     """``output/artifact-description.md`` from the stored environment capture and config."""
+    from ..env.capture_model import load as load_capture
     from ..env.render import write_artifact_description
 
     config = inputs.read_json_object(layout["config_json"], "config dump", ResultsError) if layout["config_json"] \
         else None
-    capture = inputs.read_json_object(layout["environment_json"], "environment capture", ResultsError)
-    return write_artifact_description(capture, output / "artifact-description.md", config)
+    capture = load_capture(layout["environment_json"], "environment capture", ResultsError)
+    return write_artifact_description(capture.to_dict(), output / "artifact-description.md", config)
 
 
 def rebuild(source: str | Path, output: str | Path, jobs: int = 2) -> Path:

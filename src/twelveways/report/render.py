@@ -23,6 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import quickimport
+from ..env.capture_model import Capture
+from ..env.capture_model import load as load_capture
 from ..errors import TwelveWaysError
 from ..families import FAMILIES
 from .headline import headline_html
@@ -452,13 +454,11 @@ def _lookup(data: Mapping, *names: str):
     return None
 
 
-def header_facts(config: Mapping, environment: Mapping) -> list[str]:
+def header_facts(config: Mapping, environment: Capture | None) -> list[str]:
     """Short provenance lines for the page header (escaped later)."""
     facts = []
-    host = _lookup(environment, "host.hostname", "hostname", "hardware.hostname")
-    cpu = _lookup(environment, "hardware.cpu.model", "hardware.cpu_model", "cpu.model", "hardware.cpu.brand")
-    commit = _lookup(environment, "git.commit", "git_commit", "project.git_commit", "project.commit")
-    dirty = _lookup(environment, "git.dirty", "git_dirty", "project.git_dirty")
+    host, cpu = (environment.hostname, environment.cpu_model) if environment else (None, None)
+    commit, dirty = (environment.git_commit, environment.git_dirty) if environment else (None, None)
     if host or cpu:
         facts.append("machine: " + ", ".join(str(v) for v in (host, cpu) if v))
     if config:
@@ -466,7 +466,7 @@ def header_facts(config: Mapping, environment: Mapping) -> list[str]:
         on = [name for name, enabled in stages.items() if enabled] if isinstance(stages, Mapping) else []
         facts.append(f"profile: {config.get('profile', '?')}, seed {config.get('seed', '?')}, stages: {', '.join(on) or 'none'}")
     if commit:
-        dirty_note = " (uncommitted changes)" if dirty in (True, 1, "1", "true") else ""
+        dirty_note = " (uncommitted changes)" if dirty else ""
         facts.append(f"project commit: {str(commit)[:12]}{dirty_note}")
     return facts
 
@@ -566,7 +566,8 @@ def render(notebooks: Iterable[tuple[str, str | os.PathLike]], output: str | os.
     written atomically.
     """
     config = _read_optional_json(config_json)
-    environment = _read_optional_json(environment_json)
+    environment = load_capture(environment_json, "environment capture", RenderError) \
+        if environment_json and Path(environment_json).is_file() else None
     checklist = _read_optional_json(checklist_json)
     title = title or _lookup(config, "report.title") or "Twelve Ways benchmark report"
     output = Path(output)
