@@ -91,7 +91,7 @@ test: $(STAMP) browser-deps lint
 # the readers' property tests draw 5 damaged files per seed instead of make test's 20 (TWELVEWAYS_FUZZ_EXAMPLES).
 test-fast: export TWELVEWAYS_FUZZ_EXAMPLES ?= 5
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not slurm" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not slurm" --hypothesis-profile=fast $(PYTEST_ARGS)
 
 # Style gates (pyproject.toml [tool.ruff], [tool.snakefmt]); part of make test, so CI runs them.
 lint: $(STAMP)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import hypothesis_profiles  # noqa: F401 -- registers the full and fast profiles before pytest loads one
 import shared_builds
 import tinyrun
 import xdist_groups
@@ -95,7 +96,8 @@ def tiny_run(shared_tmp, reference_report, venv_env) -> tinyrun.TinyRun:
 
 def _xdist_group(item: pytest.Item) -> str | None:
     """A shared build's group, else the module's when the test uses a fixture its module defines wider
-    than one test (built once per worker: its tests go to one)."""
+    than one test (built once per worker: its tests go to one), else a group the test names
+    (``pytest.mark.xdist_group``: tests that share a costly first use, e.g. PyTorch's optimizer machinery)."""
     closure = item.fixturenames
     for fixture, group in SHARED_BUILDS.items():
         if fixture in closure:
@@ -105,7 +107,8 @@ def _xdist_group(item: pytest.Item) -> str | None:
         for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
             if definition.scope != "function" and definition.baseid == module:
                 return module
-    return None
+    named = item.get_closest_marker("xdist_group")
+    return str(named.args[0]) if named and named.args else None
 
 
 @pytest.hookimpl(trylast=True)  # the collection as it will run: after -m and -k took tests out

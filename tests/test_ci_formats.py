@@ -3,6 +3,7 @@ annotations escaped as GitHub's runner reads them, and no undecided verdict that
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -10,7 +11,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import xmlschema
 from markdown_it import MarkdownIt
 
 from twelveways import cireport
@@ -25,7 +25,16 @@ import make_results  # noqa: E402
 
 HERE = Path(__file__).parent
 REFERENCE = HERE.parent / "data" / "reference"
-SCHEMA = xmlschema.XMLSchema(str(HERE / "schemas" / "junit-10.xsd"))
+
+
+@functools.cache
+def junit_schema():
+    """The JUnit schema, parsed on first use (xmlschema's import and parse cost each test worker a second)."""
+    import xmlschema
+
+    return xmlschema.XMLSchema(str(HERE / "schemas" / "junit-10.xsd"))
+
+
 #: Evidence a user's data could carry: every character GitHub's workflow commands and Markdown tables care about.
 HOSTILE = "50% of runs: slower, by far\r\nsecond line | a cell? <script>x</script> *bold* \x01"
 
@@ -55,7 +64,7 @@ def crafted_report() -> dict:
 
 
 def parse_junit(text: str) -> ET.Element:
-    SCHEMA.validate(text)  # raises, naming the element and the rule, when the XML is not valid JUnit
+    junit_schema().validate(text)  # raises, naming the element and the rule, when the XML is not valid JUnit
     return ET.fromstring(text)
 
 
@@ -74,9 +83,9 @@ def unescape_command(text: str) -> str:
 
 def test_the_schema_rejects_what_is_not_junit():
     """The validation below can fail: a test case without a name, or a failure outside a case, is refused."""
-    assert not SCHEMA.is_valid('<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
+    assert not junit_schema().is_valid('<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
                                '<testcase classname="x"/></testsuite></testsuites>')
-    assert not SCHEMA.is_valid('<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
+    assert not junit_schema().is_valid('<testsuites><testsuite name="s" tests="1" failures="0" errors="0">'
                                '<failure message="m"/></testsuite></testsuites>')
 
 

@@ -15,6 +15,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
@@ -164,7 +166,7 @@ def documents(draw):
     return version2(benchmarks), expected
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(documents())
 def test_generated_files_read_back_to_the_same_numbers(generated):
     doc, expected = generated
@@ -175,7 +177,7 @@ def test_generated_files_read_back_to_the_same_numbers(generated):
     assert len(json.loads(attrs["not_measured"])) == sum(v is None for o in expected.values() for v in o)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(documents(), kinds, places)
 def test_damaged_files_end_in_rows_or_one_line(generated, kind, place):
     files = {"results/box/abc-py.json": json.dumps(generated[0], indent=1).encode(),

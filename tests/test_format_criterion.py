@@ -16,6 +16,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
@@ -164,7 +166,7 @@ samples = st.lists(st.tuples(st.integers(1, 10_000), st.floats(min_value=1.0, ma
                    min_size=1, max_size=30)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(samples, st.booleans(), st.one_of(st.none(), st.integers(1, 1 << 20)))
 def test_generated_folders_read_back_to_the_same_numbers(pairs, raw, amount):
     iters, times = [float(i) for i, _ in pairs], [t for _, t in pairs]
@@ -177,7 +179,7 @@ def test_generated_folders_read_back_to_the_same_numbers(pairs, raw, amount):
     assert len(frame) == len(pairs) * (2 if amount else 1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(samples, kinds, places, st.sampled_from(["sample.json", "estimates.json", "benchmark.json", "raw.csv"]))
 def test_damaged_folders_end_in_rows_or_one_line(pairs, kind, place, target):
     files = folder_files([float(i) for i, _ in pairs], [t for _, t in pairs], throughput={"Elements": 10}, raw=True,

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from hpc_truth import DATA, LAUNCHER_AFTER, LAUNCHER_BEFORE, MUTATIONS, check_truth, mutated, outcome, read_one, \
     truth_cases
 from twelveways.errors import AuditInputError
@@ -118,7 +120,7 @@ def test_yaml_nested_deeper_than_hpcg_writes_is_one_error(tmp_path):
 COUNTS = st.integers(1, 10 ** 6)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(COUNTS, COUNTS, st.integers(0, 2 ** 62), st.floats(0, 1e9).map(lambda v: float(f"{v:.6g}")),
        st.floats(0, 1e6).map(lambda v: float(f"{v:.6g}")))
 def test_generated_report_reads_back(ranks, threads, equations, rating, seconds):
@@ -131,7 +133,7 @@ def test_generated_report_reads_back(ranks, threads, equations, rating, seconds)
     assert frame.loc[frame["metric"] == "time", "value"].item() == seconds
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["team4_hpcgsubmission_11152100.rslts", "HPCG-Benchmark-3.0_2019.03.27.09.38.13.yaml",
                         "n104-96p-1t_V3.1_2023-08-25_16-18-10.txt",

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from hpc_truth import DATA, LAUNCHER_AFTER, LAUNCHER_BEFORE, MUTATIONS, check_truth, mutated, outcome, read_one, \
     truth_cases
 from twelveways.errors import AuditInputError
@@ -122,7 +124,7 @@ RUNS = st.lists(st.tuples(st.sampled_from(["WR11C2R4", "WC02R2R4", "WR00L2L2"]),
                           st.floats(0, 1e3).map(lambda r: float(f"{r:.8e}"))), min_size=1, max_size=20)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(RUNS)
 def test_generated_output_reads_back(runs):
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,7 +137,7 @@ def test_generated_output_reads_back(runs):
     assert list(gflops["valid"]) == [r[7] < 16 for r in runs] and list(gflops["ranks"]) == [r[3] * r[4] for r in runs]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["HPL_cpu_sweep.out", "HPL_nvidia_gpu.out", "HPL_interrupted_mpiexec.out"]))
 def test_any_damage_ends_in_rows_or_one_error_line(mutation, pos, name):

@@ -12,12 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import hyperfine, read_paths
 
 CORPUS = Path(__file__).parent / "corpus" / "hyperfine"
-PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def command(times=(0.1, 0.2, 0.3), **extra) -> dict:

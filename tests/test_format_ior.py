@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from hpc_truth import DATA, LAUNCHER_AFTER, LAUNCHER_BEFORE, MUTATIONS, check_truth, mutated, outcome, read_one, \
     truth_cases
 from twelveways.errors import AuditInputError
@@ -111,7 +113,7 @@ ENTRY = st.fixed_dictionaries({"bwMiB": st.floats(0, 1e7), "iops": st.floats(0, 
                                "xferKiB": st.integers(1, 2 ** 20).map(float)})
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(ENTRY, ENTRY), min_size=1, max_size=6), st.integers(1, 64), st.integers(1, 128))
 def test_generated_json_reads_back(repetitions, nodes, per_node):
     """IOR 3.3's layout: Results holds one list per repetition, each with its write and its read."""
@@ -130,7 +132,7 @@ def test_generated_json_reads_back(repetitions, nodes, per_node):
     assert list(bandwidth["size"]) == [int(e["blockKiB"] * 1024) for pair in repetitions for e in pair]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["ior_posix_laptop.json", "ior_mpiio_5reps.json", "ior_posix_akrr_stampede2.txt",
                         "io500_ior_easy_write_sc21.txt"]))

@@ -15,6 +15,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
@@ -166,7 +168,7 @@ def documents(draw):
     return out
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(documents())
 def test_generated_files_read_back_to_the_same_numbers(doc):
     frame, attrs = _read(_write(doc))
@@ -177,7 +179,7 @@ def test_generated_files_read_back_to_the_same_numbers(doc):
     assert [s["value"] for s in _summaries(attrs)] == [e["primaryMetric"]["score"] for e in doc]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(documents(), kinds, places)
 def test_damaged_files_end_in_rows_or_one_line(doc, kind, place):
     got = read_mutated({"jmh-result.json": json.dumps(doc, indent=4).encode()}, "jmh-result.json", kind, place)

@@ -12,6 +12,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import loadgen, read_paths
@@ -20,7 +22,7 @@ CORPUS = Path(__file__).parent / "corpus"
 MANIFEST = {e["id"]: e for e in yaml.safe_load((CORPUS / "manifest.yaml").read_text())["entries"]}
 BARE = CORPUS / "mlperf_inference" / "bare"
 ASUS = CORPUS / "mlperf_inference/v4.1/closed/ASUSTeK/results/ESC4000A_E12_4XH100_TRT/resnet50/Offline/performance/run_1"
-PROPS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def frame_of(folder: Path):

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from hpc_truth import DATA, LAUNCHER_AFTER, LAUNCHER_BEFORE, MUTATIONS, check_truth, mutated, outcome, read_one, \
     truth_cases
 from twelveways.errors import AuditInputError
@@ -86,7 +88,7 @@ SIZES = st.lists(st.integers(0, 2 ** 40), min_size=1, max_size=30, unique=True)
 VALUES = st.floats(0, 1e9, allow_nan=False).map(lambda v: round(v, 2))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.data())
 def test_generated_output_reads_back(data):
     """A file written as osu_latency writes it (and as many runs as drawn) gives back its numbers."""
@@ -103,7 +105,7 @@ def test_generated_output_reads_back(data):
     assert list(zip(frame["size"], frame["value"])) == expected
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["latency_compute001.log", "rfm_Osu_mbw_mr_16_job.out", "pkb_iallreduce.txt"]))
 def test_any_damage_ends_in_rows_or_one_error_line(mutation, pos, name):

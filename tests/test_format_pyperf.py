@@ -13,12 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import pyperf_json, read_paths
 
 CORPUS = Path(__file__).parent / "corpus" / "pyperf"
-PROPS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TELCO = json.loads((CORPUS / "telco.json").read_text())
 
 

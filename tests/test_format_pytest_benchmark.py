@@ -14,6 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
@@ -126,7 +128,7 @@ def documents(draw):
     return document(*benches)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(documents())
 def test_generated_files_read_back_to_the_same_numbers(doc):
     frame, attrs = _read(_write(doc))
@@ -139,7 +141,7 @@ def test_generated_files_read_back_to_the_same_numbers(doc):
             assert list(rows.loc[rows["metric"] == "time_mean", "value"]) == [b["stats"]["mean"]]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(documents(), kinds, places)
 def test_damaged_files_end_in_rows_or_one_line(doc, kind, place):
     got = read_mutated({"0001_abc.json": json.dumps(doc, indent=2).encode()}, "0001_abc.json", kind, place)

@@ -10,13 +10,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths, reframe
 
 DATA = Path(__file__).parent / "data" / "formats" / "reframe"
 TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["files"]
-PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+PROPS = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def frame_of(path: Path, *, policy: bool = False):

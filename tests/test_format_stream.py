@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from hpc_truth import DATA, LAUNCHER_AFTER, LAUNCHER_BEFORE, MUTATIONS, check_truth, mutated, outcome, read_one, \
     truth_cases
 from twelveways.errors import AuditInputError
@@ -101,7 +103,7 @@ RATE = st.floats(0.1, 1e7).map(lambda v: round(v, 1))
 TIME = st.floats(1e-6, 10).map(lambda v: round(v, 6))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(RATE, min_size=4, max_size=4), st.lists(st.tuples(TIME, TIME, TIME), min_size=4, max_size=4),
        st.integers(2, 1000), st.integers(1, 512))
 def test_generated_output_reads_back(rates, times, ntimes, threads):
@@ -114,7 +116,7 @@ def test_generated_output_reads_back(rates, times, ntimes, threads):
     assert mins == [t[1] for t in times] and {s["n"] for s in attrs["summaries"]} == {ntimes - 1}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(sorted(MUTATIONS)), st.floats(0, 0.999),
        st.sampled_from(["stream_hpcc_tutorial.txt", "stream_revyos_lpi4a.txt", "stream_excerpt_no_validation.txt"]))
 def test_any_damage_ends_in_rows_or_one_error_line(mutation, pos, name):

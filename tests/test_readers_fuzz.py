@@ -44,6 +44,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
+
 from twelveways import readers, results
 from twelveways.errors import AuditInputError
 from twelveways.readers import registry
@@ -421,7 +423,7 @@ def test_mutations_describe_themselves_without_payload():
     """A failing example must print as a recipe, never as the megabyte it inserted."""
     data = (CORPUS / "gbench" / "google_benchmark_test1_run1.json").read_bytes()
 
-    @settings(max_examples=30, deadline=None, derandomize=True, database=None)
+    @settings(max_examples=examples(30), deadline=None, derandomize=True, database=None)
     @given(fm.mutations(data))
     def check(mutations):
         assert len(repr(mutations)) < 600
@@ -446,7 +448,7 @@ def test_json_swaps_change_the_document():
     doc = {"a": [1, 2.5, "x"], "b": {"c": None}}
     data = json.dumps(doc).encode()
 
-    @settings(max_examples=40, deadline=None, derandomize=True, database=None)
+    @settings(max_examples=examples(40), deadline=None, derandomize=True, database=None)
     @given(fm.json_swap(data))
     def check(mutation):
         assert mutation.kind == "JsonSwap"

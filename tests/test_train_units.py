@@ -18,6 +18,10 @@ from twelveways.train.planning import plan, reference_config
 from twelveways.train.score import olympic_mean
 from twelveways.train.settings import TrainConfig
 
+#: One worker runs these: the first optimizer step of a process imports PyTorch's compiler stack (seconds of
+#: CPU), paid once instead of once per xdist worker.
+pytestmark = pytest.mark.xdist_group("torch-optimizer")
+
 
 # ------------------------------------------------------------------------------- config
 
