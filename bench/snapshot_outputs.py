@@ -5,7 +5,8 @@ snapshots that are byte-identical: ``python bench/snapshot_outputs.py /tmp/befor
 the same into ``/tmp/after`` on the new one, then ``diff -r /tmp/before /tmp/after``.  Each input is
 audited as JSON and markdown; each pair of files of one format, and data/reference against itself
 and against the good-results fixture, is compared as JSON.  Outputs that depend on the time of day
-(``generated_utc``-like keys) are blanked so two snapshots of one tree are identical.
+(``generated_utc``-like keys) are blanked and the checkout's path is named alike, so two snapshots
+compare byte for byte (the Markdown shortens long paths, so keep both checkouts' paths equally long).
 """
 
 from __future__ import annotations
@@ -52,9 +53,12 @@ def _name(path: Path) -> str:
 
 
 def _blank(folder: Path) -> None:
+    """Time stamps blanked, this checkout's and the output folder's paths named alike, so snapshots of two
+    checkouts compare byte for byte."""
     for path in folder.iterdir():
-        if path.suffix in {".json", ".md"}:
-            path.write_text(VOLATILE.sub(r'\1""', path.read_text()))
+        if path.suffix in {".json", ".md", ".txt"}:
+            text = VOLATILE.sub(r'\1""', path.read_text())
+            path.write_text(text.replace(str(folder), "<OUTPUT>").replace(str(ROOT), "<CHECKOUT>"))
 
 
 def snapshot(out: Path) -> int:
