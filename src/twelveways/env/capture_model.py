@@ -32,6 +32,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Fiel
 
 from .. import inputs
 from ..errors import ResultsError, TwelveWaysError
+from ..evidence.machine import dotted
 from ..oneline import error_line, shown
 from .probe import is_unavailable
 
@@ -311,7 +312,7 @@ class StatedEnvironment(Record):
 
     def _first(self, fact: str, usable) -> Any:
         facts = self.to_dict()
-        values = (_at(facts, dotted) for dotted in STATED_KEYS[fact])
+        values = (dotted(facts, path) for path in STATED_KEYS[fact])
         return next((value for value in values if usable(value)), None)
 
     @property
@@ -338,19 +339,9 @@ class StatedEnvironment(Record):
 
     @property
     def gpu_names(self) -> list[str]:
-        devices = _at(self.to_dict(), "gpus.devices")
+        devices = dotted(self.to_dict(), "gpus.devices")
         devices = devices if isinstance(devices, list) and all(isinstance(d, Mapping) for d in devices) else []
         return sorted({str(d["name"]) for d in devices if "name" in d and not isinstance(d["name"], (Mapping, list))})
-
-
-def _at(facts: Mapping, dotted: str):
-    """The value at a dotted path of nested facts, None where a part is missing."""
-    value = facts
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
 
 
 def _stated_value(value) -> bool:

@@ -21,9 +21,10 @@ IDENTITY_KEYS = {
 }
 
 
-def _lookup(description: Mapping, dotted: str):
-    value = description
-    for part in dotted.split("."):
+def dotted(facts: Mapping, path: str):
+    """The value at a dotted path of nested facts (``hardware.cpu.count``), None where a part is missing."""
+    value = facts
+    for part in path.split("."):
         if not isinstance(value, Mapping) or part not in value:
             return None
         value = value[part]
@@ -43,7 +44,7 @@ class MachineIdentity:
     def of(cls, description: Mapping | None) -> "MachineIdentity":
         found = {}
         for field, keys in IDENTITY_KEYS.items():
-            values = [_lookup(description or {}, key) for key in keys]
+            values = [dotted(description or {}, key) for key in keys]
             value = next((v for v in values if v not in (None, "")), None)
             found[field] = None if value is None else str(value).strip()
         return cls(**found)

@@ -25,6 +25,7 @@ from pathlib import Path
 from .. import quickimport
 from ..env.capture_model import Capture
 from ..env.capture_model import load as load_capture
+from ..evidence.machine import dotted
 from ..errors import TwelveWaysError
 from ..families import FAMILIES
 from .headline import headline_html
@@ -446,9 +447,7 @@ def _read_optional_json(path) -> dict:
 def _lookup(data: Mapping, *names: str):
     """The first of dotted ``names`` present in nested ``data`` (for header facts)."""
     for name in names:
-        node = data
-        for part in name.split("."):
-            node = node.get(part) if isinstance(node, Mapping) else None
+        node = dotted(data, name)
         if node not in (None, "", {}):
             return node
     return None
