@@ -46,33 +46,34 @@ def run_ab(new_root: Path, new_label: str | None, work: Path, name: str, base: t
                       output=str(work / name / "ab"), max_seconds=seconds)
 
 
-def figures(record: dict, true_ratio: float | None) -> dict:
-    """The Done-when figures of one ab record (true_ratio None: an A/A run)."""
+def figures(record, true_ratio: float | None) -> dict:
+    """The Done-when figures of one ab record (:class:`twelveways.compare.record.AbRecord`; true_ratio None: an
+    A/A run)."""
     from twelveways.compare.ab import placement_summary
 
-    rows = [r for r in record["rows"] if r["ratio"] is not None]
+    rows = [r for r in record.rows if r.ratio is not None]
     n = len(rows)
 
     def share(count: int) -> float | None:
         return round(count / n, 3) if n else None
 
-    ab = record["ab"]
-    planned = sorted(v for v in ab["planned_rounds"].values() if v)
-    found = {"configurations": n, "verdicts": record["counts"],
-             "called_different": sum(r["verdict"] in ("faster", "slower") for r in rows),
-             "not_decidable_load": sum(r["reason"].startswith("not decidable") for r in rows),
-             "rounds": ab["rounds"], "planned_rounds_median": planned[len(planned) // 2] if planned else None,
+    ab = record.ab
+    planned = sorted(v for v in ab.planned_rounds.values() if v)
+    found = {"configurations": n, "verdicts": dict(record.counts),
+             "called_different": sum(r.verdict in ("faster", "slower") for r in rows),
+             "not_decidable_load": sum(r.reason.startswith("not decidable") for r in rows),
+             "rounds": ab.rounds, "planned_rounds_median": planned[len(planned) // 2] if planned else None,
              "planned_rounds_range": [planned[0], planned[-1]] if planned else None,
-             "seconds": ab["seconds"], "program_runs": ab["program_runs"], "stop": ab["stop"],
-             "busy_rounds": f"{ab['busy_rounds']} of {ab['paired_rounds']}",
-             "placement": placement_summary(ab["placement"]),
-             "machine_load": record["machine_load"]}
+             "seconds": ab.seconds, "program_runs": ab.program_runs, "stop": ab.stop,
+             "busy_rounds": f"{ab.busy_rounds} of {ab.paired_rounds}",
+             "placement": placement_summary(ab.placement),
+             "machine_load": {side: list(lines) for side, lines in record.machine_load.items()}}
     found["called_share"] = share(found["called_different"])
     if true_ratio is not None:
-        covered = [r for r in rows if r["ci"] and r["ci"][0] <= true_ratio <= r["ci"][1]]
+        covered = [r for r in rows if r.ci and r.ci[0] <= true_ratio <= r.ci[1]]
         found |= {"true_ratio": true_ratio,
-                  "found_slower_share": share(sum(r["verdict"] == "slower" for r in rows)),
-                  "called_faster": sum(r["verdict"] == "faster" for r in rows),
+                  "found_slower_share": share(sum(r.verdict == "slower" for r in rows)),
+                  "called_faster": sum(r.verdict == "faster" for r in rows),
                   "ci_covers_true_share": share(len(covered))}
     return found
 

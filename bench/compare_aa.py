@@ -41,24 +41,25 @@ def _scaled(src: Path, out: Path, factor: float) -> Path:
     return results.write(ds, out)
 
 
-def _time_rows(record: dict) -> list[dict]:
-    return [r for r in record["rows"] if r["key"].get("metric") == "time" and r["ratio"] is not None]
+def _time_rows(record) -> list:
+    """The time rows of a comparison (:class:`twelveways.compare.record.Comparison`) that have a ratio."""
+    return [r for r in record.rows if r.key.get("metric") == "time" and r.ratio is not None]
 
 
-def _figures(record: dict, injected: float | None) -> dict:
+def _figures(record, injected: float | None) -> dict:
     rows = _time_rows(record)
     n = len(rows)
-    called = [r for r in rows if r["verdict"] not in ("same", "inconclusive")]
+    called = [r for r in rows if r.verdict not in ("same", "inconclusive")]
     found = {"configurations": n, "called_different": len(called),
              "called_share": round(len(called) / n, 3) if n else None,
-             "verdicts": {v: sum(r["verdict"] == v for r in rows) for v in {r["verdict"] for r in rows}}}
-    found["not_decidable_load"] = sum(str(r.get("reason", "")).startswith("not decidable") for r in rows)
-    found["slower_without_naming_the_load"] = sum(r["verdict"] == "slower" for r in rows)
+             "verdicts": {v: sum(r.verdict == v for r in rows) for v in {r.verdict for r in rows}}}
+    found["not_decidable_load"] = sum(r.reason.startswith("not decidable") for r in rows)
+    found["slower_without_naming_the_load"] = sum(r.verdict == "slower" for r in rows)
     if injected:
-        covered = [r for r in rows if r["ci"] and r["ci"][0] <= injected <= r["ci"][1]]
+        covered = [r for r in rows if r.ci and r.ci[0] <= injected <= r.ci[1]]
         found |= {"injected_ratio": injected,
-                  "found_slower_share": round(sum(r["verdict"] == "slower" for r in rows) / n, 3) if n else None,
-                  "called_faster": sum(r["verdict"] == "faster" for r in rows),
+                  "found_slower_share": round(sum(r.verdict == "slower" for r in rows) / n, 3) if n else None,
+                  "called_faster": sum(r.verdict == "faster" for r in rows),
                   "ci_covers_injected_share": round(len(covered) / n, 3) if n else None}
     return found
 

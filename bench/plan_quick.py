@@ -58,16 +58,16 @@ def run(quick: bool = True) -> dict:
         wall, bench = _second_run(Path(tmp))
         measured = {rule: float(v.mean()) for rule, v in plan_stages.rule_costs(bench).items()}
     total = sum(measured.values())
-    error = total / predicted["seconds"] - 1.0
-    stages = {row["stage"]: {"predicted_s": round(row["seconds"], 1), "range_s": [round(v, 1) for v in row["range"]],
-                             "measured_s": round(sum(s for r, s in measured.items()
-                                                     if plan_stages.stage_of(r) == row["stage"]), 1)}
-              for row in predicted["stages"]}
+    error = total / predicted.seconds - 1.0
+    stages = {row.stage: {"predicted_s": round(row.seconds, 1), "range_s": [round(v, 1) for v in row.range],
+                          "measured_s": round(sum(s for r, s in measured.items()
+                                                  if plan_stages.stage_of(r) == row.stage), 1)}
+              for row in predicted.stages}
     return {"predicted_from": str(source.relative_to(ROOT)) if source.is_relative_to(ROOT) else str(source),
-            "predicted_s": round(predicted["seconds"], 1), "predicted_range_s": [round(v, 1) for v in predicted["range"]],
+            "predicted_s": round(predicted.seconds, 1), "predicted_range_s": [round(v, 1) for v in predicted.range],
             "measured_s": round(total, 1), "measured_wall_s": round(wall, 1), "relative_error": round(error, 3),
             "target": f"|error| <= {TARGET:.0%}", "within_target": abs(error) <= TARGET,
-            "within_range": predicted["range"][0] <= total <= predicted["range"][1], "stages": stages,
+            "within_range": predicted.range[0] <= total <= predicted.range[1], "stages": stages,
             "load_1min_at_end": round(os.getloadavg()[0], 2), "python": sys.version.split()[0],
             "note": "the whole quick profile: measured is the sum over the rules' Snakemake benchmark files of a "
                     "second run in a fresh clone (jobs in parallel make the wall time shorter); quote with the load"}

@@ -19,6 +19,7 @@ import pytest
 
 from twelveways import cli, results
 from twelveways.compare import ab, ab_analysis, ab_placement, ab_run, verdicts
+from twelveways.compare import record as compare_record
 from twelveways.prk import run, sweep
 
 from test_ci_formats import parse_junit
@@ -250,6 +251,7 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
     assert len(list(junit.iter("testcase"))) == len(record["rows"])
     assert (tmp_path / "out" / "ab.github.md").read_text().startswith("## twelveways ab: is NEW faster than BASE?")
     assert record["format"] == ab.FORMAT and len(record["rows"]) == 2
+    assert isinstance(compare_record.from_dict(record, "ab.json"), compare_record.AbRecord)  # it reads back typed
     assert record["ab"]["order_seed"] == 9 and record["ab"]["rounds"] == 3
     assert set(record["ab"]["stop_reasons"].values()) == {ab_analysis.STOP_FIXED}
     for row in record["rows"]:

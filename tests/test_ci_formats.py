@@ -17,6 +17,7 @@ from twelveways import cireport
 from twelveways.checklist.model import AuditReport
 from twelveways.checklist import render
 from twelveways.checklist.audit import audit_main
+from twelveways.compare import record as compare_record
 from twelveways.compare import render as compare_render
 from twelveways.compare.cli import compare_main
 
@@ -193,7 +194,7 @@ def test_past_githubs_limit_the_last_annotation_counts_the_rest():
 
 # --- compare and ab ----------------------------------------------------------------------------------------------
 
-def crafted_comparison() -> dict:
+def crafted_comparison() -> compare_record.Comparison:
     """A comparison record of every verdict (as ``compare.build`` writes it), plus a configuration only one side has."""
     def row(name, verdict, ratio, reason, to_decide=None):
         return {"configuration": f"{name}: time [s]", "key": {"unit": "s"}, "kind": "cost", "n_base": 5, "n_new": 5,
@@ -206,13 +207,17 @@ def crafted_comparison() -> dict:
             row("dgemm", "inconclusive", 1.01, "reaches across the margin", to_decide=40),
             row("p2p", "not comparable", 1.2, "absolute values on different CPUs"),
             row("accuracy", "lower", 0.9, "quality 10% lower, % and , and : in words\nnext line")]
-    return {"format": "twelveways-comparison/1", "confidence": 0.95, "base": "base: a", "new": "new: b",
-            "counts": {"slower": 1, "faster": 1, "same": 1, "inconclusive": 1},
-            "noise_floor": {"margin_text": "±2% margin", "text": "no A/A run"}, "machine_load": {},
-            "rows": rows, "only_base": ["sparse: time [s]"], "only_new": [],
-            "claims": [{"id": "fast", "statement": "stencil at least 2x faster", "outcome": "Not reproduced",
-                        "line": "fast: not supported in this run, supported in the reference: Not reproduced"},
-                       {"id": "small", "statement": "p2p within 5%", "outcome": "Inconclusive", "line": "one run"}]}
+    claim = {"reference": "supported", "new": "not supported", "reason": "why"}
+    return compare_record.from_dict({
+        "format": "twelveways-comparison/1", "confidence": 0.95, "alpha": 0.05, "base": "base: a", "new": "new: b",
+        "environment": {"compared": False, "missing": ["base"]}, "method": "crafted", "stability": {},
+        "counts": {"slower": 1, "faster": 1, "same": 1, "inconclusive": 1},
+        "noise_floor": {"margin": 0.02, "margin_text": "±2% margin", "measured": False, "text": "no A/A run"},
+        "machine_load": {}, "rows": rows, "only_base": ["sparse: time [s]"], "only_new": [],
+        "claims": [{**claim, "id": "fast", "statement": "stencil at least 2x faster", "outcome": "Not reproduced",
+                    "line": "fast: not supported in this run, supported in the reference: Not reproduced"},
+                   {**claim, "id": "small", "statement": "p2p within 5%", "outcome": "Inconclusive",
+                    "line": "one run"}]}, "crafted")
 
 
 def test_comparison_junit_fails_slower_and_never_passes_the_undecided():
@@ -232,7 +237,7 @@ def test_comparison_junit_fails_slower_and_never_passes_the_undecided():
 def test_comparison_summary_is_one_table_and_annotations_name_each_regression():
     record = crafted_comparison()
     tables = summary_tables(compare_render.to_github(record))
-    assert len(tables) == 1 and len(tables[0]) == 1 + len(record["rows"]) + 1 + 2  # header, rows, one-sided, claims
+    assert len(tables) == 1 and len(tables[0]) == 1 + len(record.rows) + 1 + 2  # header, rows, one-sided, claims
     assert tables[0][0] == ["configuration / claim", "verdict", "evidence"]
     lines = compare_render.github_annotations(record)
     errors = [unescape_command(line.split("::")[1].removeprefix("error title=")) for line in lines if line.startswith("::error")]

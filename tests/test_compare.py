@@ -15,6 +15,7 @@ from scipy import stats as scipy_stats
 from twelveways import config as config_module
 from twelveways import results
 from twelveways.compare import build, noise, noise_record, render, reproduce, sides, table, verdicts
+from twelveways.compare import record as record_mod
 from twelveways.prk import build as prk_build
 from twelveways.prk import run, sweep
 
@@ -135,17 +136,17 @@ def test_reference_against_a_copy_with_one_kernel_slower(tmp_path):
     base = sides.load([str(REFERENCE / "results" / "prk.nc")], "base")
     new = sides.load([str(new_dir / "prk.nc")], "new")
     record = build.build(base, new, floor_given=0.05)
-    tested = [r for r in record["rows"] if r["ratio"] is not None and "cannot reach" not in r["reason"]]
-    stencil = [r for r in tested if r["key"]["workload"] == "stencil" and r["key"]["metric"] == "time"]
+    tested = [r for r in record.rows if r.ratio is not None and "cannot reach" not in r.reason]
+    stencil = [r for r in tested if r.key["workload"] == "stencil" and r.key["metric"] == "time"]
     # slower, unless that configuration's own two reference runs already differ by about as much
     # (c-mpi stencil: 46% between its invocations), when a 1.5x change cannot be told from them
-    slower = [r for r in stencil if r["verdict"] == "slower"]
+    slower = [r for r in stencil if r.verdict == "slower"]
     assert len(slower) >= 0.75 * len(stencil)
-    assert all(r["verdict"] == "inconclusive" and "own run-to-run spread" in r["reason"]
+    assert all(r.verdict == "inconclusive" and "own run-to-run spread" in r.reason
                for r in stencil if r not in slower)
-    assert all(r["ci"][0] <= 1.5 + 1e-9 and 1.5 - 1e-9 <= r["ci"][1] for r in stencil if r["ci"])
-    assert not [r for r in tested if r["key"]["workload"] != "stencil" and r["verdict"] not in ("same", "inconclusive")]
-    assert record["only_base"] == [] and record["only_new"] == []
+    assert all(r.ci[0] <= 1.5 + 1e-9 and 1.5 - 1e-9 <= r.ci[1] for r in stencil if r.ci)
+    assert not [r for r in tested if r.key["workload"] != "stencil" and r.verdict not in ("same", "inconclusive")]
+    assert record.only_base == () and record.only_new == ()
 
 
 def test_environment_diff_lists_exactly_the_changed_fields(tmp_path):
@@ -160,7 +161,7 @@ def test_environment_diff_lists_exactly_the_changed_fields(tmp_path):
         (tmp_path / folder / "environment.json").write_text(json.dumps(description))
         (tmp_path / folder / "prk.nc").write_bytes((REFERENCE / "results" / "prk.nc").read_bytes())
     record = build.build(sides.load([str(tmp_path / "base")], "base"), sides.load([str(tmp_path / "new")], "new"))
-    found = {(d["field"], d["class"]) for d in record["environment"]["differences"]}
+    found = {(d.field, d.class_) for d in record.environment.differences}
     assert found == {("compilers.used.cflags", "toolchain"), (f"python.packages.{name}", "libraries")}
 
 
@@ -174,7 +175,7 @@ def test_cli_writes_every_format_and_refuses_bad_input(tmp_path):
     text = (tmp_path / "cmp.md").read_text()
     assert text.index("## Environment differences") < text.index("## Noise floor") < text.index("## Configurations")
     assert "nan" not in text.split() and "None" not in text
-    assert json.loads((tmp_path / "cmp.json").read_text())["format"] == build.FORMAT
+    assert record_mod.from_dict(json.loads((tmp_path / "cmp.json").read_text()), "cmp.json").format == build.FORMAT
     assert "<table>" in (tmp_path / "cmp.html").read_text()
     bad = subprocess.run([sys.executable, "-m", "twelveways", "compare", ref, str(tmp_path / "missing")],
                          capture_output=True, text=True)
@@ -198,14 +199,15 @@ def test_reproduce_writes_a_verdict_per_claim_with_the_noise_floor(tmp_path):
                            "--results", str(results_dir), "--claims", str(ROOT / "config" / "claims.yaml"),
                            "--output", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    record = json.loads(out.with_suffix(".json").read_text())
-    assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") for c in record["claims"])
-    assert {c["reference"] for c in record["claims"]} == {c["new"] for c in record["claims"]}
+    record = record_mod.from_dict(json.loads(out.with_suffix(".json").read_text()), "reproduction.json")
+    assert isinstance(record, record_mod.Reproduction)
+    assert record.claims and all(c.outcome in ("Reproduced", "Inconclusive") for c in record.claims)
+    assert {c.reference for c in record.claims} == {c.new for c in record.claims}
     text = out.with_suffix(".md").read_text()
-    assert text.splitlines()[2].startswith(f"- {sum(c['outcome'] == 'Reproduced' for c in record['claims'])} of "
-                                           f"{len(record['claims'])} claims reproduced")
+    assert text.splitlines()[2].startswith(f"- {sum(c.outcome == 'Reproduced' for c in record.claims)} of "
+                                           f"{len(record.claims)} claims reproduced")
     assert "- Noise:" in text and "## Claims" in text and "## Headline numbers" in text
-    assert all(c["reason"] and c["line"].startswith(c["id"] + ": ") for c in record["claims"])
+    assert all(c.reason and c.line.startswith(c.id + ": ") for c in record.claims)
     assert "<h1>Reproduction report</h1>" in out.with_suffix(".html").read_text()
     from twelveways.report import render as report_render
 
@@ -230,11 +232,11 @@ def test_reproduce_on_another_cpu_judges_claims_and_calls_absolute_values_not_co
     env["hardware"]["cpu"]["model"] = env["hardware"]["cpu"]["cpuinfo"]["brand_raw"] = "Intel Xeon"
     (results_dir / "environment.json").write_text(json.dumps(env))
     record = reproduce.reproduction(REFERENCE, results_dir, claims_file=ROOT / "config" / "claims.yaml")
-    assert record["machines"]["relation"] == "different hardware" and "Intel Xeon" in record["machines"]["why"]
-    assert record["claims"] and all(c["outcome"] in ("Reproduced", "Inconclusive") and c["reason"]
-                                    for c in record["claims"])
-    absolute = [r for r in record["rows"] if r["kind"] in ("cost", "rate")]
-    assert absolute and all(r["verdict"] == "not comparable" for r in absolute)
+    assert record.machines.relation == "different hardware" and "Intel Xeon" in record.machines.why
+    assert record.claims and all(c.outcome in ("Reproduced", "Inconclusive") and c.reason for c in record.claims)
+    absolute = [r for r in record.rows if r.kind in ("cost", "rate")]
+    assert absolute and all(r.verdict == "not comparable" for r in absolute)
+    assert record.counts["not comparable"] == len(absolute) and sum(record.counts.values()) == len(record.rows)
     text = render.reproduction_markdown(record)
     assert text.count("Environment differences") == 1 and "- hardware (2): " in text.replace("\\", "")
 
@@ -280,10 +282,9 @@ def test_real_aa_runs_call_no_more_configurations_different_than_the_stated_rate
     record = build.build(sides.load([str(tmp_path / "a")], "a"), sides.load([str(tmp_path / "c")], "c"))
     # measured where some moment estimate was positive; four pairs can all come out negative (then said so)
     typed = noise_record.from_dict(floor_record, "the A/A record")
-    assert record["noise_floor"]["measured"] == any(level.is_measured for level in typed.run_levels)
-    tested = [r for r in record["rows"] if r["p_adjusted"] is not None]
-    called = [(r["configuration"], r["ratio"], r["reason"]) for r in tested if r["verdict"] not in
-              ("same", "inconclusive")]
+    assert record.noise_floor.measured == any(level.is_measured for level in typed.run_levels)
+    tested = [r for r in record.rows if r.p_adjusted is not None]
+    called = [(r.configuration, r.ratio, r.reason) for r in tested if r.verdict not in ("same", "inconclusive")]
     alpha = 1 - cfg["measurement"]["confidence"]
     allowed = next(k for k in range(len(tested) + 1) if scipy_stats.binom.sf(k, len(tested), alpha) < 1e-3)
     assert len(tested) == 4 and len(called) <= allowed, (called, allowed, floor_record["run_levels"])

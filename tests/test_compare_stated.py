@@ -18,7 +18,7 @@ import pytest
 
 from twelveways import resultset
 from twelveways import stats as tw_stats
-from twelveways.compare import build, render, sides, stated, table, verdicts
+from twelveways.compare import build, record, render, sides, stated, table, verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -36,7 +36,7 @@ PYPERF = ROOT / "tests" / "corpus" / "pyperf"
 DECIDED = ("faster", "slower", "higher", "lower", "same")
 
 
-def compared(base, new, **options) -> dict:
+def compared(base, new, **options) -> record.Comparison:
     return build.build(sides.load([str(p) for p in base], "base"), sides.load([str(p) for p in new], "new"),
                        **options)
 
@@ -48,7 +48,7 @@ def asv_results(path: Path) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def metpy() -> dict:
+def metpy() -> record.Comparison:
     return compared([METPY_BASE], [METPY_NEW])
 
 
@@ -58,40 +58,40 @@ def test_two_asv_runs_of_one_machine_list_every_shared_benchmark_with_a_verdict_
     base, new = asv_results(METPY_BASE), asv_results(METPY_NEW)
     shared = set(base) & set(new)
     assert len(shared) == 114
-    rows = {row["key"]["workload"]: row for row in metpy["rows"]}
-    assert set(rows) == shared and len(metpy["rows"]) == len(shared)
-    assert metpy["only_base"] == [] and metpy["only_new"] == [
+    rows = {row.key["workload"]: row for row in metpy.rows}
+    assert set(rows) == shared and len(metpy.rows) == len(shared)
+    assert metpy.only_base == () and list(metpy.only_new) == [
         "moist_thermo_benchmarks.TimeSuite.time_virtual_temperature_from_dewpoint: time_median [s]"]  # null in base
     for name in shared:
         row = rows[name]
-        assert row["verdict"] in verdicts.VERDICTS and row["reason"]
+        assert row.verdict in verdicts.VERDICTS and row.reason
         (b_value,), (n_value,) = base[name][0], new[name][0]
-        assert row["summary_base"] == b_value and row["summary_new"] == n_value  # asv's own medians
+        assert row.summary_base == b_value and row.summary_new == n_value  # asv's own medians
         b_low, b_high, n_low, n_high = base[name][5][0], base[name][6][0], new[name][5][0], new[name][6][0]
-        assert row["ci"] == pytest.approx([n_low / b_high, n_high / b_low], rel=1e-12)  # asv's 99% CIs, corners
-        assert row["n_base"] == row["n_new"] == 1 and row["iterations_base"] == base[name][10][0]
-        assert row["p_value"] is None and "coverage at least 99% x 99% = 98%" in row["ci_method"]
-        if row["verdict"] != "inconclusive":
-            assert row["ci"][0] > 1.02 or row["ci"][1] < 1 / 1.02 or (1 / 1.02 <= row["ci"][0] and row["ci"][1] <= 1.02)
-            assert "missing for a full verdict: the variance between runs" in row["reason"]
+        assert row.ci == pytest.approx([n_low / b_high, n_high / b_low], rel=1e-12)  # asv's 99% CIs, corners
+        assert row.n_base == row.n_new == 1 and row.iterations_base == base[name][10][0]
+        assert row.p_value is None and "coverage at least 99% x 99% = 98%" in row.ci_method
+        if row.verdict != "inconclusive":
+            assert row.ci[0] > 1.02 or row.ci[1] < 1 / 1.02 or (1 / 1.02 <= row.ci[0] and row.ci[1] <= 1.02)
+            assert "missing for a full verdict: the variance between runs" in row.reason
 
 
 def test_the_slower_cape_cin_of_the_newer_metpy_commit_is_found_from_asvs_intervals(metpy):
-    rows = {row["key"]["workload"]: row for row in metpy["rows"]}
+    rows = {row.key["workload"]: row for row in metpy.rows}
     cape = rows["soundings_benchmarks.TimeSuite.time_cape_cin"]
-    assert cape["verdict"] == "slower" and cape["ratio"] == pytest.approx(0.006395373260602355 / 0.004765756971513232)
-    assert cape["ci"] == pytest.approx([0.0062847 / 0.0051408, 0.0066901 / 0.004665])
-    assert "asv's stated intervals of the median (base 99% [0.004665, 0.005141] of 10 values" in cape["reason"]
-    assert metpy["counts"] == {"slower": 4, "inconclusive": 110}
-    assert {r["key"]["workload"].rsplit(".", 1)[1] for r in metpy["rows"] if r["verdict"] == "slower"} == {
+    assert cape.verdict == "slower" and cape.ratio == pytest.approx(0.006395373260602355 / 0.004765756971513232)
+    assert cape.ci == pytest.approx([0.0062847 / 0.0051408, 0.0066901 / 0.004665])
+    assert "asv's stated intervals of the median (base 99% [0.004665, 0.005141] of 10 values" in cape.reason
+    assert metpy.counts == {"slower": 4, "inconclusive": 110}
+    assert {r.key["workload"].rsplit(".", 1)[1] for r in metpy.rows if r.verdict == "slower"} == {
         "time_cape_cin", "time_mixed_layer_cape_cin", "time_most_unstable_cape_cin", "time_surface_based_cape_cin"}
 
 
 def test_asvs_machine_json_enters_the_environment_diff(metpy):
-    environment = metpy["environment"]
-    assert environment["compared"] and environment["missing"] == []
-    assert environment["differences"] == []  # one machine.json, one Python environment
-    assert environment["sources"] == {side: "stated in the results files (asv: 1 file(s))" for side in ("base", "new")}
+    environment = metpy.environment
+    assert environment.compared and environment.missing == ()
+    assert environment.differences == ()  # one machine.json, one Python environment
+    assert environment.sources == {side: "stated in the results files (asv: 1 file(s))" for side in ("base", "new")}
     text = render.markdown(metpy)
     assert "Not compared" not in text and "no shared configuration" not in text and "nan" not in text.lower()
     assert "Stated summaries: a configuration only stated" in text and "Verdicts: 4 slower, 110 inconclusive" in text
@@ -102,19 +102,19 @@ def test_asv_samples_on_one_machine_and_asvs_statistics_on_another():
     """django-asv: ubuntu-22.04 recorded samples, windows-2022 only asv's statistics; the three benchmarks both
     ran are compared from what asv stated on both sides, the fourth is only on the base side once."""
     record = compared([DJANGO_UBUNTU], [DJANGO_WINDOWS])
-    assert [r["key"]["workload"].rsplit(".", 1)[1] for r in record["rows"]] == [
+    assert [r.key["workload"].rsplit(".", 1)[1] for r in record.rows] == [
         "time_form_clean", "time_form_create", "time_large_form_render"]
-    assert record["only_base"] == [
+    assert list(record.only_base) == [
         "data_struct_benchmarks.multi_value_dict.benchmark.MultiValueDictBench.time_multi_value_dict: time [s]"]
-    assert record["only_new"] == []
-    render_row = record["rows"][2]
-    assert render_row["summary_base"] == 0.045587484499947095 and render_row["summary_new"] == 0.02255895000007513
-    assert render_row["ci"] == pytest.approx([0.022372 / 0.049257, 0.024471 / 0.043462])
-    assert render_row["verdict"] == "faster"
-    fields = {d["field"]: (d["a"], d["b"]) for d in record["environment"]["differences"]}
+    assert record.only_new == ()
+    render_row = record.rows[2]
+    assert render_row.summary_base == 0.045587484499947095 and render_row.summary_new == 0.02255895000007513
+    assert render_row.ci == pytest.approx([0.022372 / 0.049257, 0.024471 / 0.043462])
+    assert render_row.verdict == "faster"
+    fields = {d.field: (d.a, d.b) for d in record.environment.differences}
     assert fields["machine"] == ("ubuntu-22.04", "windows-2022") and fields["env_name"] == ("conda-py3.10",
                                                                                               "virtualenv-py3.10")
-    assert render_row["candidates"] == ["another machine (by the name its results state): machine (other)"]
+    assert list(render_row.candidates) == ["another machine (by the name its results state): machine (other)"]
 
 
 # --- LoadGen: a compliance run against its reference run ------------------------------------------
@@ -125,21 +125,21 @@ LOADGEN_STATED = {"samples_per_second": (270891, 271036), "latency_p50": (365081
 
 def test_loadgen_compliance_run_against_its_reference_run_lists_every_statistic_with_the_reason():
     record = compared([LOADGEN_REFERENCE], [COMPLIANCE / "TEST01" / "performance" / "run_1"])
-    rows = {row["key"]["metric"]: row for row in record["rows"]}
+    rows = {row.key["metric"]: row for row in record.rows}
     assert set(rows) == {"latency_max", "latency_mean", "latency_min", "latency_p50", "latency_p90", "latency_p95",
                          "latency_p97", "latency_p99", "latency_p99.9", "samples_per_second"}
-    assert record["only_base"] == record["only_new"] == []
+    assert record.only_base == record.only_new == ()
     for metric, (base, new) in LOADGEN_STATED.items():
-        assert rows[metric]["summary_base"] == base and (new is None or rows[metric]["summary_new"] == new)
+        assert rows[metric].summary_base == base and (new is None or rows[metric].summary_new == new)
     assert "271036" in (COMPLIANCE / "TEST01" / "verify_performance.txt").read_text()  # the publisher's own score
-    assert rows["samples_per_second"]["kind"] == "rate"
-    for row in record["rows"]:
-        assert row["verdict"] == "inconclusive" and row["ci"] is None
-        assert row["reason"].startswith("LoadGen states no spread for this benchmark (both sides; ratio of the "
+    assert rows["samples_per_second"].kind == "rate"
+    for row in record.rows:
+        assert row.verdict == "inconclusive" and row.ci is None
+        assert row.reason.startswith("LoadGen states no spread for this benchmark (both sides; ratio of the "
                                         "stated values")
-        assert "several LoadGen runs per side" in row["reason"]
-    assert record["environment"]["compared"] and record["environment"]["differences"] == []  # one LoadGen build
-    assert "mlperf-loadgen" in record["environment"]["sources"]["new"]
+        assert "several LoadGen runs per side" in row.reason
+    assert record.environment.compared and record.environment.differences == ()  # one LoadGen build
+    assert "mlperf-loadgen" in record.environment.sources["new"]
 
 
 def test_several_loadgen_runs_per_side_are_compared_as_replicates():
@@ -148,12 +148,12 @@ def test_several_loadgen_runs_per_side_are_compared_as_replicates():
     base = [LOADGEN_REFERENCE, COMPLIANCE / "TEST05" / "performance" / "run_1"]
     new = [COMPLIANCE / test / "performance" / "run_1" for test in ("TEST01", "TEST04")]
     record = compared(base, new)
-    qps = next(r for r in record["rows"] if r["key"]["metric"] == "samples_per_second")
-    assert (qps["n_base"], qps["n_new"]) == (2, 2) and qps["ci"] is not None
-    assert qps["summary_base"] == pytest.approx(np.sqrt(270891 * 270868))  # the runs' geometric mean (log model)
-    assert qps["reason"].endswith("(each run's stated samples_per_second one replicate)")
+    qps = next(r for r in record.rows if r.key["metric"] == "samples_per_second")
+    assert (qps.n_base, qps.n_new) == (2, 2) and qps.ci is not None
+    assert qps.summary_base == pytest.approx(np.sqrt(270891 * 270868))  # the runs' geometric mean (log model)
+    assert qps.reason.endswith("(each run's stated samples_per_second one replicate)")
     uneven = compared([LOADGEN_REFERENCE], new)
-    assert all(r["reason"].startswith("stated values of 1 / 2 runs") for r in uneven["rows"])
+    assert all(r.reason.startswith("stated values of 1 / 2 runs") for r in uneven.rows)
 
 
 # --- A/A: a stated-summary file against itself is never faster or slower --------------------------
@@ -162,21 +162,21 @@ def test_several_loadgen_runs_per_side_are_compared_as_replicates():
                          ids=["asv-metpy", "asv-django", "loadgen", "pytest-benchmark"])
 def test_a_stated_summary_file_against_itself_is_same_or_inconclusive_only(path):
     record = compared([path], [path])
-    assert record["rows"] and record["only_base"] == record["only_new"] == []
-    assert {row["verdict"] for row in record["rows"]} <= {"same", "inconclusive"}
-    for row in record["rows"]:
-        assert row["ratio"] == 1.0
-        if row["ci"] is not None:
-            assert row["ci"][0] <= 1.0 <= row["ci"][1]
+    assert record.rows and record.only_base == record.only_new == ()
+    assert {row.verdict for row in record.rows} <= {"same", "inconclusive"}
+    for row in record.rows:
+        assert row.ratio == 1.0
+        if row.ci is not None:
+            assert row.ci[0] <= 1.0 <= row.ci[1]
 
 
 def test_pytest_benchmark_without_data_says_it_states_only_a_spread_and_what_would_decide():
     record = compared([PYTEST_STATS_ONLY], [PYTEST_STATS_ONLY])
-    mean = next(r for r in record["rows"] if r["configuration"] == "bench.py::test_fib_10: time_mean [s]")
-    assert mean["summary_base"] == 2.408868133322941e-05 and mean["iterations_base"] == 38523
-    assert mean["reason"].startswith("pytest-benchmark states only a spread of one run (iqr, stddev), no interval")
-    assert "--benchmark-save-data" in mean["reason"]
-    assert {r["configuration"].rsplit(": ", 1)[1] for r in record["rows"]} == {
+    mean = next(r for r in record.rows if r.configuration == "bench.py::test_fib_10: time_mean [s]")
+    assert mean.summary_base == 2.408868133322941e-05 and mean.iterations_base == 38523
+    assert mean.reason.startswith("pytest-benchmark states only a spread of one run (iqr, stddev), no interval")
+    assert "--benchmark-save-data" in mean.reason
+    assert {r.configuration.rsplit(": ", 1)[1] for r in record.rows} == {
         "time_mean [s]", "time_median [s]", "time_min [s]", "time_max [s]"}  # spreads are no configuration
 
 
@@ -237,11 +237,11 @@ def test_identical_runs_are_rarely_called_different_from_their_stated_intervals(
 
 def test_pyperf_metadata_and_jmh_jvm_enter_the_environment_diff():
     record = compared([PYPERF / "mult_list_py36.json"], [PYPERF / "mult_list_py38.json"])
-    fields = {d["field"]: d for d in record["environment"]["differences"]}
+    fields = {d.field: d for d in record.environment.differences}
     assert {"python_version", "python_cflags", "platform"} <= set(fields)
-    assert fields["python_version"]["class"] == "libraries"
-    differing = [r for r in record["rows"] if r["verdict"] in ("faster", "slower")]
-    assert differing and all(any(c.startswith("another Python or its build") for c in r["candidates"])
+    assert fields["python_version"].class_ == "libraries"
+    differing = [r for r in record.rows if r.verdict in ("faster", "slower")]
+    assert differing and all(any(c.startswith("another Python or its build") for c in r.candidates)
                              for r in differing)
     jmh = DATA / "formats" / "jmh"
     base = sides.load([str(jmh / "json-bench-jmh-result.json")], "base")

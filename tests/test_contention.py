@@ -42,11 +42,11 @@ def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_pa
     del ds.attrs["contention"]  # a file written before the load was recorded
     older = results.write(ds, tmp_path / "older" / "prk.nc")
     compared = build.build(sides.load([str(older)], "reference"), sides.load([str(busy)], "this run"))
-    assert compared["machine_load"]["reference"] == [contention.UNKNOWN]
-    assert compared["machine_load"]["this run"] == ["load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"]
+    assert compared.machine_load["reference"] == (contention.UNKNOWN,)
+    assert compared.machine_load["this run"] == ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine",)
     cause = "busy machine on the this run side: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
-    undecided = [r for r in compared["rows"] if r["verdict"] == "inconclusive"]
-    assert undecided and all(cause in r["candidates"] for r in undecided)
+    undecided = [r for r in compared.rows if r.verdict == "inconclusive"]
+    assert undecided and all(cause in r.candidates for r in undecided)
 
 
 def _slower(ds, factor: float):
@@ -65,20 +65,20 @@ def test_a_busy_side_measured_slower_is_not_decidable_and_names_the_load(tmp_pat
     slow.attrs["contention"] = json.dumps(record(4.9))
     busy = results.write(slow, tmp_path / "busy" / "prk.nc")
     on_quiet = build.build(sides.load([str(base)], "reference"), sides.load([str(quiet)], "this run"))
-    assert on_quiet["counts"].get("slower", 0) > 10  # 1.5x slower is found where the machine was quiet
+    assert on_quiet.counts.get("slower", 0) > 10  # 1.5x slower is found where the machine was quiet
     on_busy = build.build(sides.load([str(base)], "reference"), sides.load([str(busy)], "this run"))
-    assert "slower" not in on_busy["counts"] and "same" not in on_busy["counts"]
-    withdrawn = [r for r in on_busy["rows"] if r["reason"].startswith("not decidable: busy machine on the this run "
-                                                                     "side: load 4.9 on 2 cores")]
-    assert len(withdrawn) >= on_quiet["counts"]["slower"] and all("measured slower" in r["reason"] or
-                                                                  "measured same" in r["reason"] for r in withdrawn)
-    assert on_busy["load_rule"] == build.LOAD_RULE
+    assert "slower" not in on_busy.counts and "same" not in on_busy.counts
+    withdrawn = [r for r in on_busy.rows if r.reason.startswith("not decidable: busy machine on the this run "
+                                                                "side: load 4.9 on 2 cores")]
+    assert len(withdrawn) >= on_quiet.counts["slower"] and all("measured slower" in r.reason or
+                                                               "measured same" in r.reason for r in withdrawn)
+    assert on_busy.load_rule == build.LOAD_RULE
     # the busy side measured FASTER stands: load cannot explain a speedup
     reference_busy = ds.copy()
     reference_busy.attrs["contention"] = json.dumps(record(4.9))
     busy_new = results.write(reference_busy, tmp_path / "busy-new" / "prk.nc")
     faster = build.build(sides.load([str(quiet)], "reference"), sides.load([str(busy_new)], "this run"))
-    assert faster["counts"].get("faster", 0) == on_quiet["counts"]["slower"]
+    assert faster.counts.get("faster", 0) == on_quiet.counts["slower"]
 
 
 def test_r9_and_r5_name_a_busy_machine(tmp_path):

@@ -91,18 +91,18 @@ def test_stages_without_results_are_carried_over_with_the_stated_allowance(tmp_p
     run = plan_stages.Recorded(tmp_path, plan_stages.rule_costs(_bench(tmp_path / "bench", CRAFTED)),
                                quick_profile, None)
     predicted = plan_stages.predict_profile(run, quick_profile, None)
-    by_stage = {row["stage"]: row for row in predicted["stages"]}
-    assert predicted["seconds"] == pytest.approx(257.0)
+    by_stage = {row.stage: row for row in predicted.stages}
+    assert predicted.seconds == pytest.approx(257.0)
     notebooks = 15.0 + max(0.2 * 15.0, 1.96 * float(np.std([14.0, 16.0], ddof=1)))  # the repeats' spread is larger
-    assert by_stage["notebooks"]["range"] == pytest.approx([30.0 - notebooks, notebooks])
-    assert by_stage["infer"]["range"] == pytest.approx([72.0, 108.0])
+    assert by_stage["notebooks"].range == pytest.approx((30.0 - notebooks, notebooks))
+    assert by_stage["infer"].range == pytest.approx((72.0, 108.0))
     half = 0.2 * (257.0 - 15.0) + (notebooks - 15.0)  # half-widths add over stages
-    assert predicted["range"] == pytest.approx([257.0 - half, 257.0 + half])
+    assert predicted.range == pytest.approx((257.0 - half, 257.0 + half))
     off = config_module.validate({**quick_profile, "stages": {"prk": True, "train": True, "infer": False},
                                   "subset_reasons": {"infer": "a test"}})
     without = plan_stages.predict_profile(run, off, None)
-    assert without["seconds"] == pytest.approx(167.0)
-    assert "not run by this profile: infer" in {r["stage"]: r for r in without["stages"]}["infer"]["how"]
+    assert without.seconds == pytest.approx(167.0)
+    assert "not run by this profile: infer" in {r.stage: r for r in without.stages}["infer"].how
 
 
 def test_prk_and_placebo_scale_the_sweep_by_the_profiles_counts(quick_profile):
@@ -133,14 +133,14 @@ def test_the_runs_own_profile_predicts_what_the_run_recorded():
     predicted = plan.whole(plan.plan(REFERENCE))
     recorded = sum(float(v.mean()) for v in plan_stages.rule_costs(REFERENCE / "logs" / "bench").values())
     quick = predicted["quick"]
-    assert quick["seconds"] == pytest.approx(recorded, rel=0.05)
-    assert quick["range"][0] < recorded < quick["range"][1]
-    infer = {r["stage"]: r for r in quick["stages"]}["infer"]
-    assert infer["seconds"] == pytest.approx(infer["recorded_s"], rel=1e-9)
-    full = {r["stage"]: r for r in predicted["full"]["stages"]}
+    assert quick.seconds == pytest.approx(recorded, rel=0.05)
+    assert quick.range[0] < recorded < quick.range[1]
+    infer = {r.stage: r for r in quick.stages}["infer"]
+    assert infer.seconds == pytest.approx(infer.recorded_s, rel=1e-9)
+    full = {r.stage: r for r in predicted["full"].stages}
     # the full profile: 4 models x 3 variants x 18 LoadGen runs of at least 60 s each
-    assert full["infer"]["seconds"] > 4 * 3 * 18 * 60.0
-    assert full["train"]["seconds"] > infer["seconds"] / 10 and "238 training runs" in full["train"]["how"]
+    assert full["infer"].seconds > 4 * 3 * 18 * 60.0
+    assert full["train"].seconds > infer.seconds / 10 and "238 training runs" in full["train"].how
 
 
 @pytest.mark.slow  # reads the whole reference set (inference samples included)
@@ -177,21 +177,38 @@ def test_ab_rounds_are_what_abs_own_plan_fixes_for_the_same_spread():
         assert found["rounds_seconds"] == pytest.approx(2 * own * 0.5) and found["build_s"] == 8.0
 
 
+def _ab_record(rows: list[dict], invocations: dict[str, list[dict]], seconds: float, program_runs: int) -> dict:
+    """An ab record as ``twelveways ab`` writes it (what ``plan --ab-record`` reads back), with these rows and rounds."""
+    shown = [{"kind": "cost", "n_base": 4, "n_new": 4, "verdict": "inconclusive", "reason": "few rounds", **row}
+             for row in rows]
+    return {"format": "twelveways-ab/1", "confidence": 0.95, "alpha": 0.05, "base": "a", "new": "b",
+            "environment": {"compared": True}, "method": "paired", "counts": {"inconclusive": len(rows)},
+            "noise_floor": {"margin": 0.02, "margin_text": "±2%", "measured": False, "text": "paired"},
+            "rows": shown, "stability": {}, "only_base": [], "only_new": [],
+            "ab": {"order_seed": 1, "rounds": 4, "program_runs": program_runs, "seconds": seconds, "stop": "fixed",
+                   "stop_reasons": {}, "planned_rounds": {}, "stopping_rule": "fixed", "model": "paired",
+                   "busy_rounds": 0, "paired_rounds": 4, "placement": {}, "placement_rule": "none",
+                   "invocations": invocations}}
+
+
 def test_ab_rounds_read_a_previous_ab_records_paired_rounds():
     base = [1.0, 1.1, 0.9, 1.05]
     new = [1.02, 1.15, 0.95, 1.04]
-    invocations = [{"round": r + 1, "side": side, "mean_s": value} for r in range(4)
-                   for side, value in (("base", base[r]), ("new", new[r]))]
-    record = {"rows": [{"configuration": "stencil", "key": {"workload": "stencil", "implementation": "c-serial",
-                                                            "ranks": 1, "threads": 1, "scaling": "single",
-                                                            "size": 1000}},
-                       {"configuration": "nstream", "key": {"workload": "nstream"}}],
-              "ab": {"invocations": {"stencil": invocations, "nstream": []}, "seconds": 80.0, "program_runs": 40}}
+    invocations = [{"round": r + 1, "side": side, "position": p + 1, "mean_s": value} for r in range(4)
+                   for p, (side, value) in enumerate((("base", base[r]), ("new", new[r])))]
+    record = _ab_record([{"configuration": "stencil", "key": {"workload": "stencil", "implementation": "c-serial",
+                                                              "ranks": 1, "threads": 1, "scaling": "single",
+                                                              "size": 1000}},
+                         {"configuration": "nstream", "key": {"workload": "nstream"}}],
+                        {"stencil": invocations, "nstream": []}, 80.0, 40)
     found = plan_rounds.spreads_from_ab(record, {"workload": {"stencil"}}, "ab.json")
     assert len(found) == 1 and found[0]["cost_s"] == 2.0
     assert found[0]["sd"] == pytest.approx(float(np.std(np.log(np.array(new) / np.array(base)), ddof=1)))
     with pytest.raises(AuditInputError, match="not a twelveways ab record"):
-        plan_rounds.spreads_from_ab({"rows": []}, {}, "x.json")
+        plan_rounds.spreads_from_ab({k: v for k, v in record.items() if k != "ab"}, {}, "x.json")
+    with pytest.raises(AuditInputError, match=r"^ab.json: comparison record: ab.invocations.stencil\[0\].mean_s is"):
+        plan_rounds.spreads_from_ab(_ab_record([], {"stencil": [{**invocations[0], "mean_s": "1 s"}]}, 1.0, 1), {},
+                                    "ab.json")
 
 
 def test_ab_rounds_from_the_run_use_twice_the_invocation_variance(reference_record):

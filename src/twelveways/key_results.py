@@ -43,6 +43,7 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
     damaged entry left out."""
     from . import results
     from .errors import ResultsError
+    from .evidence import attributes
 
     found = []
     folder = Path(derived_dir) if derived_dir else None
@@ -51,7 +52,7 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
         if path is None or not path.is_file():
             continue
         try:
-            value = results.attr_json(results.open(path), "summaries", []) or []
+            value = attributes.from_attrs(results.open(path).attrs, str(path)).summaries or []
             if not isinstance(value, list):
                 raise ResultsError("attribute 'summaries' is not a list of objects")
             summaries, left_out = stated_summary.load(value, str(path))

@@ -261,7 +261,7 @@ def recorded_run(path: Path, rows: list[dict], bench: str | Path | None = None) 
 
 
 def whole(record: dict, bench: str | Path | None = None,
-          profiles: Mapping[str, str | Path] | None = None) -> dict[str, dict]:
+          profiles: Mapping[str, str | Path] | None = None) -> dict[str, plan_stages.Prediction]:
     """Every profile's stages predicted from the run ``record`` planned (its PRK sweeps included)."""
     run = recorded_run(Path(record["results"]), record["configurations"], bench)
     found = {}
@@ -270,25 +270,27 @@ def whole(record: dict, bench: str | Path | None = None,
     return found
 
 
-def whole_text(name: str, predicted: Mapping) -> str:
+def whole_text(name: str, predicted: plan_stages.Prediction) -> str:
     """'The quick profile is predicted to take 5 min 10 s in all (95% range ...)', then one line per stage."""
-    low, high = predicted["range"]
-    lines = [f"The {name} profile is predicted to take {duration(predicted['seconds'])} in all (95% range "
+    low, high = predicted.range
+    lines = [f"The {name} profile is predicted to take {duration(predicted.seconds)} in all (95% range "
              f"{duration(low)} to {duration(high)}; the sum over its rules, jobs in parallel can shorten the wall "
              "time), by stage:"]
-    for row in predicted["stages"]:
-        lines.append(f"  {row['title']}: {duration(row['seconds'])} ({duration(row['range'][0])} to "
-                     f"{duration(row['range'][1])}; this run {duration(row['recorded_s'])}): {row['how']}")
+    for row in predicted.stages:
+        lines.append(f"  {row.title}: {duration(row.seconds)} ({duration(row.range[0])} to "
+                     f"{duration(row.range[1])}; this run {duration(row.recorded_s)}): {row.how}")
     return "\n".join(lines)
 
 
-def full_profile_prediction(results_dir: str | Path, bench: str | Path | None = None) -> dict | None:
+def full_profile_prediction(results_dir: str | Path, bench: str | Path | None = None
+                            ) -> plan_stages.Prediction | None:
     """The full profile's predicted stages from the run in ``results_dir``, or None where it cannot be made (the
     appendix and the report then say nothing of it)."""
     return _predicted("full", results_dir, bench)
 
 
-def _predicted(name: str, results_dir: str | Path | None, bench: str | Path | None = None) -> dict | None:
+def _predicted(name: str, results_dir: str | Path | None, bench: str | Path | None = None
+               ) -> plan_stages.Prediction | None:
     if results_dir is None:
         return None
     try:
@@ -304,8 +306,8 @@ def profile_runtime_sentence(name: str, results_dir: str | Path | None) -> str:
     predicted = _predicted(name, results_dir)
     if predicted is None:
         return "not predicted (this result set has no recorded costs to scale: twelveways plan needs a finished run)."
-    low, high = predicted["range"]
-    return (f"{duration(predicted['seconds'])} in all (95% range {duration(low)} to {duration(high)}, every stage "
+    low, high = predicted.range
+    return (f"{duration(predicted.seconds)} in all (95% range {duration(low)} to {duration(high)}, every stage "
             "scaled from this run's recorded costs by twelveways plan).")
 
 
@@ -361,7 +363,8 @@ def plan_main(args: argparse.Namespace) -> None:
         raise AuditInputError("twelveways plan: --only and --ab-record choose what ab's rounds are planned for: "
                               "give --ab-effect with them")
     record = plan(args.results, effect=args.effect, power=args.power, confidence=args.confidence)
-    record["whole"] = whole(record, args.bench)
+    predicted = whole(record, args.bench)
+    record["whole"] = {name: p.to_dict() for name, p in predicted.items()}
     _write(args.output, record)
-    sys.stdout.write(text(record) + "\n".join(whole_text(name, p) for name, p in record["whole"].items())
+    sys.stdout.write(text(record) + "\n".join(whole_text(name, p) for name, p in predicted.items())
                      + f"\nRanges: {plan_stages.RANGE_TEXT}.\n")

@@ -27,6 +27,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from .compare import ab_analysis, ab_run
+from .compare import record as compare_record
+from .compare.record import Invocation
 from .errors import AuditInputError
 
 
@@ -59,33 +61,30 @@ def spreads_from_run(rows: Sequence[Mapping], only: Mapping[str, set[str]]) -> l
     return found
 
 
-def _round_log_ratios(invocations: Sequence[Mapping]) -> np.ndarray:
+def _round_log_ratios(invocations: Sequence[Invocation]) -> np.ndarray:
     """log(NEW/BASE) of every round that has both sides' invocation summaries."""
     sides: dict[int, dict[str, float]] = {}
     for item in invocations:
-        try:
-            sides.setdefault(int(item["round"]), {})[str(item["side"])] = float(item["mean_s"])
-        except (KeyError, TypeError, ValueError):
-            continue
+        sides.setdefault(item.round, {})[item.side] = float(item.mean_s)
     pairs = [(s["base"], s["new"]) for s in sides.values() if s.get("base", 0) > 0 and s.get("new", 0) > 0]
     return np.array([math.log(new / base) for base, new in pairs], dtype=float)
 
 
 def spreads_from_ab(record: Mapping, only: Mapping[str, set[str]], source: str) -> list[dict]:
-    """Per selected configuration of a previous ``ab`` record: sd of its rounds' log ratios, and the record's
-    seconds per program run."""
-    ab = record.get("ab") if isinstance(record, Mapping) else None
-    if not isinstance(ab, Mapping) or not isinstance(ab.get("invocations"), Mapping):
-        raise AuditInputError(f"{source}: not a twelveways ab record (no ab.invocations)")
-    runs = float(ab.get("program_runs") or 0)
-    per_run = float(ab.get("seconds") or 0) / runs if runs else math.nan
+    """Per selected configuration of a previous ``ab`` record (parsed JSON, checked on load as
+    :class:`twelveways.compare.record.AbRecord`): sd of its rounds' log ratios, and the record's seconds per
+    program run."""
+    typed = compare_record.from_dict(record, source)
+    if not isinstance(typed, compare_record.AbRecord):
+        raise AuditInputError(f"{source}: not a twelveways ab record (no ab section: a comparison of two runs)")
+    ab = typed.ab
+    per_run = float(ab.seconds) / ab.program_runs if ab.program_runs else math.nan
     found = []
-    for row in record.get("rows") or []:
-        key = row.get("key") or {}
-        if not _selected(key, only):
+    for row in typed.rows:
+        if not _selected(row.key, only):
             continue
-        d = _round_log_ratios(ab["invocations"].get(row.get("configuration"), []))
-        found.append({"configuration": _label(key), "sd": float(np.std(d, ddof=1)) if d.size > 1 else None,
+        d = _round_log_ratios(ab.invocations.get(row.configuration, ()))
+        found.append({"configuration": _label(row.key), "sd": float(np.std(d, ddof=1)) if d.size > 1 else None,
                       "cost_s": per_run, "source": f"{d.size} rounds of {source}"})
     return found
 

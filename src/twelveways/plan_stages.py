@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from . import results
+from .compare.record import Number, Record
 from .errors import AuditInputError, ConfigError
 
 #: Stated allowance on every predicted cost (module docstring: what one recorded run cannot show).
@@ -80,6 +81,25 @@ class Estimate:
 
 
 NOTHING = Estimate(0.0, 0.0, "")
+
+
+class StagePrediction(Record):
+    """One stage of a profile predicted: seconds with a 95 % range, this run's recorded seconds, and how."""
+
+    stage: str
+    title: str
+    seconds: Number
+    range: tuple[Number, Number]
+    recorded_s: Number
+    how: str
+
+
+class Prediction(Record):
+    """A whole profile predicted (``twelveways plan``; the appendix's runtime): the sum over its stages."""
+
+    seconds: Number
+    range: tuple[Number, Number]
+    stages: tuple[StagePrediction, ...]
 
 
 def duration(seconds: float | None) -> str:
@@ -402,7 +422,7 @@ def rules_off(profile: Mapping) -> set[str]:
     return off
 
 
-def predict_profile(run: Recorded, profile: Mapping, sweep: Mapping | None) -> dict:
+def predict_profile(run: Recorded, profile: Mapping, sweep: Mapping | None) -> Prediction:
     """Every stage's predicted seconds with a 95 % range for ``profile`` (``sweep``: ``plan.predict``'s PRK sweep
     of this profile, None without a prk.nc); a rule the profile does not run takes nothing."""
     off = rules_off(profile)
@@ -420,20 +440,20 @@ def predict_profile(run: Recorded, profile: Mapping, sweep: Mapping | None) -> d
         found["infer"] = infer_estimate(run.folder, run.costs, run.config, profile)
     rows = [_stage_row(stage, estimate, run.costs, off) for stage, estimate in found.items()
             if estimate.seconds > 0 or _recorded(stage, run.costs)]
-    total = sum(r["seconds"] for r in rows)
-    half = sum((r["range"][1] - r["range"][0]) / 2 for r in rows)
-    return {"seconds": total, "range": [max(0.0, total - half), total + half], "stages": rows}
+    total = sum(r.seconds for r in rows)
+    half = sum((r.range[1] - r.range[0]) / 2 for r in rows)
+    return Prediction(seconds=total, range=(max(0.0, total - half), total + half), stages=tuple(rows))
 
 
 def _recorded(stage: str, costs: Mapping) -> float:
     return sum(float(np.mean(v)) for rule, v in costs.items() if stage_of(rule) == stage)
 
 
-def _stage_row(stage: str, estimate: Estimate, costs: Mapping, off: set[str]) -> dict:
+def _stage_row(stage: str, estimate: Estimate, costs: Mapping, off: set[str]) -> StagePrediction:
     skipped = sorted(rule for rule in costs if rule in off and stage_of(rule) == stage)
     how = estimate.how or ("carried over from this run's rules" if estimate.seconds else "")
     if skipped:
         how = "; ".join(filter(None, (how, f"not run by this profile: {', '.join(skipped)}")))
-    return {"stage": stage, "title": STAGES[stage][0], "seconds": estimate.seconds,
-            "range": [max(0.0, estimate.seconds - estimate.half), estimate.seconds + estimate.half],
-            "recorded_s": _recorded(stage, costs), "how": how}
+    return StagePrediction(stage=stage, title=STAGES[stage][0], seconds=estimate.seconds,
+                           range=(max(0.0, estimate.seconds - estimate.half), estimate.seconds + estimate.half),
+                           recorded_s=_recorded(stage, costs), how=how)

@@ -28,10 +28,10 @@ from .. import atomic, contention, envdiff, results, resultset, stability
 from ..cliargs import UsageError, refuse_output_over_input
 from ..errors import TwelveWaysError
 from ..prk import sweep
-from . import ab_analysis, ab_placement, ab_run, ab_sides, explain, render, sides, verdicts
+from . import ab_analysis, ab_placement, ab_run, ab_sides, explain, record as record_mod, render, verdicts
 from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS
 
-FORMAT = "twelveways-ab/1"
+FORMAT = record_mod.AB_FORMAT
 NOISE_TEXT = ("paired within rounds: both sides run in the same rounds on one machine, so the between-run level "
               "that compare needs an A/A run for does not enter; each round's invocations are the noise")
 
@@ -51,10 +51,10 @@ def outputs(base: str, ci_formats: Sequence[str] = ()) -> dict[str, Path]:
     return {suffix: Path(f"{base}.{suffix}") for suffix in suffixes}
 
 
-def texts(record: dict) -> dict:
+def texts(record: record_mod.AbRecord) -> dict:
     """Every text an A/B run can write, by suffix, each rendered only when written."""
     title = "twelveways ab: is NEW faster than BASE?"
-    return {"md": lambda: markdown(record), "html": lambda: html_page(record), "json": lambda: sides.dumps(record),
+    return {"md": lambda: markdown(record), "html": lambda: html_page(record), "json": lambda: render.to_json(record),
             "junit.xml": lambda: render.to_junit(record, "twelveways ab"),
             "github.md": lambda: render.to_github(record, title, lead_lines(record))}
 
@@ -103,7 +103,8 @@ def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:
 
 def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, str | Path | None],
             plan: ab_analysis.Plan, only: dict[str, set[str]], *, work: Path, output: str, seed: int | None = None,
-            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = (), bind: str = "cores") -> dict:
+            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = (), bind: str = "cores"
+            ) -> record_mod.AbRecord:
     """Build, run and judge two prepared sides and write every output; the record.  ``roots``: {label: (checkout
     holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None};
     ``ci_formats``: the ``--format`` choices (:data:`CI_FORMATS`)."""
@@ -153,58 +154,62 @@ def _stop_summary(outcome: ab_run.Outcome, budget: float) -> str:
 
 def _rounds_detail(outcome: ab_run.Outcome, paired: list[ab_analysis.PairedRounds]) -> dict:
     """Per configuration, every invocation in the order it ran: round, side, position, mean seconds, load."""
-    return {rounds.configuration: [{**item, "mean_s": float(f"{item['mean_s']:.6g}")} for item in pair.invocations]
+    return {rounds.configuration: [item.model_copy(update={"mean_s": float(f"{item.mean_s:.6g}")})
+                                   for item in pair.invocations]
             for pair, rounds in zip(outcome.pairs, paired)}
 
 
 def build(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], plan: ab_analysis.Plan, only_base: list[str],
-          only_new: list[str], stable: dict[str, list[str]], budget: float) -> dict:
+          only_new: list[str], stable: dict[str, list[str]], budget: float) -> record_mod.AbRecord:
     """The whole A/B record: ``compare``'s layout (module docstring) plus the ``ab`` section."""
     paired = ab_run.paired_rounds(outcome, sides_)
     rows = ab_analysis.analyse(paired, plan)
     differences = envdiff.diff(sides_["base"].facts, sides_["new"].facts)
-    shown = [{**row.to_dict(), "candidates": explain.candidates(row.key, differences) if row.differs else []}
-             for row in rows]
-    busy = sum(int(r.busy.sum()) for r in paired)
-    return {
+    environment = record_mod.Environment.model_validate({"differences": differences, "compared": True, "missing": [],
+                                                         "by_class": envdiff.by_class(differences)})
+    shown = [{**row.to_dict(), "candidates": explain.candidates(row.key, environment.differences) if row.differs
+              else []} for row in rows]
+    return record_mod.AbRecord.model_validate({
         "format": FORMAT, "confidence": plan.confidence, "alpha": plan.alpha,
-        "base": sides_["base"].describe(), "new": sides_["new"].describe(),
-        "environment": {"differences": differences, "compared": True, "missing": [],
-                        "by_class": envdiff.by_class(differences)},
+        "base": sides_["base"].describe(), "new": sides_["new"].describe(), "environment": environment,
         "machine_load": {"both sides (interleaved)": [contention.describe(outcome.load)]},
         "noise_floor": {"margin": plan.margin, "margin_text": f"±{plan.margin:.0%} practical-equivalence margin",
                         "measured": False, "text": NOISE_TEXT, "false_positive_rate": None},
         "load_rule": ab_analysis.LOAD_RULE,
         "method": f"{ab_analysis.MODEL}; stopping rule: {plan.text()}",
         "counts": verdicts.counts(rows), "rows": shown, "stability": stable,
-        "only_base": only_base, "only_new": only_new,
-        "ab": {"order_seed": outcome.seed, "rounds": outcome.rounds, "program_runs": outcome.program_runs,
-               "seconds": outcome.seconds, "stop": _stop_summary(outcome, budget),
-               "stop_reasons": {r.configuration: pair.reason for pair, r in zip(outcome.pairs, paired)},
-               "planned_rounds": {r.configuration: pair.progress.planned for pair, r in zip(outcome.pairs, paired)},
-               "stopping_rule": plan.text(), "model": ab_analysis.MODEL, "load": outcome.load,
-               "busy_rounds": busy, "paired_rounds": sum(r.base.size for r in paired),
-               "placement": {r.configuration: pair.placement.text() for pair, r in zip(outcome.pairs, paired)},
-               "placement_rule": ab_placement.RULE,
-               "invocations": _rounds_detail(outcome, paired)},
-    }
+        "only_base": only_base, "only_new": only_new, "ab": _ab_section(outcome, paired, plan, budget),
+    })
 
 
-def summary_line(record: dict) -> str:
-    counts = ", ".join(f"{n} {v}" for v, n in record["counts"].items()) or "no configuration judged"
-    ab = record["ab"]
-    return f"{counts} after {ab['rounds']} round(s) in {ab['seconds']:.1f} s"
+def _ab_section(outcome: ab_run.Outcome, paired: list[ab_analysis.PairedRounds], plan: ab_analysis.Plan,
+                budget: float) -> dict:
+    """What only an A/B run knows (:class:`.record.AbSection`): rounds, seed, stops, placement, every invocation."""
+    by_configuration = list(zip(outcome.pairs, paired))
+    return {"order_seed": outcome.seed, "rounds": outcome.rounds, "program_runs": outcome.program_runs,
+            "seconds": outcome.seconds, "stop": _stop_summary(outcome, budget),
+            "stop_reasons": {r.configuration: pair.reason for pair, r in by_configuration},
+            "planned_rounds": {r.configuration: pair.progress.planned for pair, r in by_configuration},
+            "stopping_rule": plan.text(), "model": ab_analysis.MODEL, "load": outcome.load,
+            "busy_rounds": sum(int(r.busy.sum()) for r in paired), "paired_rounds": sum(r.base.size for r in paired),
+            "placement": {r.configuration: pair.placement.text() for pair, r in by_configuration},
+            "placement_rule": ab_placement.RULE, "invocations": _rounds_detail(outcome, paired)}
 
 
-def lead_lines(record: dict) -> list[str]:
+def summary_line(record: record_mod.AbRecord) -> str:
+    counts = ", ".join(f"{n} {v}" for v, n in record.counts.items()) or "no configuration judged"
+    return f"{counts} after {record.ab.rounds} round(s) in {record.ab.seconds:.1f} s"
+
+
+def lead_lines(record: record_mod.AbRecord) -> list[str]:
     """What an A/B report says first: the verdicts, the rounds and how they stopped, the busy rounds (the model,
     the stopping rule and the machine's load follow in compare's sections)."""
-    ab = record["ab"]
-    return [f"Verdicts: {summary_line(record)} ({ab['program_runs']} program runs; each round one invocation of each "
-            f"side, in an order drawn from seed {ab['order_seed']} and recorded in the JSON).",
-            f"Stop: {ab['stop']}.",
-            f"Placement: {placement_summary(ab['placement'])} ({ab['placement_rule']}).",
-            f"Busy rounds: {ab['busy_rounds']} of {ab['paired_rounds']} paired rounds ran on a busy machine (an "
+    ab = record.ab
+    return [f"Verdicts: {summary_line(record)} ({ab.program_runs} program runs; each round one invocation of each "
+            f"side, in an order drawn from seed {ab.order_seed} and recorded in the JSON).",
+            f"Stop: {ab.stop}.",
+            f"Placement: {placement_summary(ab.placement)} ({ab.placement_rule}).",
+            f"Busy rounds: {ab.busy_rounds} of {ab.paired_rounds} paired rounds ran on a busy machine (an "
             "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
             "to measure while the run as a whole was busy; the rule is stated below)."]
 
@@ -217,7 +222,7 @@ def placement_summary(placed: dict[str, str]) -> str:
     return f"{bound} of {len(texts)} configuration(s) bound" + (f"; {'; '.join(unbound)}" if unbound else "")
 
 
-def markdown(record: dict) -> str:
+def markdown(record: record_mod.AbRecord) -> str:
     """The A/B report as Markdown: the lead, then compare's sections one level down."""
     from .. import escape
 
@@ -226,7 +231,7 @@ def markdown(record: dict) -> str:
     return f"# A/B comparison: is NEW faster than BASE?\n\n{lead}\n\n{body}"
 
 
-def html_page(record: dict) -> str:
+def html_page(record: record_mod.AbRecord) -> str:
     """The A/B report as a standalone HTML page (same content as the Markdown)."""
     import html
 

@@ -29,6 +29,7 @@ from ..prk import run, sweep
 from . import ab_analysis, ab_placement, table
 from .ab_options import BIND_CORES, SELECTABLE, parse_only  # noqa: F401  (ab_run.parse_only, as before)
 from .ab_sides import Side
+from .record import Invocation
 
 #: What ``--only KEY=VALUE[,VALUE]`` selects on, and how a configuration states it.
 def select(points: Sequence[sweep.Point], only: dict[str, set[str]]) -> list[sweep.Point]:
@@ -56,7 +57,7 @@ class Pair(sweep.Repeating):
     base: sweep.Repeating | None = None
     new: sweep.Repeating | None = None
     progress: ab_analysis.Progress = field(default_factory=ab_analysis.Progress)
-    invocations: list[dict] = field(default_factory=list)
+    invocations: list[Invocation] = field(default_factory=list)  # in the order they ran
     placement: ab_placement.Placement = field(default_factory=ab_placement.Placement)
 
 
@@ -86,11 +87,11 @@ def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list
                      extra_env=dict(placed.env) or None)
     end = contention.snapshot()
     share, ticks = contention.shares(start, end), contention.window_ticks(start, end)
-    measured = ticks >= MIN_WINDOW_S * CLOCK_TICKS and share["others_share"] is not None
     mean = float(np.mean(state.rep.samples[before:]))
-    pair.invocations.append({"round": len(pair.progress.log_ratios) + 1, "side": label, "position": position + 1,
-                             "mean_s": mean, **share, "cpu_seconds": round(ticks / CLOCK_TICKS, 3),
-                             "busy": contention.is_busy(share) if measured else None})
+    found = Invocation(round=len(pair.progress.log_ratios) + 1, side=label, position=position + 1, mean_s=mean,
+                       **share, cpu_seconds=round(ticks / CLOCK_TICKS, 3))
+    measured = ticks >= MIN_WINDOW_S * CLOCK_TICKS and found.others_share is not None
+    pair.invocations.append(found.model_copy(update={"busy": contention.is_busy(share) if measured else None}))
     return mean
 
 
@@ -138,15 +139,15 @@ def configuration_key(point: sweep.Point) -> tuple:
             ("scaling", point.scaling))
 
 
-def _busy_text(invocations: list[dict], run_busy: bool) -> str:
+def _busy_text(invocations: list[Invocation], run_busy: bool) -> str:
     """The load of a configuration's busy invocations in words (counts per side, the largest shares)."""
-    busy = [i for i in invocations if i["busy"]]
-    unmeasured = sum(i["busy"] is None for i in invocations) if run_busy else 0
+    busy = [i for i in invocations if i.busy]
+    unmeasured = sum(i.busy is None for i in invocations) if run_busy else 0
     parts = []
     if busy:
-        per_side = ", ".join(f"{label.upper()} {sum(i['side'] == label for i in busy)}" for label in ("base", "new"))
-        steal = max((i["steal_share"] or 0.0) for i in busy)
-        parts.append(f"other processes took up to {max((i['others_share'] or 0.0) for i in busy):.0%} of the CPU "
+        per_side = ", ".join(f"{label.upper()} {sum(i.side == label for i in busy)}" for label in ("base", "new"))
+        steal = max((i.steal_share or 0.0) for i in busy)
+        parts.append(f"other processes took up to {max((i.others_share or 0.0) for i in busy):.0%} of the CPU "
                      + (f"and the hypervisor stole up to {steal:.0%} " if steal >= contention.BUSY_STEAL_SHARE else "")
                      + f"during busy invocations ({per_side})")
     if unmeasured:
@@ -154,15 +155,15 @@ def _busy_text(invocations: list[dict], run_busy: bool) -> str:
     return "; ".join(parts)
 
 
-def _round_load(items: list[dict], run_busy: bool) -> tuple[bool, bool]:
+def _round_load(items: list[Invocation], run_busy: bool) -> tuple[bool, bool]:
     """(busy, uneven) of one round's two invocations (:data:`ab_analysis.LOAD_RULE`)."""
-    busy = any(i["busy"] for i in items) or (run_busy and any(i["busy"] is None for i in items))
-    measured = [i for i in items if i["busy"] is not None]
+    busy = any(i.busy for i in items) or (run_busy and any(i.busy is None for i in items))
+    measured = [i for i in items if i.busy is not None]
     if len(measured) < 2:
         return busy, False
     a, b = measured[:2]
-    uneven = (abs(a["others_share"] - b["others_share"]) >= contention.BUSY_OTHERS_SHARE
-              or abs((a["steal_share"] or 0.0) - (b["steal_share"] or 0.0)) >= contention.BUSY_STEAL_SHARE)
+    uneven = (abs(a.others_share - b.others_share) >= contention.BUSY_OTHERS_SHARE
+              or abs((a.steal_share or 0.0) - (b.steal_share or 0.0)) >= contention.BUSY_STEAL_SHARE)
     return busy, uneven
 
 
@@ -174,9 +175,9 @@ def paired_rounds(outcome: Outcome, sides: dict[str, Side]) -> list[ab_analysis.
     found = []
     for pair, key in zip(outcome.pairs, keys):
         rounds = len(pair.progress.log_ratios)
-        means = {label: np.array([i["mean_s"] for i in pair.invocations if i["side"] == label][:rounds])
+        means = {label: np.array([i.mean_s for i in pair.invocations if i.side == label][:rounds])
                  for label in ("base", "new")}
-        load = np.array([_round_load([i for i in pair.invocations if i["round"] == r], run_busy)
+        load = np.array([_round_load([i for i in pair.invocations if i.round == r], run_busy)
                          for r in range(1, rounds + 1)], dtype=bool).reshape(rounds, 2)
         found.append(ab_analysis.PairedRounds(
             table.label(key, shown), dict(key), means["base"], means["new"], load[:, 0], load[:, 1],

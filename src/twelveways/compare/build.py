@@ -8,20 +8,22 @@ environment differences that could explain it, then what only one side has (neve
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from .. import stability, stats
 from ..evidence.settings import resolve_confidence
-from . import explain, noise, sides, stated, table, verdicts
+from . import explain, noise, record, sides, stated, table, verdicts
 
-FORMAT = "twelveways-comparison/1"
+FORMAT = record.COMPARISON_FORMAT
 
 
-def _environment(base: sides.Side, new: sides.Side) -> dict:
+def _environment(base: sides.Side, new: sides.Side) -> record.Environment:
     differences = explain.environment_diff(base.environment, new.environment)
     missing = [s.label for s in (base, new) if s.environment is None]
-    return {"differences": differences or [], "compared": differences is not None,
-            "missing": missing, "by_class": explain.envdiff.by_class(differences or []),
-            "sources": {s.label: s.environment_path for s in (base, new) if s.environment is not None}}
+    return record.Environment.model_validate({
+        "differences": differences or [], "compared": differences is not None, "missing": missing,
+        "by_class": explain.envdiff.by_class(differences or []),
+        "sources": {s.label: s.environment_path for s in (base, new) if s.environment is not None}})
 
 
 #: Verdicts a machine's load can produce: the busy side slower, or a difference the load could hide.
@@ -45,8 +47,10 @@ def load_explained(row: verdicts.Row, busy_base: list[str], busy_new: list[str])
 
 
 def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None, floor_given: float | None = None,
-          margin: float = verdicts.DEFAULT_MARGIN) -> dict:
-    """Compare every configuration both sides hold (see the package docstring); ``confidence`` None: the schema's."""
+          margin: float = verdicts.DEFAULT_MARGIN, claims: Sequence[record.ClaimRow] | None = None
+          ) -> record.Comparison:
+    """Compare every configuration both sides hold (see the package docstring); ``confidence`` None: the schema's;
+    ``claims``: each claim checked on both sides (``compare --claims``), None: not asked for (no section)."""
     confidence = stats.check_confidence(resolve_confidence(confidence))
     columns = table.family_columns(base.data, new.data)
     a, b = table.samples(base.data, columns), table.samples(new.data, columns)
@@ -62,10 +66,10 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
     shown = []
     for row in rows:
         item = row.to_dict()
-        item["candidates"] = explain.candidates(row.key, environment["differences"], busy) if row.differs \
+        item["candidates"] = explain.candidates(row.key, environment.differences, busy) if row.differs \
             else busy[:explain.MAX_CAUSES] if row.verdict == "inconclusive" else []
         shown.append(item)
-    return {
+    return record.Comparison.model_validate({
         "format": FORMAT, "confidence": confidence, "alpha": round(1 - confidence, 12),
         "base": sides.describe(base), "new": sides.describe(new), "environment": environment,
         "machine_load": {side.label: sides.load_lines(side) for side in (base, new)},
@@ -82,4 +86,5 @@ def build(base: sides.Side, new: sides.Side, *, confidence: float | None = None,
         "stability": {side.label: stability.lines(side.data) for side in (base, new)},
         "only_base": sorted(table.label(k, varying) for k in stated.only(a, b, said_a, said_b, covered)),
         "only_new": sorted(table.label(k, varying) for k in stated.only(b, a, said_b, said_a, covered)),
-    }
+        **({} if claims is None else {"claims": tuple(claims)}),
+    })

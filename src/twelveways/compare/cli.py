@@ -63,16 +63,16 @@ def _write(outputs: list[str], fmt: str | None, texts: dict) -> list[str]:
     return written
 
 
-def _texts(record: dict) -> dict:
-    """Every format of a comparison, each rendered only when asked for."""
-    from . import render, sides
+def _texts(record) -> dict:
+    """Every format of a comparison (a :class:`.record.Comparison`), each rendered only when asked for."""
+    from . import render
 
     return {"md": lambda: render.markdown(record), "html": lambda: render.html_page(record),
-            "json": lambda: sides.dumps(record), "junit": lambda: render.to_junit(record),
+            "json": lambda: render.to_json(record), "junit": lambda: render.to_junit(record),
             "github": lambda: render.to_github(record)}
 
 
-def annotate(chosen: bool, record: dict) -> None:
+def annotate(chosen: bool, record) -> None:
     """GitHub's workflow commands (one per slower or undecided configuration) on stderr when --format github:
     stdout or the output file holds the job summary, and the runner reads commands from both streams."""
     from . import render
@@ -95,9 +95,7 @@ def _compare(args: argparse.Namespace) -> None:
             if Path(path).name not in (*sides.ENVIRONMENT_NAMES, sides.NOISE_FLOOR_NAME):  # read by the side itself
                 print(f"skipped ({side.label}) {path}: {why}", file=sys.stderr)
     record = build.build(base, new, confidence=confidence_setting(args.confidence).value, floor_given=args.noise_floor,
-                         margin=args.margin)
-    if args.claims:
-        record["claims"] = reproduce.claim_rows(base, new, args.claims)
+                         margin=args.margin, claims=reproduce.claim_rows(base, new, args.claims) if args.claims else None)
     annotate("github" in _write(args.output, args.format, _texts(record)), record)
 
 
@@ -136,7 +134,7 @@ def _noise_floor(args: argparse.Namespace) -> None:
                            confidence=confidence_setting(args.confidence).value)
     atomic.write_text(args.output, sides.dumps(record), "noise floor", make_parents=True)
     typed = noise_record.from_dict(record, args.output)  # what a comparison will read back, checked as it will be
-    print(noise.floor_text(typed) if typed.configurations else record["why"], file=sys.stderr)
+    print(noise.floor_text(typed) if typed.configurations else typed.why, file=sys.stderr)
 
 
 def noise_floor_parser() -> OneLineParser:
@@ -165,8 +163,8 @@ def _reproduce(args: argparse.Namespace) -> None:
                                     margin=args.margin)
     _write(outputs, None,
            {"md": lambda: render.reproduction_markdown(record), "html": lambda: render.reproduction_html(record),
-            "json": lambda: sides.dumps(record)})
-    print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record["outcomes"].items()) or "nothing compared"),
+            "json": lambda: render.to_json(record)})
+    print("Reproduction: " + (", ".join(f"{n} {o}" for o, n in record.outcomes.items()) or "nothing compared"),
           file=sys.stderr)
 
 

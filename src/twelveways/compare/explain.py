@@ -15,11 +15,12 @@ by changing it alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .. import envdiff
 from ..env.capture_model import Description
 from ..families import prk as prk_kernels
+from .record import Difference
 
 MEMORY_BOUND = {k.name for k in prk_kernels.DECLARED if k.memory_bound}  # declared per kernel
 BLAS_BACKED = {"dgemm"}
@@ -69,7 +70,8 @@ MAX_CAUSES = 3
 _GENERIC = ("frequency, turbo or power settings", "another kernel or OS")
 
 
-def candidates(configuration: Mapping, differences: list[dict] | None, leading: list[str] | tuple = ()) -> list[str]:
+def candidates(configuration: Mapping, differences: Sequence[Difference] | None, leading: list[str] | tuple = ()
+               ) -> list[str]:
     """The most plausible causes of a difference of this configuration, at most :data:`MAX_CAUSES`:
     ``leading`` (a busy machine) first, then another CPU, then what this kind of kernel depends on
     (memory for memory-bound kernels, BLAS for dgemm, the compiler for C, MPI for several ranks),
@@ -80,9 +82,9 @@ def candidates(configuration: Mapping, differences: list[dict] | None, leading: 
         for reason, applies, pattern in ordered:
             if not applies(configuration):
                 continue
-            fields = [d for d in differences if re.search(pattern, d["field"], re.IGNORECASE)
-                      and (d["class"] == "hardware" or not reason.startswith("another CPU"))]
+            fields = [d for d in differences if re.search(pattern, d.field, re.IGNORECASE)
+                      and (d.class_ == "hardware" or not reason.startswith("another CPU"))]
             if fields:
                 more = f" and {len(fields) - 1} more field(s)" if len(fields) > 1 else ""
-                found.append(f"{reason}: {fields[0]['field']} ({fields[0]['class']}){more}")
+                found.append(f"{reason}: {fields[0].field} ({fields[0].class_}){more}")
     return found[:MAX_CAUSES]

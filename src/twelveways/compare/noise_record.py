@@ -70,6 +70,7 @@ class AARecord(Rates):
     format: Literal["twelveways-noise-floor/2"]
     configurations: decode.Count
     run_levels: tuple[RunLevel, ...]
+    why: str = ""  # a record of no configuration: why none could be measured
 
 
 class OldFloorRecord(Rates):

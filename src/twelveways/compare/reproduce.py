@@ -23,7 +23,7 @@ from .. import resultset, stats
 from ..evidence.settings import resolve_confidence
 from ..evidence.summary import StatedSummary
 from .. import key_results
-from . import build, explain, machines, noise, sides, table, verdicts
+from . import build, explain, machines, noise, record as record_mod, sides, table, verdicts
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "Reproduced", "Not reproduced", "Inconclusive"
 
@@ -48,10 +48,11 @@ def _claim_reason(old, now, outcome: str) -> str:
     return f"inconclusive in {side}: {undecided.message}"
 
 
-def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path | None) -> list[dict]:
+def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path | None
+               ) -> tuple[record_mod.ClaimRow, ...]:
     """Each claim's outcome on both sides, whether the new run reproduces it, and why."""
     if not claims_file:
-        return []
+        return ()
     claims = claims_mod.load_claims(claims_file)
     before = claims_mod.check_all(claims, reference.data.frame, reference.data.busy_machine(), reference.data.config)
     after = claims_mod.check_all(claims, new.data.frame, new.data.busy_machine(), new.data.config)
@@ -62,12 +63,12 @@ def claim_rows(reference: sides.Side, new: sides.Side, claims_file: str | Path |
         else:
             outcome = REPRODUCED if old.verdict == now.verdict else NOT_REPRODUCED
         reason = _claim_reason(old, now, outcome)
-        rows.append({"id": now.id, "statement": now.statement, "reference": old.verdict.value.replace("_", " "),
-                     "new": now.verdict.value.replace("_", " "), "outcome": outcome, "reason": reason,
-                     "line": f"{now.id}: {_claim_line(now)} in this run, {_claim_line(old)} in the reference: "
-                             f"{outcome} ({reason})",
-                     "reference_message": old.message, "new_message": now.message})
-    return rows
+        rows.append(record_mod.ClaimRow(
+            id=now.id, statement=now.statement, reference=old.verdict.value.replace("_", " "),
+            new=now.verdict.value.replace("_", " "), outcome=outcome, reason=reason,
+            line=f"{now.id}: {_claim_line(now)} in this run, {_claim_line(old)} in the reference: {outcome} ({reason})",
+            reference_message=old.message, new_message=now.message))
+    return tuple(rows)
 
 
 def _headline_samples(side: sides.Side, summaries: list[tuple[str, StatedSummary]]) -> dict:
@@ -88,7 +89,8 @@ def _headline_samples(side: sides.Side, summaries: list[tuple[str, StatedSummary
 
 
 def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, chosen: verdicts.Noise,
-                  differences: list[dict] | None, confidence: float, hardware: tuple[str, str]) -> list[dict]:
+                  differences: tuple[record_mod.Difference, ...], confidence: float, hardware: tuple[str, str]
+                  ) -> tuple[record_mod.HeadlineRow, ...]:
     """The new run's headline numbers against the reference's same configurations; absolute values on
     different hardware are not comparable (the relation says why)."""
     summaries = key_results.key_rows(key_results.load_summaries(derived_dir, strict=True))
@@ -111,39 +113,37 @@ def headline_rows(reference: sides.Side, new: sides.Side, derived_dir: Path, cho
     missing = sorted(f"{dict(k)['family']}: {dict(k)['configuration']} ({dict(k)['metric']})"
                      for k in set(after) ^ set(before))
     rows += [{"configuration": m, "outcome": INCONCLUSIVE, "reason": "on one side only"} for m in missing]
-    return rows
+    return tuple(record_mod.HeadlineRow.model_validate(row) for row in rows)
 
 
-def _absolute_not_comparable(record: dict, why: str) -> None:
-    """Different hardware: the full comparison's absolute rows keep their numbers, not their verdicts."""
-    for row in record["rows"]:
-        if row["kind"] in machines.ABSOLUTE_KINDS:
-            row.update(verdict="not comparable", candidates=[],
-                       reason=f"absolute value on {why}: {row['reason']}")
-    found = [row["verdict"] for row in record["rows"]]
-    record["counts"] = {v: found.count(v) for v in dict.fromkeys(found)}
+def _absolute_not_comparable(compared: record_mod.Comparison, why: str) -> dict:
+    """Different hardware: the full comparison's absolute rows keep their numbers, not their verdicts (the rows
+    and the counts that replace the comparison's)."""
+    rows = [row.model_copy(update={"verdict": "not comparable", "candidates": (),
+                                   "reason": f"absolute value on {why}: {row.reason}"})
+            if row.kind in machines.ABSOLUTE_KINDS else row for row in compared.rows]
+    found = [row.verdict for row in rows]
+    return {"rows": tuple(rows), "counts": {v: found.count(v) for v in dict.fromkeys(found)}}
 
 
 def reproduction(reference: str | Path, results_dir: str | Path, *, claims_file: str | Path | None,
                  confidence: float | None = None, floor_given: float | None = None,
-                 margin: float = verdicts.DEFAULT_MARGIN) -> dict:
+                 margin: float = verdicts.DEFAULT_MARGIN) -> record_mod.Reproduction:
     """The whole reproduction record: claims, headline numbers, the full comparison, the noise floor
     (``confidence`` None: the schema's)."""
     confidence = stats.check_confidence(resolve_confidence(confidence))
     ref = sides.load([str(reference)], "reference")
     new = sides.load([str(results_dir)], "this run")
-    record = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)
+    compared = build.build(ref, new, confidence=confidence, floor_given=floor_given, margin=margin)
     chosen = noise.choose([ref.noise_floor, new.noise_floor], floor_given, margin=margin)
     hardware = machines.relation(ref.environment, new.environment)
-    record["machines"] = {"relation": hardware[0], "why": hardware[1]}
-    if hardware[0] == machines.OTHER_HARDWARE:
-        _absolute_not_comparable(record, hardware[1])
-    derived = Path(results_dir) / "derived"
-    record["claims"] = claim_rows(ref, new, claims_file)
-    record["headline"] = headline_rows(ref, new, derived, chosen, record["environment"]["differences"], confidence,
-                                       hardware)
-    reproduced = sum(r["outcome"] == REPRODUCED for r in record["claims"])
-    record["claims_summary"] = f"{reproduced} of {len(record['claims'])} claims reproduced"
-    outcomes = [r["outcome"] for r in record["claims"] + record["headline"]]
-    record["outcomes"] = {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}
-    return record
+    replaced = _absolute_not_comparable(compared, hardware[1]) if hardware[0] == machines.OTHER_HARDWARE else {}
+    claims = claim_rows(ref, new, claims_file)
+    headline = headline_rows(ref, new, Path(results_dir) / "derived", chosen, compared.environment.differences,
+                             confidence, hardware)
+    reproduced = sum(r.outcome == REPRODUCED for r in claims)
+    outcomes = [r.outcome for r in (*claims, *headline)]
+    return record_mod.Reproduction.model_validate({
+        **compared.set_fields(), **replaced, "machines": {"relation": hardware[0], "why": hardware[1]}, "claims": claims,
+        "headline": headline, "claims_summary": f"{reproduced} of {len(claims)} claims reproduced",
+        "outcomes": {o: outcomes.count(o) for o in dict.fromkeys(outcomes)}})

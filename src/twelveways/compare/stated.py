@@ -292,9 +292,10 @@ def _row(label: str, key: tuple, kind: str, base: Sequence[Stated], new: Sequenc
     def each(items):
         return items[0].n if len(items) == 1 else None
 
-    return verdicts.Row(label, dict(key), kind, len(base), len(new), each(base), each(new), summary(base), summary(new),
-                        judged["ratio"], judged["ci"], judged["ci_method"], None, None, None, None, "not measured",
-                        judged["verdict"], judged["reason"])
+    return verdicts.Row(configuration=label, key=dict(key), kind=kind, n_base=len(base), n_new=len(new),
+                        iterations_base=each(base), iterations_new=each(new), summary_base=summary(base),
+                        summary_new=summary(new), p_value=None, p_adjusted=None, detectable_ratio=None,
+                        invocations_to_decide=None, run_level="not measured", **judged)
 
 
 def _replicated(shared: dict, labels: dict, noise: verdicts.Noise, confidence: float) -> list[verdicts.Row]:

@@ -393,11 +393,11 @@ def prediction_section(sources: Sources) -> list[str]:
     predicted = plan.full_profile_prediction(found, sources.bench) if found else None
     if predicted is None:
         return []
-    low, high = predicted["range"]
-    rows = [[md(r["title"]), duration(r["seconds"]), f"{duration(r['range'][0])} to {duration(r['range'][1])}",
-             duration(r["recorded_s"]), md(r["how"])] for r in predicted["stages"]]
+    low, high = predicted.range
+    rows = [[md(r.title), duration(r.seconds), f"{duration(r.range[0])} to {duration(r.range[1])}",
+             duration(r.recorded_s), md(r.how)] for r in predicted.stages]
     return [f"**Profile `full` (predicted by `twelveways plan` from this run's recorded costs): "
-            f"{duration(predicted['seconds'])} in total, 95% range {duration(low)} to {duration(high)}** (the sum over "
+            f"{duration(predicted.seconds)} in total, 95% range {duration(low)} to {duration(high)}** (the sum over "
             "its rules). By stage:", ""] + \
         _table(["stage", "predicted", "95% range", "this run", "how"], rows) + \
         [f"Ranges: {md(RANGE_TEXT)}.", ""]

@@ -541,11 +541,15 @@ def reproduction_section(reproduction_json: str | os.PathLike | None) -> list[tu
     """The comparison with the configured reference (``report.reference``; reports/reproduction.json), or nothing."""
     if not reproduction_json:
         return []
+    from ..compare import record as compare_record
     from ..compare import render as compare_render
 
-    record = _read_optional_json(reproduction_json)
-    if not record:
+    found = _read_optional_json(reproduction_json)
+    if not found:
         raise RenderError(f"{reproduction_json}: no reproduction record (run `twelveways reproduce` first)")
+    record = compare_record.from_dict(found, str(reproduction_json))
+    if not isinstance(record, compare_record.Reproduction):
+        raise RenderError(f"{reproduction_json}: a comparison, not a reproduction record (run `twelveways reproduce`)")
     body = box_tables(compare_render.reproduction_fragment(record, heading="h3"))
     body += ("<p>Every shared configuration, the environment differences and the stability of each side: "
              "reports/reproduction.html.</p>")
