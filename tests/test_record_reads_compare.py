@@ -81,6 +81,18 @@ def test_a_built_comparison_round_trips_through_its_json(reference_comparison, t
     assert pickle.loads(pickle.dumps(again)) == again
 
 
+def test_the_report_reads_a_reproduction_back_typed_and_refuses_a_plain_comparison(reference_comparison, tmp_path):
+    from twelveways.report import render as report_render
+
+    path = tmp_path / "comparison.json"
+    path.write_text(render.to_json(reference_comparison))
+    with pytest.raises(report_render.RenderError, match="a comparison, not a reproduction record"):
+        report_render.reproduction_section(path)
+    path.write_text(json.dumps({**json.loads(path.read_text()), "headline": []}))
+    with pytest.raises(AuditInputError, match=r"comparison.json: comparison record: machines is missing$"):
+        report_render.reproduction_section(path)
+
+
 def test_whole_numbers_stay_whole_and_floats_stay_floats():
     row = record.Row.model_validate({"configuration": "c", "kind": "cost", "n_base": 3, "n_new": 3, "ratio": 1,
                                      "summary_base": 2.0, "verdict": "same", "reason": "r"})
