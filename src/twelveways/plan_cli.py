@@ -40,7 +40,7 @@ def build_parser() -> OneLineParser:
                         metavar="ROUNDS", help=f"ab's pilot rounds (default {PILOT_ROUNDS}, 3 to 50)")
     parser.add_argument("--ab-record", metavar="JSON",
                         help="a previous twelveways ab record (reports/ab.json): its rounds' spread instead of the "
-                             "run's own invocations")
+                             "run's own invocations; checked on load, a wrong field is one line naming it (exit 2)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
                         help=f"with --ab-effect: only these configurations (repeatable; keys: "
                              f"{', '.join(SELECTABLE)})")
