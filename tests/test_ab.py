@@ -13,12 +13,13 @@ import json
 import math
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from twelveways import cli, results
-from twelveways.compare import ab, ab_analysis, ab_placement, ab_run, verdicts
+from twelveways.compare import ab, ab_analysis, ab_options, ab_placement, ab_run, verdicts
 from twelveways.compare import record as compare_record
 from twelveways.prk import run, sweep
 
@@ -200,6 +201,8 @@ def test_selection_keys_values_and_pairing():
     (["ab", "--base", "no-such-ref-anywhere"], "git ref 'no-such-ref-anywhere' names no commit"),
     (["ab", "--base", "--help"], "argument --base: expected one argument"),
     (["ab", "--seed", "x"], "argument --seed: 'x' is not a whole number"),
+    (["ab", "--invocation-seconds", "-1"], "argument --invocation-seconds: '-1' is not a positive, finite number"),
+    (["ab", "--invocation-seconds", "90"], "argument --invocation-seconds: 90 s is over a minute per invocation"),
 ])
 def test_bad_arguments_are_one_line(capsys, argv, words):
     line = one_error(capsys, argv)
@@ -267,6 +270,13 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
         assert "nan" not in text.lower().replace("nanosecond", "") and "{'" not in text
         assert "Stein" not in text and "fixed number of rounds (3, --rounds)" in text
     assert "# A/B comparison" in md and "No field differs" in md
+    for text in record["ab"]["iterations"].values():  # calibrated: tiny kernels reach the cap, on both sides
+        assert text.startswith(f"{ab_options.MOST_ITERATIONS} on both sides (config 3;"), text
+    for label in ("base", "new"):
+        frame = results.to_frame(results.open(tmp_path / "out" / f"ab.{label}.nc"))
+        assert set(frame.groupby("run_id")["iteration"].max()) == {ab_options.MOST_ITERATIONS}  # iteration 0 is the warm-up
+    assert "Iterations per invocation: 2 of 2 configuration(s) calibrated" in md
+    assert "one uncounted calibration run of BASE per configuration" in record["method"]
     last = str(ab_placement.usable_cpus()[-1])
     assert set(record["ab"]["placement"].values()) == {f"bound to CPU {last}"} and "Placement: 2 of 2" in md
 
@@ -309,3 +319,21 @@ def test_a_process_started_inside_runs_on_the_placed_cpus_and_the_harness_is_res
     ranked = subprocess.run([*run.default_launcher(), *placed.launcher_args, "-n", "1", *probe], capture_output=True,
                             text=True, check=True, timeout=60).stdout.strip()
     assert ranked == str([usable[-1]])
+
+
+def test_calibrated_iterations_aim_at_the_timed_work_within_the_configs_count_and_the_cap():
+    assert ab_run.calibrated_iterations(0.004, 6, 0.1) == 25  # 4 ms per iteration: 25 for 0.1 s
+    assert ab_run.calibrated_iterations(0.05, 6, 0.1) == 6  # never fewer than the config states
+    assert ab_run.calibrated_iterations(1e-7, 6, 0.1) == ab_options.MOST_ITERATIONS
+    assert ab_run.calibrated_iterations(0.004, 6, 0.0) == 6  # --invocation-seconds 0: the config's count
+
+
+def test_configs_that_state_different_iterations_keep_their_own_and_say_so():
+    """Iterations may be what the A/B is about: then no calibration run, and each side keeps its count."""
+    point = sweep.Point("nstream", "c-serial", 1, 1, 1000, 1000, "single")
+    pair = ab_run.Pair(point)
+    sides = {label: SimpleNamespace(prk=SimpleNamespace(iterations={"nstream": n})) for label, n in
+             (("base", 6), ("new", 12))}
+    ab_run.calibrate(pair, sides, 0.1, overhead_ns=0.0)
+    assert pair.iterations is None and "(6 BASE, 12 NEW): the configs differ" in pair.iterations_text
+    assert pair.prk_of(sides["new"]) is sides["new"].prk

@@ -29,7 +29,7 @@ from ..cliargs import UsageError, refuse_output_over_input
 from ..errors import TwelveWaysError
 from ..prk import sweep
 from . import ab_analysis, ab_placement, ab_run, ab_sides, explain, record as record_mod, render, verdicts
-from .ab_options import CI_FORMATS, DEFAULT_MAX_SECONDS
+from .ab_options import CI_FORMATS, DEFAULT_INVOCATION_SECONDS, DEFAULT_MAX_SECONDS
 
 FORMAT = record_mod.AB_FORMAT
 NOISE_TEXT = ("paired within rounds: both sides run in the same rounds on one machine, so the between-run level "
@@ -103,8 +103,8 @@ def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:
 
 def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, str | Path | None],
             plan: ab_analysis.Plan, only: dict[str, set[str]], *, work: Path, output: str, seed: int | None = None,
-            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = (), bind: str = "cores"
-            ) -> record_mod.AbRecord:
+            max_seconds: float = DEFAULT_MAX_SECONDS, ci_formats: Sequence[str] = (), bind: str = "cores",
+            invocation_seconds: float = DEFAULT_INVOCATION_SECONDS) -> record_mod.AbRecord:
     """Build, run and judge two prepared sides and write every output; the record.  ``roots``: {label: (checkout
     holding kernels/, commit, ref or None for the working tree)}; ``configs``: {label: config file or None};
     ``ci_formats``: the ``--format`` choices (:data:`CI_FORMATS`)."""
@@ -116,7 +116,8 @@ def measure(roots: dict[str, tuple[Path, str, str | None]], configs: dict[str, s
         ab_sides.build(side, [b if side.label == "base" else n for b, n in pairs], work)
     seed = seed if seed is not None else sides_["base"].prk.seed
     print(f"ab: {len(pairs)} configuration(s), order seed {seed}; {plan.text()}", file=sys.stderr)
-    outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds, bind=bind)
+    outcome = ab_run.run_rounds(pairs, sides_, plan, seed=seed, max_seconds=max_seconds, bind=bind,
+                                invocation_seconds=invocation_seconds)
     _write_samples(outcome, sides_, paths)
     record = build(outcome, sides_, plan, only_base, only_new, _stability(paths), max_seconds)
     for suffix, text in texts(record).items():
@@ -136,7 +137,8 @@ def run(args: argparse.Namespace, plan: ab_analysis.Plan, only: dict[str, set[st
     with tempfile.TemporaryDirectory(prefix="twelveways-ab-") as tmp, ab_sides.checkouts(refs, Path(tmp)) as roots:
         measure({label: (*roots[label], refs[label]) for label in refs},
                 {"base": args.base_config, "new": args.new_config}, plan, only, work=Path(tmp), output=args.output,
-                seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format, bind=args.bind)
+                seed=args.seed, max_seconds=args.max_seconds, ci_formats=args.format, bind=args.bind,
+                invocation_seconds=args.invocation_seconds)
 
 
 # ------------------------------------------------------------------------------------------------ the record
@@ -176,7 +178,8 @@ def build(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], plan: ab_an
         "noise_floor": {"margin": plan.margin, "margin_text": f"±{plan.margin:.0%} practical-equivalence margin",
                         "measured": False, "text": NOISE_TEXT, "false_positive_rate": None},
         "load_rule": ab_analysis.LOAD_RULE,
-        "method": f"{ab_analysis.MODEL}; stopping rule: {plan.text()}",
+        "method": f"{ab_analysis.MODEL}; iterations: {ab_run.iterations_rule(outcome.invocation_seconds)}; "
+                  f"stopping rule: {plan.text()}",
         "counts": verdicts.counts(rows), "rows": shown, "stability": stable,
         "only_base": only_base, "only_new": only_new, "ab": _ab_section(outcome, paired, plan, budget),
     })
@@ -193,7 +196,8 @@ def _ab_section(outcome: ab_run.Outcome, paired: list[ab_analysis.PairedRounds],
             "stopping_rule": plan.text(), "model": ab_analysis.MODEL, "load": outcome.load,
             "busy_rounds": sum(int(r.busy.sum()) for r in paired), "paired_rounds": sum(r.base.size for r in paired),
             "placement": {r.configuration: pair.placement.text() for pair, r in by_configuration},
-            "placement_rule": ab_placement.RULE, "invocations": _rounds_detail(outcome, paired)}
+            "placement_rule": ab_placement.RULE, "invocations": _rounds_detail(outcome, paired),
+            "iterations": {r.configuration: pair.iterations_text for pair, r in by_configuration}}
 
 
 def summary_line(record: record_mod.AbRecord) -> str:
@@ -209,9 +213,19 @@ def lead_lines(record: record_mod.AbRecord) -> list[str]:
             f"side, in an order drawn from seed {ab.order_seed} and recorded in the JSON).",
             f"Stop: {ab.stop}.",
             f"Placement: {placement_summary(ab.placement)} ({ab.placement_rule}).",
+            f"Iterations per invocation: {iterations_summary(ab.iterations)}.",
             f"Busy rounds: {ab.busy_rounds} of {ab.paired_rounds} paired rounds ran on a busy machine (an "
             "invocation during which other processes or the hypervisor took a busy share of the CPU, or one too short "
             "to measure while the run as a whole was busy; the rule is stated below)."]
+
+
+def iterations_summary(chosen: dict[str, str]) -> str:
+    """How many configurations ran calibrated iterations, and the reasons of those that did not."""
+    texts = list(chosen.values())
+    calibrated = sum(" on both sides " in t for t in texts)
+    others = sorted({t.split(" ", 1)[1] for t in texts if " on both sides " not in t and " " in t})
+    return (f"{calibrated} of {len(texts)} configuration(s) calibrated to about the same timed work on both sides"
+            + (f"; the others {'; '.join(others)}" if others else ""))
 
 
 def placement_summary(placed: dict[str, str]) -> str:

@@ -11,7 +11,8 @@ import math
 
 from ..cliargs import OneLineParser, fraction, proportion, run_command
 from ..evidence.settings import default_confidence
-from .ab_options import BIND_CORES, BIND_NONE, CI_FORMATS, DEFAULT_MAX_SECONDS, MAX_ROUNDS, PILOT_ROUNDS, SELECTABLE, parse_only
+from .ab_options import (BIND_CORES, BIND_NONE, CI_FORMATS, DEFAULT_INVOCATION_SECONDS, DEFAULT_MAX_SECONDS, MAX_ROUNDS,
+                         MOST_ITERATIONS, PILOT_ROUNDS, SELECTABLE, parse_only)
 from .margin import DEFAULT_MARGIN
 
 
@@ -37,6 +38,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _invocation_seconds(text: str) -> float:
+    """0 (the config's iterations) or a positive number of seconds of at most a minute."""
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    value = _seconds(text)
+    if value > 60:
+        raise argparse.ArgumentTypeError(f"{value:g} s is over a minute per invocation")
+    return value
+
+
 def parser() -> OneLineParser:
     p = OneLineParser(prog="twelveways ab", description="Is NEW faster than BASE? Both sides' PRK configurations "
                       "run alternately in randomized rounds on this machine; paired analysis, verdicts as compare's.")
@@ -56,6 +67,11 @@ def parser() -> OneLineParser:
                    help=f"rounds of the pilot that sizes the plan (default {PILOT_ROUNDS})")
     p.add_argument("--max-seconds", type=_seconds, default=DEFAULT_MAX_SECONDS,
                    help=f"time budget of the rounds (default {DEFAULT_MAX_SECONDS:g})")
+    p.add_argument("--invocation-seconds", type=_invocation_seconds, default=DEFAULT_INVOCATION_SECONDS,
+                   help=f"timed work per invocation: one calibration run of BASE per configuration sets both sides' "
+                        f"iterations for about this long, never fewer than the config states, at most "
+                        f"{MOST_ITERATIONS} (default {DEFAULT_INVOCATION_SECONDS:g}; 0: the config's iterations; "
+                        "docs/comparing.md says why)")
     p.add_argument("--bind", choices=(BIND_CORES, BIND_NONE), default=BIND_CORES,
                    help="cores (default): each configuration's threads and ranks bound one per CPU, the same CPUs for "
                         "both sides (docs/comparing.md says why and how); none: as the workflow's sweep runs them")

@@ -20,6 +20,10 @@ PILOT_ROUNDS = 8
 MAX_ROUNDS = 200
 #: Time budget of the rounds unless --max-seconds says otherwise.
 DEFAULT_MAX_SECONDS = 1800.0
+#: Timed work an invocation aims at unless ``--invocation-seconds`` says otherwise (ab_run's docstring says why).
+DEFAULT_INVOCATION_SECONDS = 0.1
+#: Most iterations a calibrated invocation runs (a kernel whose iteration takes microseconds stops there).
+MOST_ITERATIONS = 1000
 #: ``--bind`` choices: threads and ranks bound one per CPU (the default), or run as the sweep runs them.
 BIND_CORES, BIND_NONE = "cores", "none"
 #: Formats for CI systems ``--format`` adds -> the suffix of the file each writes beside the report.

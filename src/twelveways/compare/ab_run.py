@@ -9,6 +9,15 @@ processes and the hypervisor took during it (:func:`twelveways.contention.shares
 :class:`~twelveways.contention.Sampler` records the machine's load over the whole run.  A
 configuration stops when its plan says so (:class:`~twelveways.compare.ab_analysis.Progress`), when
 a side fails its validation, or, once the time budget has ended, after the round in progress.
+
+Iterations per invocation (:func:`calibrate`): the quick profile's few timed iterations last tens of
+milliseconds, so one scheduler tick or a moment of the hypervisor's is a large part of an invocation.
+In quiet A/A trials here, eight times the iterations halved the per-round sd of six C configurations
+(e.g. transpose 1024 serial 22.6 % -> 10.5 %) for 2.1 times the time: a quarter of the rounds for the
+same CI.  So before its first round each configuration runs one uncounted invocation of BASE, and
+both sides then run enough iterations for about ``invocation_seconds`` of timed work (never fewer
+than the config states, at most :data:`MOST_ITERATIONS`), the same count on both sides; where the
+two configs state different iterations for the kernel, each side keeps its own and that is said.
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ import numpy as np
 from .. import contention, measure
 from ..prk import run, sweep
 from . import ab_analysis, ab_placement, table
-from .ab_options import BIND_CORES, SELECTABLE, parse_only  # noqa: F401  (ab_run.parse_only, as before)
+from .ab_options import BIND_CORES, DEFAULT_INVOCATION_SECONDS, MOST_ITERATIONS, SELECTABLE, parse_only  # noqa: F401
+from ..families.prk_config import PrkConfig
 from .ab_sides import Side
 from .record import Invocation
 
@@ -59,6 +69,17 @@ class Pair(sweep.Repeating):
     progress: ab_analysis.Progress = field(default_factory=ab_analysis.Progress)
     invocations: list[Invocation] = field(default_factory=list)  # in the order they ran
     placement: ab_placement.Placement = field(default_factory=ab_placement.Placement)
+    #: iterations both sides run (set by :func:`calibrate`); None: each side's config's own count
+    iterations: int | None = None
+    #: how the iteration count was chosen, in words (the report's method)
+    iterations_text: str = ""
+
+    def prk_of(self, side: Side) -> PrkConfig:
+        """The side's PRK settings with this configuration's calibrated iterations."""
+        prk = side.prk
+        if self.iterations is None:
+            return prk
+        return dataclasses.replace(prk, iterations={**prk.iterations, self.point.kernel: self.iterations})
 
 
 @dataclass
@@ -71,20 +92,26 @@ class Outcome:
     program_runs: int
     load: dict
     seed: int
+    invocation_seconds: float = 0.0
+
+
+def _launch(pair: Pair, state: sweep.Repeating, side: Side, run_counter: list[int], overhead_ns: float) -> None:
+    """One program run of ``side`` for ``pair``'s configuration, placed on its CPUs, added to ``state``."""
+    placed = pair.placement
+    launcher = [*(side.launcher or run.default_launcher()), *placed.launcher_args] if placed.launcher_args \
+        else side.launcher
+    with ab_placement.started_on(placed.cpus):
+        sweep.invoke(state, pair.prk_of(side), kernels_dir=side.kernels_dir, run_counter=run_counter,
+                     timer_overhead_ns=overhead_ns, launcher=launcher, python_dir=side.python_dir,
+                     extra_env=dict(placed.env) or None)
 
 
 def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list[int], overhead_ns: float) -> float:
     """One invocation of one side: its per-iteration maxima kept on the side's state; returns their mean."""
     state = pair.base if label == "base" else pair.new
     before = len(state.rep.samples)
-    placed = pair.placement
-    launcher = [*(side.launcher or run.default_launcher()), *placed.launcher_args] if placed.launcher_args \
-        else side.launcher
     start = contention.snapshot()
-    with ab_placement.started_on(placed.cpus):
-        sweep.invoke(state, side.prk, kernels_dir=side.kernels_dir, run_counter=run_counter,
-                     timer_overhead_ns=overhead_ns, launcher=launcher, python_dir=side.python_dir,
-                     extra_env=dict(placed.env) or None)
+    _launch(pair, state, side, run_counter, overhead_ns)
     end = contention.snapshot()
     share, ticks = contention.shares(start, end), contention.window_ticks(start, end)
     mean = float(np.mean(state.rep.samples[before:]))
@@ -95,8 +122,46 @@ def _invoke(pair: Pair, label: str, side: Side, position: int, run_counter: list
     return mean
 
 
+def calibrated_iterations(per_iteration_s: float, stated: int, seconds: float) -> int:
+    """Iterations for about ``seconds`` of timed work: never fewer than ``stated``, at most MOST_ITERATIONS."""
+    if seconds <= 0 or not per_iteration_s > 0:
+        return stated
+    return max(stated, min(MOST_ITERATIONS, math.ceil(seconds / per_iteration_s)))
+
+
+def calibrate(pair: Pair, sides: dict[str, Side], seconds: float, overhead_ns: float) -> None:
+    """Fix ``pair``'s iterations from one uncounted invocation of BASE (module docstring); its words on the pair."""
+    kernel = pair.point.kernel
+    stated = {label: sides[label].prk.iterations[kernel] for label in ("base", "new")}
+    if stated["base"] != stated["new"]:
+        pair.iterations_text = (f"as each config states ({stated['base']} BASE, {stated['new']} NEW): the configs "
+                                "differ, so no calibration")
+        return
+    if seconds <= 0:
+        pair.iterations_text = f"{stated['base']} as the config states (--invocation-seconds 0)"
+        return
+    probe = sweep.Repeating(pair.point)
+    _launch(pair, probe, sides["base"], [0], overhead_ns)
+    if probe.reason or not probe.rep.samples:
+        pair.iterations_text = f"{stated['base']} as the config states (the calibration run failed its validation)"
+        return
+    per_iteration = float(np.mean(probe.rep.samples))
+    pair.iterations = calibrated_iterations(per_iteration, stated["base"], seconds)
+    pair.iterations_text = (f"{pair.iterations} on both sides (config {stated['base']}; one calibration run of BASE "
+                            f"measured {per_iteration * 1e3:.3g} ms per iteration)")
+
+
+def iterations_rule(seconds: float) -> str:
+    """The iteration rule in words (every output states it)."""
+    if seconds <= 0:
+        return "each side runs the iterations its config states (--invocation-seconds 0)"
+    return (f"one uncounted calibration run of BASE per configuration fixes the iterations of both sides for about "
+            f"{seconds:g} s of timed work per invocation (never fewer than the config states, at most "
+            f"{MOST_ITERATIONS}); configs that state different iterations keep their own")
+
+
 def run_rounds(pairs: Sequence[tuple], sides: dict[str, Side], plan: ab_analysis.Plan, *, seed: int,
-               max_seconds: float, bind: str = BIND_CORES,
+               max_seconds: float, bind: str = BIND_CORES, invocation_seconds: float = DEFAULT_INVOCATION_SECONDS,
                say: Callable[[str], None] = lambda text: print(text, file=sys.stderr)) -> Outcome:
     """Every pair of configurations to its stop (module docstring); ``bind``: :mod:`.ab_placement`'s rule."""
     usable = ab_placement.usable_cpus()
@@ -105,6 +170,8 @@ def run_rounds(pairs: Sequence[tuple], sides: dict[str, Side], plan: ab_analysis
         b.implementation, b.ranks, b.threads, bind=bind, usable=usable, launchers=launchers)) for b, n in pairs}
     order_rng, counter = random.Random(seed), [0]
     overhead = measure.timer_properties()["overhead_ns"]
+    for pair in states.values():
+        calibrate(pair, sides, invocation_seconds, overhead)
     started = time.perf_counter()
 
     def run_one(pair: Pair) -> None:
@@ -128,7 +195,8 @@ def run_rounds(pairs: Sequence[tuple], sides: dict[str, Side], plan: ab_analysis
     for pair in done:
         for row in [*pair.base.rows, *pair.new.rows]:
             row["stop_reason"] = pair.reason
-    return Outcome(list(done), rounds, round(time.perf_counter() - started, 3), counter[0], sampler.summary, seed)
+    return Outcome(list(done), rounds, round(time.perf_counter() - started, 3), counter[0], sampler.summary, seed,
+                   invocation_seconds)
 
 
 def configuration_key(point: sweep.Point) -> tuple:
@@ -181,6 +249,7 @@ def paired_rounds(outcome: Outcome, sides: dict[str, Side]) -> list[ab_analysis.
                          for r in range(1, rounds + 1)], dtype=bool).reshape(rounds, 2)
         found.append(ab_analysis.PairedRounds(
             table.label(key, shown), dict(key), means["base"], means["new"], load[:, 0], load[:, 1],
-            float(sides["base"].prk.iterations[pair.point.kernel]), float(sides["new"].prk.iterations[pair.point.kernel]),
+            float(pair.prk_of(sides["base"]).iterations[pair.point.kernel]),
+            float(pair.prk_of(sides["new"]).iterations[pair.point.kernel]),
             pair.progress.pilot_sd, _busy_text(pair.invocations, run_busy), pair.progress.look))
     return found

@@ -231,6 +231,7 @@ class AbSection(Record):
     placement: dict[str, str]
     placement_rule: str
     invocations: dict[str, tuple[Invocation, ...]]
+    iterations: dict[str, str] = {}  # per configuration: the iterations both sides ran and how they were chosen
 
 
 class AbRecord(Comparison):
