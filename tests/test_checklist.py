@@ -44,8 +44,8 @@ def test_a_25th_check_is_one_function_and_its_registry_entry(clean):
     paths, _ = clean
 
     @model.check("F13", "a check added by a test")
-    def f13_extra(data):
-        return Status.PASS, [ev("rows seen", int(len(data.frame)), "", "rows")], ""
+    def f13_extra(audit):
+        return Status.PASS, [ev("rows seen", int(len(audit.results.frame)), "", "rows")], ""
 
     try:
         report = run_audit(paths)

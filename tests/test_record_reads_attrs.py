@@ -19,7 +19,7 @@ import pytest
 from twelveways import contention
 from twelveways.errors import SettingError
 from twelveways.evidence import attributes, registry
-from twelveways.resultset import AuditData, ResultSource
+from twelveways.resultset import ResultSet, ResultSource
 
 SRC = Path(attributes.__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def test_a_setting_of_the_wrong_type_is_named_where_it_is_resolved(name):
     source = ResultSource("run/prk.nc", {name: "high"}, pd.DataFrame())
     assert getattr(source.attributes, name) == "high"
     with pytest.raises(SettingError, match=f"got 'high' \\(results file run/prk.nc attribute {name}\\)"):
-        AuditData([source], config={}).measurement_setting(source, name)
+        ResultSet([source], config={}).measurement_setting(source, name)
 
 
 def test_a_source_refuses_a_wrong_type_on_load_and_the_empty_text_is_unset():

@@ -84,7 +84,7 @@ def test_merged_frame_is_what_concat_gives_and_files_view_its_rows(tmp_path):
     for name in expected.columns:
         if expected[name].dtype == object or pd.api.types.is_string_dtype(expected[name].dtype):
             expected[name] = expected[name].fillna("").astype(str)
-    data = resultset.AuditData(sources)
+    data = resultset.ResultSet(sources)
     texts = [name for name in data.frame.columns if isinstance(data.frame[name].dtype, pd.CategoricalDtype)]
     assert "source_file" in texts and "timer" in texts  # bounds.nc lacks timer: "" there, as concat + fill gives
     pd.testing.assert_frame_equal(data.frame.astype({name: "str" for name in texts}), expected)
@@ -163,7 +163,7 @@ def test_a_per_file_part_that_raises_fails_only_its_own_check(tmp_path, monkeypa
     monkeypatch.setattr(forkmap, "MIN_ITEMS", 2)
     before = {c["id"]: c for c in audit.run(resultset.load([round_])).to_dict()["checks"]}
 
-    def broken(data, source):
+    def broken(results, source):
         raise StatisticsError(f"cannot judge {source.path}")
 
     monkeypatch.setitem(model.PER_SOURCE, "R10", broken)

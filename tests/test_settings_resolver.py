@@ -17,7 +17,7 @@ from twelveways.errors import AuditInputError, ClaimError, SettingError
 from twelveways.evidence import settings
 from twelveways.evidence.summary import StatedSummary, parse
 from twelveways.report import headline, notebooks
-from twelveways.resultset import AuditData, ResultSource
+from twelveways.resultset import ResultSet, ResultSource
 
 #: One level per source, all different, so a chain that took the wrong one is seen.
 LEVELS = {settings.COMMAND_LINE: 0.7, settings.NOTEBOOK_PARAMETER: 0.85, settings.CLAIM: 0.75,
@@ -42,7 +42,7 @@ def _inputs(tmp_path, given: dict):
     config_json.write_text(json.dumps(config))
     attrs = {"confidence": given[settings.RESULTS_FILE]} if settings.RESULTS_FILE in given else {}
     source = ResultSource("run/prk.nc", attrs, pd.DataFrame())
-    data = AuditData([source], config=config, config_path=str(config_json))
+    data = ResultSet([source], config=config, config_path=str(config_json))
     item = {**CLAIM, **({"confidence": given[settings.CLAIM]} if settings.CLAIM in given else {})}
     claim = claims.parse_claim(item, "claims.yaml", 0)
     return config, config_json, source, data, claim
@@ -118,7 +118,7 @@ def test_a_bad_value_is_one_line_naming_where_it_was_set(tmp_path, chain, source
 
 def test_a_restated_ci_is_judged_at_the_level_it_states_else_at_its_files():
     source = ResultSource("run/prk.nc", {"confidence": 0.9}, pd.DataFrame())
-    data = AuditData([source], config={})
+    data = ResultSet([source], config={})
     stated = restate.stated_confidence(data, source, StatedSummary(statistic="median", metric="time", confidence=0.99))
     assert (stated.value, stated.source) == (0.99, settings.RESULTS_FILE) and "stated median of time" in stated.origin
     assert restate.stated_confidence(data, source, StatedSummary(metric="time")).value == 0.9

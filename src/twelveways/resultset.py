@@ -1,9 +1,10 @@
-"""An audited result set: results files of any format as typed sources (rows + attributes), and metadata.
+"""A result set: results files of any format as typed sources (rows + attributes), and their metadata, read-only.
 
 What the checklist, the claims (``twelveways.claims``) and ``twelveways compare`` read, below all
 three: :func:`load` opens files or trees through ``twelveways.readers`` (imported when called) into
-:class:`ResultSource` objects gathered in one :class:`AuditData`.  The results files carry the
-evidence as rows (one per sample, ``twelveways.resultstore``) and as attributes (typed once, on load,
+:class:`ResultSource` objects gathered in one :class:`ResultSet`, which nothing changes once loaded (an
+audit keeps its own state apart, ``checklist.model.AuditRun``; compare reads one set per side).  The
+results files carry the evidence as rows (one per sample, ``twelveways.resultstore``) and as attributes (typed once, on load,
 against the evidence registry: :mod:`twelveways.evidence.attributes`).  The full list of attributes and
 columns each check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
 defined here, in one place:
@@ -33,7 +34,7 @@ import math
 import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -140,7 +141,7 @@ def source_columns(ds: xr.Dataset) -> dict:
     Why not ``Dataset.to_dataframe``: a round of thousands of files held every text of every row as
     its own string object (about 2 MB of a real-size PRK file's 3 MB).  Here a text column is a
     code per row and each distinct text once (categories in text order, so sorting by the column
-    sorts the texts), and each column is its own array, so :attr:`AuditData.frame` can take a
+    sorts the texts), and each column is its own array, so :attr:`ResultSet.frame` can take a
     file's columns over one at a time and hand back views.
     """
     variables = {name: ds.variables[name] for name in ds.data_vars}  # Variables: no DataArray built per column
@@ -481,23 +482,25 @@ def describe(key: Mapping, varying: set | None = None) -> str:
     return " ".join(parts)
 
 
-@dataclass
-class AuditData:
-    """Everything one audit reads: result sources, optional environment and config, claims."""
+@dataclass(frozen=True)
+class ResultSet:
+    """The results files read (as sources), the files of the trees left unread, and the optional environment capture
+    and configuration dump given with them.
 
-    sources: list[ResultSource]
+    Frozen: read by one audit or by both sides of a compare, never changed by them (an audit's claims, results and
+    caches are its own, ``checklist.model.AuditRun``).  The properties below are computed once, on first use."""
+
+    sources: tuple[ResultSource, ...]
     environment: Capture | None = None
     environment_path: str = ""
     config: dict | None = None
     config_path: str = ""
-    claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
-    claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
-    claim_results: list = field(default_factory=list)   # claims.ClaimResult
-    skipped: list = field(default_factory=list)         # (path, why, unreadable) of files in the trees not read
-    #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
-    summary_rows_cache: dict = field(default_factory=dict, repr=False)
-    #: check id -> forkmap.BackgroundMap of its per-file parts, while they run (checklist.model.start_per_source)
-    background: dict = field(default_factory=dict, repr=False)
+    skipped: tuple[tuple[str, str, bool], ...] = ()  # (path, why, unreadable) of files in the trees not read
+
+    def __post_init__(self) -> None:
+        """Lists given (the readers return lists) are held as tuples: nothing appends to a loaded set."""
+        object.__setattr__(self, "sources", tuple(self.sources))
+        object.__setattr__(self, "skipped", tuple(self.skipped))
 
     @property
     def raw_sources(self) -> list[ResultSource]:
@@ -694,7 +697,7 @@ def read_json(path: str | Path, what: str) -> dict:
 
 def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, config: str | Path | None = None,
          csv_metadata: str | Path | None = None, csv_map: Mapping | None = None,
-         csv_set: Mapping | None = None) -> AuditData:
+         csv_set: Mapping | None = None) -> ResultSet:
     """Open every input (files or trees, any format ``twelveways.readers`` knows) and the optional metadata."""
     from . import readers
 
@@ -705,13 +708,11 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
                                  constants=dict(csv_set or {}), skipped=skipped, convert=as_source)
     if not any(len(source.frame) for source in sources):
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
-    data = AuditData(sources, skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
-    if environment:
-        data.environment, data.environment_path = load_capture(environment, "environment capture", AuditInputError), \
-            str(environment)
-    if config:
-        data.config, data.config_path = read_json(config, "configuration dump"), str(config)
-    return data
+    capture = load_capture(environment, "environment capture", AuditInputError) if environment else None
+    dump = read_json(config, "configuration dump") if config else None
+    return ResultSet(sources, environment=capture, environment_path=str(environment) if environment else "",
+                     config=dump, config_path=str(config) if config else "",
+                     skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
 
 
 @dataclass(frozen=True)
@@ -734,12 +735,12 @@ class Exclusion:
         return f"{self.path}: {self.what}{f' ({self.role} run)' if self.role else ''}: {self.reason}"
 
 
-def excluded_runs(data: "AuditData") -> list[str]:
+def excluded_runs(data: ResultSet) -> list[str]:
     """Runs every check leaves out (all their rows invalid), each with the reason its source gave."""
     return [entry.line for entry in data.exclusions]
 
 
-def exclusions(data: "AuditData") -> list[Exclusion]:
+def exclusions(data: ResultSet) -> list[Exclusion]:
     """Every run and configuration the checks leave out (:class:`Exclusion`), file by file."""
     found = []
     for src in data.sources:

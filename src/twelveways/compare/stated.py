@@ -182,7 +182,7 @@ def _derived_rows(source, usable: pd.DataFrame, covered: set, family: str, colum
     return out
 
 
-def table(data: resultset.AuditData, columns: dict[str, list[str]], raw: Mapping[tuple, table_mod.Samples]
+def table(data: resultset.ResultSet, columns: dict[str, list[str]], raw: Mapping[tuple, table_mod.Samples]
           ) -> dict[tuple, list[Stated]]:
     """{configuration key: the numbers its publishers stated, one per run} of one side; ``raw``: the side's
     samples (:func:`table.samples`), whose configurations' other rows are not stated numbers of their own."""

@@ -47,7 +47,7 @@ def source_family(source: resultset.ResultSource) -> str:
     return source.family or str(source.frame["benchmark"].iloc[0] if len(source.frame) else "")
 
 
-def family_columns(*datas: resultset.AuditData) -> dict[str, list[str]]:
+def family_columns(*datas: resultset.ResultSet) -> dict[str, list[str]]:
     """{family: naming columns plus the extra factors its files declare that all its files hold}."""
     sources: dict[str, list[resultset.ResultSource]] = {}
     for data in datas:
@@ -88,7 +88,7 @@ def _source_samples(source: resultset.ResultSource, family: str, columns: list[s
     return found
 
 
-def samples(data: resultset.AuditData, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
+def samples(data: resultset.ResultSet, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
     """{configuration key ((column, value) pairs): its samples} for the compared kinds."""
     table: dict[tuple, Samples] = {}
     for source in data.raw_sources:
