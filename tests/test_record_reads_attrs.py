@@ -19,7 +19,7 @@ import pytest
 from twelveways import contention
 from twelveways.errors import SettingError
 from twelveways.evidence import attributes, registry
-from twelveways.resultset import AuditData, ResultSource
+from twelveways.resultset import ResultSet, ResultSource
 
 SRC = Path(attributes.__file__).resolve().parents[1]
 
@@ -79,7 +79,7 @@ def test_a_setting_of_the_wrong_type_is_named_where_it_is_resolved(name):
     source = ResultSource("run/prk.nc", {name: "high"}, pd.DataFrame())
     assert getattr(source.attributes, name) == "high"
     with pytest.raises(SettingError, match=f"got 'high' \\(results file run/prk.nc attribute {name}\\)"):
-        AuditData([source], config={}).measurement_setting(source, name)
+        ResultSet([source], config={}).measurement_setting(source, name)
 
 
 def test_a_source_refuses_a_wrong_type_on_load_and_the_empty_text_is_unset():
@@ -140,7 +140,7 @@ def _text(node: ast.AST) -> str | None:
 
 def attribute_reads(source: str) -> list[tuple[int, str]]:
     """(line, attribute) of every read of a declared attribute by its name: ``x.attr("timer")``, ``.declared``,
-    ``.has``, ``.records``, ``data.attrs("…")``, ``results.attr_json(ds, "…")``, ``attrs["…"]`` and
+    ``.has``, ``.records``, ``data.attrs("…")``, ``resultstore.attr_json(ds, "…")``, ``attrs["…"]`` and
     ``attrs.get("…")`` (``ds.attrs`` too)."""
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -159,7 +159,7 @@ def attribute_reads(source: str) -> list[tuple[int, str]]:
 def test_the_scan_sees_each_way_of_reading_an_attribute_by_name():
     snippet = "\n".join([
         'src.attr("timer")', 'src.declared("rank_summary", "")', 'src.has("environment")',
-        'data.records("figures")', 'data.attrs("tuning")', 'results.attr_json(ds, "contention", None)',
+        'data.records("figures")', 'data.attrs("tuning")', 'resultstore.attr_json(ds, "contention", None)',
         'attrs["ci_level"]', 'ds.attrs.get("schema_version")', 'attrs.get("time_summary")',
         'summary.get("metric")', 'src.attributes.timer', 'row["unit"]'])
     assert [name for _, name in attribute_reads(snippet)] == [

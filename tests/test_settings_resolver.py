@@ -10,14 +10,14 @@ import json
 import pandas as pd
 import pytest
 
-from twelveways import claims, codegraph, errors, results, stats
+from twelveways import claims, codegraph, errors, resultstore, stats
 from twelveways.checklist import restate
 from twelveways.compare import cli as compare_cli
 from twelveways.errors import AuditInputError, ClaimError, SettingError
 from twelveways.evidence import settings
 from twelveways.evidence.summary import StatedSummary, parse
 from twelveways.report import headline, notebooks
-from twelveways.resultset import AuditData, ResultSource
+from twelveways.resultset import ResultSet, ResultSource
 
 #: One level per source, all different, so a chain that took the wrong one is seen.
 LEVELS = {settings.COMMAND_LINE: 0.7, settings.NOTEBOOK_PARAMETER: 0.85, settings.CLAIM: 0.75,
@@ -42,7 +42,7 @@ def _inputs(tmp_path, given: dict):
     config_json.write_text(json.dumps(config))
     attrs = {"confidence": given[settings.RESULTS_FILE]} if settings.RESULTS_FILE in given else {}
     source = ResultSource("run/prk.nc", attrs, pd.DataFrame())
-    data = AuditData([source], config=config, config_path=str(config_json))
+    data = ResultSet([source], config=config, config_path=str(config_json))
     item = {**CLAIM, **({"confidence": given[settings.CLAIM]} if settings.CLAIM in given else {})}
     claim = claims.parse_claim(item, "claims.yaml", 0)
     return config, config_json, source, data, claim
@@ -94,7 +94,7 @@ def test_a_claim_without_a_level_takes_the_runs_config_and_says_so(tmp_path):
     rows = [{"benchmark": "prk", "workload": "nstream", "implementation": "numpy", "ranks": 1, "threads": 1,
              "size": 1000, "precision": "fp64", "seed": 1, "run_id": f"r{i}", "iteration": 1, "rank": 0,
              "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
-    frame = results.to_frame(results.from_records(rows, "prk"))
+    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
     assert claims.check_claim(claim, frame, config).numbers.confidence == 0.9
     assert claims.check_claim(claim, frame).numbers.confidence == settings.default_confidence()
 
@@ -118,7 +118,7 @@ def test_a_bad_value_is_one_line_naming_where_it_was_set(tmp_path, chain, source
 
 def test_a_restated_ci_is_judged_at_the_level_it_states_else_at_its_files():
     source = ResultSource("run/prk.nc", {"confidence": 0.9}, pd.DataFrame())
-    data = AuditData([source], config={})
+    data = ResultSet([source], config={})
     stated = restate.stated_confidence(data, source, StatedSummary(statistic="median", metric="time", confidence=0.99))
     assert (stated.value, stated.source) == (0.99, settings.RESULTS_FILE) and "stated median of time" in stated.origin
     assert restate.stated_confidence(data, source, StatedSummary(metric="time")).value == 0.9
@@ -190,9 +190,9 @@ def test_an_audited_file_that_states_an_unusable_level_gets_r5_needs_human_namin
     rows = [{"benchmark": "prk", "workload": "nstream", "implementation": "numpy", "ranks": 1, "threads": 1,
              "size": 1000, "precision": "fp64", "seed": 1, "run_id": "r1", "iteration": i, "rank": 0,
              "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
-    ds = results.from_records(rows, "prk")
+    ds = resultstore.from_records(rows, "prk")
     ds.attrs["confidence"] = "high"
-    path = results.write(ds, tmp_path / "prk.nc")
+    path = resultstore.write(ds, tmp_path / "prk.nc")
     assert audit_main([str(path), "--format", "json", "--exit-zero"]) == 0
     report = json.loads(capsys.readouterr().out)
     r5 = next(check for check in report["checks"] if check["id"] == "R5")

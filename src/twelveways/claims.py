@@ -892,7 +892,7 @@ def apply_holm(results: list[ClaimResult]) -> list[ClaimResult]:
 def check_all(claims: list[Claim], frame: pd.DataFrame, busy: Mapping[str, str] | None = None,
               config: Mapping | None = None) -> list[ClaimResult]:
     """Every claim, then Holm over the family of tested claims; ``busy``: {results file: why its machine was
-    busy} (``AuditData.busy_machine``), named in the claims it can explain; ``config``: the run's config."""
+    busy} (``ResultSet.busy_machine``), named in the claims it can explain; ``config``: the run's config."""
     results = apply_holm([check_claim(claim, frame, config) for claim in claims])
     return name_busy_machine(results, frame, busy or {})
 

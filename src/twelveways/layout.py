@@ -27,7 +27,7 @@ STAGES = (
     Stage("core", "errors, paths, atomic writes, input limits, the evidence registry and the one settings "
           "resolver, the family declarations, the config and its sections, the result store",
           ("__init__", "errors", "paths", "atomic", "escape", "jsonvalue", "inputs", "memory", "ncfast", "forkmap",
-           "run_owner", "oneline", "stats.heap", "evidence", "families", "config", "configdocs", "feasibility", "results",
+           "run_owner", "oneline", "stats.heap", "evidence", "families", "config", "configdocs", "feasibility", "resultstore",
            "cliargs", "cireport", "codegraph", "layout", "quickimport", "train.settings", "infer.settings")),
     Stage("statistics", "intervals, tests and models from scipy and statsmodels, given their confidence level",
           ("stats",)),
@@ -35,7 +35,8 @@ STAGES = (
           ("env", "envdiff", "prk", "train", "infer", "contention", "measure", "workflow_run")),
     Stage("analysis", "what the notebooks derive from raw results: summaries over replicates, fits, figures",
           ("derived", "plots", "key_results", "decidable", "prk.analysis", "train.analysis", "infer.analysis")),
-    Stage("audit", "other people's formats read into the results schema, the checklist and the claims",
+    Stage("audit", "other people's formats read into the results schema and loaded as one read-only result set, "
+          "the checklist and the claims",
           ("readers", "resultset", "checklist", "claim_record", "claims", "stability")),
     Stage("comparison", "two result sets, two versions interleaved, a reproduction, a plan",
           ("compare", "plan", "plan_cli", "plan_stages", "plan_rounds")),
@@ -50,8 +51,9 @@ STAGES = (
 PLACES = (
     ("a reader of another tool's format", "`src/twelveways/readers/<format>.py` (a `READER = Format(...)`), its name in "
      "`BUILTIN` of `readers/registry.py`, and real files under `tests/data/formats/<format>/` with `truth.yaml`"),
-    ("a check of the checklist", "a function under `@check` in `src/twelveways/checklist/rules.py` (SC15 rules) or "
-     "`fallacies.py` (the twelve fallacies); the evidence it reads declared in `evidence/registry.py`"),
+    ("a check of the checklist", "a function `f(audit)` under `@check` in `src/twelveways/checklist/rules.py` (SC15 "
+     "rules) or `fallacies.py` (the twelve fallacies), reading the read-only result set `audit.results`; the evidence "
+     "it reads declared in `evidence/registry.py`"),
     ("a statistic", "`src/twelveways/stats/<name>.py`, taking its confidence level as an argument; coverage by "
      "simulation in `tests/test_stats*.py`"),
     ("a benchmark family", "`src/twelveways/families/<name>.py` (its Family declaration: results, levels, notebook, "

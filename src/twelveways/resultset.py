@@ -1,9 +1,10 @@
-"""An audited result set: results files of any format as typed sources (rows + attributes), and metadata.
+"""A result set: results files of any format as typed sources (rows + attributes), and their metadata, read-only.
 
 What the checklist, the claims (``twelveways.claims``) and ``twelveways compare`` read, below all
 three: :func:`load` opens files or trees through ``twelveways.readers`` (imported when called) into
-:class:`ResultSource` objects gathered in one :class:`AuditData`.  The results files carry the
-evidence as rows (one per sample, ``twelveways.results``) and as attributes (typed once, on load,
+:class:`ResultSource` objects gathered in one :class:`ResultSet`, which nothing changes once loaded (an
+audit keeps its own state apart, ``checklist.model.AuditRun``; compare reads one set per side).  The
+results files carry the evidence as rows (one per sample, ``twelveways.resultstore``) and as attributes (typed once, on load,
 against the evidence registry: :mod:`twelveways.evidence.attributes`).  The full list of attributes and
 columns each check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
 defined here, in one place:
@@ -33,7 +34,7 @@ import math
 import re
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -42,7 +43,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 import xarray as xr
 
-from . import inputs, memory, results
+from . import inputs, memory, resultstore
 from .evidence import attributes, registry
 from .evidence import summary as stated_summary
 from .evidence import settings
@@ -140,12 +141,12 @@ def source_columns(ds: xr.Dataset) -> dict:
     Why not ``Dataset.to_dataframe``: a round of thousands of files held every text of every row as
     its own string object (about 2 MB of a real-size PRK file's 3 MB).  Here a text column is a
     code per row and each distinct text once (categories in text order, so sorting by the column
-    sorts the texts), and each column is its own array, so :attr:`AuditData.frame` can take a
+    sorts the texts), and each column is its own array, so :attr:`ResultSet.frame` can take a
     file's columns over one at a time and hand back views.
     """
     variables = {name: ds.variables[name] for name in ds.data_vars}  # Variables: no DataArray built per column
     if ds.coords or any(var.ndim != 1 for var in variables.values()):
-        frame = results.to_frame(ds)
+        frame = resultstore.to_frame(ds)
         columns = {name: frame[name].to_numpy() for name in frame.columns}
     else:
         columns = {name: var.values for name, var in variables.items()}
@@ -167,10 +168,10 @@ def texts(values) -> pd.Series:
 
 
 def _texts_of_codes(var: xr.Variable, values: np.ndarray) -> pd.Series | None:
-    """:func:`texts` of a string column ``results.open`` decoded from codes, built from its codes and
+    """:func:`texts` of a string column ``resultstore.open`` decoded from codes, built from its codes and
     category list (a few distinct texts) instead of every row's string; None where the column is not that
     decoding (the values were replaced since)."""
-    decoded = var.encoding.get(results.DECODED_FROM_CODES)
+    decoded = var.encoding.get(resultstore.DECODED_FROM_CODES)
     if decoded is None or decoded[0] is not values:
         return None
     _, codes, categories = decoded  # categories end in "" for code -1
@@ -336,7 +337,7 @@ class ResultSource:
         else:
             runs = max(1, int(self.frame["run_id"].nunique()))
             extra = [c for c in self.frame.columns
-                     if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS and not c.endswith(ANNOTATION_SUFFIXES)
+                     if c not in resultstore.COLUMNS and c not in ANNOTATION_COLUMNS and not c.endswith(ANNOTATION_SUFFIXES)
                      and self.frame[c].nunique(dropna=False) <= runs]
         return list(CONFIG_COLUMNS) + extra
 
@@ -385,7 +386,7 @@ def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filte
         return frame.iloc[0:0]
     positions = _metric_positions(frame, metric)
     if summarizable:
-        positions = positions[np.asarray(results.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
+        positions = positions[np.asarray(resultstore.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
     for column, wanted in filters.items():
         positions = positions[matches(frame[column].iloc[positions], wanted).to_numpy()]
     if collapse_ranks and "rank" not in filters and positions.size:
@@ -481,23 +482,25 @@ def describe(key: Mapping, varying: set | None = None) -> str:
     return " ".join(parts)
 
 
-@dataclass
-class AuditData:
-    """Everything one audit reads: result sources, optional environment and config, claims."""
+@dataclass(frozen=True)
+class ResultSet:
+    """The results files read (as sources), the files of the trees left unread, and the optional environment capture
+    and configuration dump given with them.
 
-    sources: list[ResultSource]
+    Frozen: read by one audit or by both sides of a compare, never changed by them (an audit's claims, results and
+    caches are its own, ``checklist.model.AuditRun``).  The properties below are computed once, on first use."""
+
+    sources: tuple[ResultSource, ...]
     environment: Capture | None = None
     environment_path: str = ""
     config: dict | None = None
     config_path: str = ""
-    claims: list = field(default_factory=list)          # claims.Claim, from files and --claims
-    claim_problems: list = field(default_factory=list)  # (origin, claim id, message, kind) of embedded claims
-    claim_results: list = field(default_factory=list)   # claims.ClaimResult
-    skipped: list = field(default_factory=list)         # (path, why, unreadable) of files in the trees not read
-    #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
-    summary_rows_cache: dict = field(default_factory=dict, repr=False)
-    #: check id -> forkmap.BackgroundMap of its per-file parts, while they run (checklist.model.start_per_source)
-    background: dict = field(default_factory=dict, repr=False)
+    skipped: tuple[tuple[str, str, bool], ...] = ()  # (path, why, unreadable) of files in the trees not read
+
+    def __post_init__(self) -> None:
+        """Lists given (the readers return lists) are held as tuples: nothing appends to a loaded set."""
+        object.__setattr__(self, "sources", tuple(self.sources))
+        object.__setattr__(self, "skipped", tuple(self.skipped))
 
     @property
     def raw_sources(self) -> list[ResultSource]:
@@ -597,7 +600,7 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     are categories over the texts of every file (missing as "", as the files' own are).
     """
     if not sources:
-        return pd.DataFrame(columns=list(results.COLUMNS))
+        return pd.DataFrame(columns=list(resultstore.COLUMNS))
     lengths = [source.rows for source in sources]
     own = [source.take_columns() for source in sources]  # they live on in ``own`` until merged
     order = [list(columns) for columns in own]
@@ -694,7 +697,7 @@ def read_json(path: str | Path, what: str) -> dict:
 
 def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, config: str | Path | None = None,
          csv_metadata: str | Path | None = None, csv_map: Mapping | None = None,
-         csv_set: Mapping | None = None) -> AuditData:
+         csv_set: Mapping | None = None) -> ResultSet:
     """Open every input (files or trees, any format ``twelveways.readers`` knows) and the optional metadata."""
     from . import readers
 
@@ -705,13 +708,11 @@ def load(paths: Sequence[str | Path], *, environment: str | Path | None = None, 
                                  constants=dict(csv_set or {}), skipped=skipped, convert=as_source)
     if not any(len(source.frame) for source in sources):
         raise AuditInputError(f"no samples in {', '.join(s.path for s in sources)[:300]}: nothing to audit")
-    data = AuditData(sources, skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
-    if environment:
-        data.environment, data.environment_path = load_capture(environment, "environment capture", AuditInputError), \
-            str(environment)
-    if config:
-        data.config, data.config_path = read_json(config, "configuration dump"), str(config)
-    return data
+    capture = load_capture(environment, "environment capture", AuditInputError) if environment else None
+    dump = read_json(config, "configuration dump") if config else None
+    return ResultSet(sources, environment=capture, environment_path=str(environment) if environment else "",
+                     config=dump, config_path=str(config) if config else "",
+                     skipped=[(str(s.path), s.why, s.unreadable) for s in skipped])
 
 
 @dataclass(frozen=True)
@@ -734,12 +735,12 @@ class Exclusion:
         return f"{self.path}: {self.what}{f' ({self.role} run)' if self.role else ''}: {self.reason}"
 
 
-def excluded_runs(data: "AuditData") -> list[str]:
+def excluded_runs(data: ResultSet) -> list[str]:
     """Runs every check leaves out (all their rows invalid), each with the reason its source gave."""
     return [entry.line for entry in data.exclusions]
 
 
-def exclusions(data: "AuditData") -> list[Exclusion]:
+def exclusions(data: ResultSet) -> list[Exclusion]:
     """Every run and configuration the checks leave out (:class:`Exclusion`), file by file."""
     found = []
     for src in data.sources:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
-from .resultset import AuditData, describe, group_codes, group_positions
+from .resultset import ResultSet, describe, group_codes, group_positions
 
 ALPHA = 0.01
 #: Cap on permutations x values of one re-test (a family of many long runs cannot ask for more).
@@ -126,7 +126,7 @@ def max_over_ranks(src, rows, keys):
     return pd.concat([reduced, whole]) if len(whole) else reduced
 
 
-def lines(data: AuditData) -> list[str]:
+def lines(data: ResultSet) -> list[str]:
     """The findings in words, per raw file, without the method (``twelveways compare`` shows them per side)."""
     out = []
     for src in data.raw_sources:

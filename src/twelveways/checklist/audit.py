@@ -18,10 +18,10 @@ from .. import atomic
 from ..cliargs import OneLineParser, add_config, add_environment, refuse_output_over_input, run_command
 from ..errors import EXIT_OK, AuditInputError, outcome_code
 from . import render
-from .model import REGISTRY, AuditReport, ordered_ids, start_per_source
+from .model import REGISTRY, AuditReport, AuditRun, ordered_ids, start_per_source
 
 if TYPE_CHECKING:
-    from ..resultset import AuditData
+    from ..resultset import ResultSet
 
 # The checks, the claims and the readers (NumPy, pandas, SciPy, xarray) are imported by the functions that use
 # them: `twelveways audit --help` and a usage problem answer before the analysis stack loads (tests/test_cli_start.py).
@@ -35,29 +35,38 @@ def registered_checks() -> list[str]:
     return ordered_ids()
 
 
-def run(data: AuditData, claims_file: str | Path | None = None) -> AuditReport:
-    """Gather the claims (embedded in files, then the claims file), check them, run every check."""
-    from .. import claims as claims_mod
-    from .. import decidable, resultset
-    from ..evidence.attributes import is_set
+def run(results: ResultSet, claims_file: str | Path | None = None) -> AuditReport:
+    """Check the claims and run every check on ``results``, which the audit reads and never changes (what the audit
+    adds, claims and caches, is its own :class:`AuditRun`)."""
+    from .. import resultset
 
     registered_checks()
-    for source in data.sources:
-        if is_set(source.attributes.claims):
-            found, problems = claims_mod.parse_lenient(source.attributes.claims, f"{source.path}: attr claims")
-            data.claims.extend(found)
-            data.claim_problems.extend(problems)
-    if claims_file:
-        data.claims.extend(claims_mod.load_claims(claims_file))
-    data.claim_results = decidable.annotate(claims_mod.check_all(data.claims, data.frame, data.busy_machine(),
-                                                                 data.config), data.claims, data.config)
-    data.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
-    in_background = start_per_source(data)
+    audit = start(results, claims_file)
+    results.kinds  # noqa: B018 - built before the per-file parts fork, so the workers share it
+    in_background = start_per_source(audit)
     order = sorted(ordered_ids(), key=lambda check_id: check_id in in_background)  # their results are awaited last
-    done = {check_id: REGISTRY[check_id][1](data) for check_id in order}
-    return AuditReport([s.path for s in data.sources], [done[check_id] for check_id in ordered_ids()],
-                       data.claim_results, data.skipped, resultset.excluded_runs(data),
-                       resultset.exclusion_summary(data.exclusions))
+    done = {check_id: REGISTRY[check_id][1](audit) for check_id in order}
+    return AuditReport([s.path for s in results.sources], [done[check_id] for check_id in ordered_ids()],
+                       audit.claim_results, results.skipped, resultset.excluded_runs(results),
+                       resultset.exclusion_summary(results.exclusions))
+
+
+def start(results: ResultSet, claims_file: str | Path | None = None) -> AuditRun:
+    """An audit of ``results``: its claims (embedded in the files, then the claims file), checked against the rows."""
+    from .. import claims as claims_mod
+    from .. import decidable
+    from ..evidence.attributes import is_set
+
+    claims, problems = [], []
+    for source in results.sources:
+        if is_set(source.attributes.claims):
+            found, unread = claims_mod.parse_lenient(source.attributes.claims, f"{source.path}: attr claims")
+            claims.extend(found)
+            problems.extend(unread)
+    if claims_file:
+        claims.extend(claims_mod.load_claims(claims_file))
+    checked = claims_mod.check_all(claims, results.frame, results.busy_machine(), results.config)
+    return AuditRun(results, tuple(claims), tuple(problems), tuple(decidable.annotate(checked, claims, results.config)))
 
 
 def build_parser(prog: str = "twelveways audit") -> argparse.ArgumentParser:
@@ -100,11 +109,11 @@ def _audit(args: argparse.Namespace) -> int:
     refuse_output_over_input(args.output, [*args.results, args.claims, args.metadata, args.environment, args.config],
                              AuditInputError, "twelveways audit")
 
-    data = resultset.load(args.results, environment=args.environment, config=args.config,
-                          csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
-                          csv_set=parse_pairs(args.set, "--set"))
+    results = resultset.load(args.results, environment=args.environment, config=args.config,
+                             csv_metadata=args.metadata, csv_map=parse_pairs(args.map, "--map"),
+                             csv_set=parse_pairs(args.set, "--set"))
     with collect_new_objects_only():  # what was read lives until the report is written: not walked again
-        report = run(data, args.claims)
+        report = run(results, args.claims)
     formats = []
     if args.output:
         for out in args.output:

@@ -1,7 +1,7 @@
 """Check domains: the kind of results a check is about (training, inference, parallel, rates, ...).
 
 A check registered with a domain (``model.check(..., domain=...)``) is not applicable to results
-outside it, whatever the data lack.  Only rows outside the excluded runs (``AuditData.kept``) put results
+outside it, whatever the data lack.  Only rows outside the excluded runs (``ResultSet.kept``) put results
 inside a domain: a LoadGen pilot alone makes no inference results.
 """
 
@@ -10,34 +10,34 @@ from __future__ import annotations
 import pandas as pd
 
 from ..evidence.kinds import MetricKind, rate_kind
-from ..resultset import INFER_BENCHMARKS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData
+from ..resultset import INFER_BENCHMARKS, TRAIN_BENCHMARKS, TRAIN_METRICS, ResultSet
 
 
-def _distinct(data: AuditData, column: str) -> pd.Series:
+def _distinct(data: ResultSet, column: str) -> pd.Series:
     """The distinct values of a column: "is there any row that ..." asks each value once, not each row."""
     return pd.Series(data.frame[column][data.kept.to_numpy()].unique(), dtype=object).astype(str)
 
 
-def _has_training(data: AuditData) -> bool:
+def _has_training(data: ResultSet) -> bool:
     return bool(_distinct(data, "benchmark").str.lower().isin(TRAIN_BENCHMARKS).any()
                 or _distinct(data, "metric").isin(TRAIN_METRICS).any())
 
 
-def _has_inference(data: AuditData) -> bool:
+def _has_inference(data: ResultSet) -> bool:
     return bool(_distinct(data, "benchmark").str.lower().isin(INFER_BENCHMARKS).any()
                 or _distinct(data, "metric").str.lower().str.contains("latency").any())
 
 
-def _has_parallel(data: AuditData) -> bool:
+def _has_parallel(data: ResultSet) -> bool:
     fr = data.frame
     return bool((((fr["ranks"] > 1) | (fr["threads"] > 1)) & data.kept).any())
 
 
-def _has_rates(data: AuditData) -> bool:
+def _has_rates(data: ResultSet) -> bool:
     return bool(((data.kinds == "rate") & data.kept).any())
 
 
-def _has_op_rates(data: AuditData) -> bool:
+def _has_op_rates(data: ResultSet) -> bool:
     valid = data.frame[data.frame["valid"].astype(bool)]
     return any(rate_kind(unit) is MetricKind.OP_RATE for unit in valid["unit"].astype(str).unique())
 

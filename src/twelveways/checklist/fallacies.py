@@ -1,7 +1,7 @@
 """The twelve fallacies of Hoefler, *Benchmarking data science: twelve ways to lie with statistics
 and performance on parallel computers* (2022), each as one small check.
 
-The checks read the merged rows of every audited file (``AuditData.frame``: training and
+The checks read the merged rows of every audited file (``ResultSet.frame``: training and
 inference results usually live in different files) and the attributes named in
 ``docs/checklist-evidence.md``.  Vocabulary: training rows have ``benchmark`` train/training or
 a training metric (``train_loss``, ``train_accuracy``, ``time_to_quality``,
@@ -28,9 +28,9 @@ from ..claims import DEFINITIONS, spanned_factors
 from ..evidence.attributes import is_set
 from ..evidence.machine import MachineIdentity
 from ..resultset import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
-                         TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, AuditData, describe, finite,
+                         TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, ResultSet, describe, finite,
                          per_text, select, truthy)
-from .model import Status, check, ev, judged, worst
+from .model import AuditRun, Status, check, ev, judged, worst
 
 NA = Status.NOT_APPLICABLE
 #: Schema columns that name a configuration apart from the swept factor (F2, F10 group by them).
@@ -54,7 +54,7 @@ def _name(columns, key) -> str:
     return describe({c: _level(v) for c, v in zip(columns, key) if not (isinstance(v, float) and np.isnan(v))})
 
 
-def _training(data: AuditData, include_tuning: bool = False) -> pd.DataFrame:
+def _training(data: ResultSet, include_tuning: bool = False) -> pd.DataFrame:
     fr = data.frame
     rows = fr[fr["benchmark"].str.lower().isin(TRAIN_BENCHMARKS) | fr["metric"].isin(TRAIN_METRICS)]
     if not include_tuning and "role" in rows:
@@ -62,12 +62,12 @@ def _training(data: AuditData, include_tuning: bool = False) -> pd.DataFrame:
     return rows
 
 
-def _inference(data: AuditData) -> pd.DataFrame:
+def _inference(data: ResultSet) -> pd.DataFrame:
     fr = data.frame
     return fr[fr["benchmark"].str.lower().isin(INFER_BENCHMARKS) | fr["metric"].str.lower().str.contains("latency")]
 
 
-def _ml(data: AuditData) -> pd.DataFrame:
+def _ml(data: ResultSet) -> pd.DataFrame:
     fr = data.frame
     quality_workloads = set(fr.loc[data.kinds == "quality", "workload"])
     mask = (fr["benchmark"].str.lower().isin(TRAIN_BENCHMARKS | INFER_BENCHMARKS) | fr["metric"].isin(TRAIN_METRICS)
@@ -85,7 +85,7 @@ def _seconds(rows: pd.DataFrame) -> pd.Series:
 THROUGHPUT_METRICS = ("throughput", "samples_per_second", "completed_samples_per_second", "qps")
 
 
-def _throughput(data: AuditData, rows: pd.DataFrame) -> dict | None:
+def _throughput(data: ResultSet, rows: pd.DataFrame) -> dict | None:
     """{metric, unit, median} of the first throughput metric present, else of the rate rows of one unit."""
     for metric in THROUGHPUT_METRICS:
         chosen = select(rows, metric)
@@ -137,7 +137,7 @@ def _time_to_quality(rows: pd.DataFrame) -> dict:
 
 # ------------------------------------------------------------------ F1
 
-def _f1_sweep(data: AuditData, workload: str, factor: str, rows: pd.DataFrame) -> tuple[Status, list]:
+def _f1_sweep(data: ResultSet, workload: str, factor: str, rows: pd.DataFrame) -> tuple[Status, list]:
     """One workload's sweep of ``factor``: every level needs a time to quality (target reached)."""
     table = {}
     for level, part in rows.groupby(factor):
@@ -165,16 +165,17 @@ def _f1_sweep(data: AuditData, workload: str, factor: str, rows: pd.DataFrame) -
 
 
 @check("F1", "scaling that sacrifices accuracy", domain="training")
-def f1_scaling_accuracy(data: AuditData):
+def f1_scaling_accuracy(audit: AuditRun):
     """A batch-size or rank sweep reports end-to-end time to quality, not throughput alone."""
-    train = _training(data)
+    results = audit.results
+    train = _training(results)
     statuses, evidence = [], []
     for factor in ("batch_size", "ranks"):
         if factor not in train or train[factor].nunique() < 2:
             continue
         for workload, rows in train.groupby("workload"):
             if rows[factor].nunique() >= 2:
-                status, items = _f1_sweep(data, workload, factor, rows)
+                status, items = _f1_sweep(results, workload, factor, rows)
                 statuses.append(status)
                 evidence.extend(items)
     return judged(statuses, evidence, ev("training sweep of batch_size or ranks", 0, "", "column batch_size", "column ranks"),
@@ -194,10 +195,10 @@ def _per_iteration(rows: pd.DataFrame) -> dict:
     return found
 
 
-def _f2_claims(data: AuditData, train: pd.DataFrame) -> tuple[list, list]:
+def _f2_claims(audit: AuditRun, train: pd.DataFrame) -> tuple[list, list]:
     """Per-iteration claims on training rows: both sides need a time to quality, b/a >= 1."""
     statuses, evidence = [], []
-    for claim in data.claims:
+    for claim in audit.claims:
         if claim.metric not in PER_ITERATION_METRICS or claim.b is None or select(train, claim.metric, claim.a).empty:
             continue
         a, b = _time_to_quality(select(train, None, claim.a, summarizable=False)), \
@@ -241,10 +242,10 @@ def _f2_approximations(train: pd.DataFrame) -> tuple[list, list]:
 
 
 @check("F2", "per-iteration speedups that slow convergence", domain="training")
-def f2_per_iteration(data: AuditData):
+def f2_per_iteration(audit: AuditRun):
     """Per-iteration speedups (claims on iteration metrics, or an approximation factor) come with time to quality."""
-    train = _training(data)
-    claim_statuses, claim_evidence = _f2_claims(data, train)
+    train = _training(audit.results)
+    claim_statuses, claim_evidence = _f2_claims(audit, train)
     approx_statuses, approx_evidence = _f2_approximations(train)
     statuses = claim_statuses + approx_statuses
     looked_for = ev("per-iteration claims or approximation factor on training rows", 0, "", "claims",
@@ -257,9 +258,9 @@ def f2_per_iteration(data: AuditData):
 # ------------------------------------------------------------------ F3
 
 @check("F3", "training loss without generalization", domain="training")
-def f3_generalization(data: AuditData):
+def f3_generalization(audit: AuditRun):
     """Every training run with training loss/accuracy also has a held-out test accuracy."""
-    train = _training(data)
+    train = _training(audit.results)
     with_train = train[train["metric"].isin(["train_loss", "train_accuracy"])]
     if with_train.empty:
         return NA, [ev("rows metric=train_loss/train_accuracy", 0, "", "rows metric=train_loss",
@@ -280,13 +281,14 @@ def f3_generalization(data: AuditData):
 # ------------------------------------------------------------------ F4
 
 @check("F4", "hidden hyperparameter tuning cost", domain="training")
-def f4_tuning(data: AuditData):
+def f4_tuning(audit: AuditRun):
     """Declared tuning (attr tuning {parameters, trials}) matches the tuning rows (role == tuning), with their cost."""
-    train = _training(data, include_tuning=True)
+    results = audit.results
+    train = _training(results, include_tuning=True)
     if train.empty:
         return NA, [ev("training rows", 0, "", "column benchmark")], ""
     tuning_rows = train[train["role"] == "tuning"] if "role" in train else train.iloc[0:0]
-    declared = data.stating(lambda stated: stated.tuning) + data.stating(lambda stated: stated.lr_search)
+    declared = results.stating(lambda stated: stated.tuning) + results.stating(lambda stated: stated.lr_search)
     trials_run = int(tuning_rows[["source_file", "run_id"]].drop_duplicates().shape[0])
     statuses, evidence = [], []
     for src, spec in declared:
@@ -301,7 +303,7 @@ def f4_tuning(data: AuditData):
         evidence.append(ev("declared tuning vs tuning runs reported", {"declared_trials": trials, "parameters": tuned,
                            "tuning_runs_in_rows": trials_run}, src.path, "attr tuning / lr_search", "column role"))
     if trials_run:
-        cost = tuning_rows[data.kinds.loc[tuning_rows.index] == "cost"]
+        cost = tuning_rows[results.kinds.loc[tuning_rows.index] == "cost"]
         per_run = cost.assign(seconds=_seconds(cost)).groupby(["source_file", "run_id"])["seconds"].max().dropna()
         if per_run.empty:
             statuses.append(Status.WARN)
@@ -325,10 +327,10 @@ def f4_tuning(data: AuditData):
 # ------------------------------------------------------------------ F5
 
 @check("F5", "op/s with unstated bitwidth or ops never executed", domain="op_rates")
-def f5_dtype_ops(data: AuditData):
+def f5_dtype_ops(audit: AuditRun):
     """Every rate names its number format; flop/op rates count executed operations; mixed precision is broken down."""
     statuses, evidence = [], []
-    for src in data.sources:
+    for src in audit.results.sources:
         rates = operation_rates(src)
         if rates.empty:
             continue
@@ -370,7 +372,7 @@ STEP_SCOPES = ("iteration", "step")
 RUN_KEYS = ["source_file", "run_id"]
 
 
-def _scope(data: AuditData) -> pd.Series:
+def _scope(data: ResultSet) -> pd.Series:
     """Timing scope of each row: column timing_scope, else its file's attr timing_scope."""
     fr = data.frame
     per_file = {s.path: str(s.attributes.timing_scope or "").strip().lower() for s in data.sources}
@@ -381,7 +383,7 @@ def _scope(data: AuditData) -> pd.Series:
     return pd.Series(np.where(stated != "", stated, fallback), index=fr.index, dtype=object)
 
 
-def _timed(data: AuditData, mask: pd.Series) -> pd.DataFrame:
+def _timed(data: ResultSet, mask: pd.Series) -> pd.DataFrame:
     """Summarizable rows under ``mask`` that are times (kind cost), with their value in seconds."""
     fr = data.frame
     rows = fr[mask & (data.kinds == "cost")]
@@ -446,20 +448,21 @@ def _f6_workload(kernel: pd.DataFrame, steps: pd.DataFrame, whole: pd.DataFrame)
 
 
 @check("F6", "kernels shown without the whole")
-def f6_kernel_share(data: AuditData):
+def f6_kernel_share(audit: AuditRun):
     """Kernel/component timings (timing_scope kernel|component|region, metric *kernel_time) come with end-to-end time.
 
     Domain: results with kernel timings.  Shares divide seconds by seconds of the same run.
     """
-    fr, scope = data.frame, _scope(data)
-    kernel = _timed(data, scope.isin(KERNEL_SCOPES) | fr["metric"].str.endswith("kernel_time"))
+    results = audit.results
+    fr, scope = results.frame, _scope(results)
+    kernel = _timed(results, scope.isin(KERNEL_SCOPES) | fr["metric"].str.endswith("kernel_time"))
     exercised = set(kernel.loc[kernel["seconds"] != 0, "workload"])
     fields = ("column/attr timing_scope", "rows metric=*kernel_time", "rows metric=time_to_quality/end_to_end_time")
     if not exercised:
         return NA, [ev("kernel- or component-scoped timings with a nonzero time", 0 if kernel.empty else
                        f"{len(kernel)} rows, all 0 s", _files(kernel), *fields)], ""
-    whole = _timed(data, (scope == "end_to_end") | fr["metric"].isin(END_TO_END_METRICS))
-    steps = _timed(data, scope.isin(STEP_SCOPES))
+    whole = _timed(results, (scope == "end_to_end") | fr["metric"].isin(END_TO_END_METRICS))
+    steps = _timed(results, scope.isin(STEP_SCOPES))
     covered = exercised & set(whole["workload"])
     evidence = [ev("workloads with kernel timings that also have an end-to-end time", f"{len(covered)} of "
                    f"{len(exercised)}", _files(kernel), *fields)]
@@ -509,15 +512,16 @@ def model_names(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 @check("F7", "one network only", domain="ml")
-def f7_models(data: AuditData):
+def f7_models(audit: AuditRun):
     """ML results cover more than one model and more than one dataset (excluded runs say nothing here)."""
-    ml = data.kept_rows(_ml(data))
+    results = audit.results
+    ml = results.kept_rows(_ml(results))
     if ml.empty:
         return NA, [ev("training or inference rows outside the excluded runs", 0, "", "column benchmark")], ""
     models, systems = model_names(ml)
     datasets = set(ml["dataset"].astype(str)) - {"", "nan"} if "dataset" in ml else set()
-    kept = data.kept_sources
-    for src, value in data.stating(lambda stated: stated.datasets):
+    kept = results.kept_sources
+    for src, value in results.stating(lambda stated: stated.datasets):
         datasets |= dataset_names(value) if any(src is k for k in kept) else set()
     status = Status.PASS if len(models) > 1 and len(datasets) > 1 else Status.WARN
     evidence = [ev("models", models or "none named (no folder, benchmark name or model field names one)", _files(ml),
@@ -537,7 +541,7 @@ UNKNOWN_HASHES = {"", "unknown", "mixed", "none", "nan"}
 ENV_FIELDS = ("attr environment_hash", "column environment_hash", "attr environment", "--environment")
 
 
-def environment_descriptions(data: AuditData) -> dict[str, tuple[Description | None, str]]:
+def environment_descriptions(data: ResultSet) -> dict[str, tuple[Description | None, str]]:
     """Environment hash -> (its description, where it was read) for every hash the results carry.
 
     Descriptions come from a file's attr ``environment`` (import-csv, foreign readers) and from
@@ -560,7 +564,7 @@ def environment_descriptions(data: AuditData) -> dict[str, tuple[Description | N
     return found
 
 
-def _compared_devices(data: AuditData) -> set[str]:
+def _compared_devices(data: ResultSet) -> set[str]:
     fr, compared = data.frame, set()
     for column in HARDWARE_COLUMNS:
         if column in fr and fr[column].nunique() > 1:
@@ -575,7 +579,7 @@ def _device_names(known: Mapping[str, Description]) -> dict[str, str]:
     return {h: f"{n} ({h[:12]})" if n in clashes else n for h, n in names.items()}
 
 
-def _hardware_facts(data: AuditData, names: set[str], evidence: list):
+def _hardware_facts(data: ResultSet, names: set[str], evidence: list):
     """Each compared device needs release year, peak and price (attr hardware); missing facts warn."""
     described = {}
     for _, value in data.stating(lambda stated: stated.hardware):
@@ -589,7 +593,7 @@ def _hardware_facts(data: AuditData, names: set[str], evidence: list):
                              "(attr hardware) (F8)."
 
 
-def _machines(data: AuditData) -> list[MachineIdentity]:
+def _machines(data: ResultSet) -> list[MachineIdentity]:
     """The machine identity of every audited file that describes its environment."""
     found = []
     for src in data.kept_sources:
@@ -605,7 +609,7 @@ DESCRIBE_HARDWARE = ("Add each system's description with its hardware (CPU and a
                      "environment, or --environment) (F8).")
 
 
-def hardware_unknown(data: AuditData, known: Mapping[str, Description], envs: Mapping[str, tuple]):
+def hardware_unknown(data: ResultSet, known: Mapping[str, Description], envs: Mapping[str, tuple]):
     """Evidence that some compared environments state no hardware fact (e.g. LoadGen logs: only LoadGen's
     build), or None: "unknown" is never "same hardware"."""
     blind = [h for h, description in known.items() if not _states_hardware(description)]
@@ -624,7 +628,7 @@ def _states_hardware(description: Description | None) -> bool:
                                                     for field in envdiff.flatten(description))
 
 
-def files_without_hardware(data: AuditData, envs: Mapping[str, tuple]):
+def files_without_hardware(data: ResultSet, envs: Mapping[str, tuple]):
     """Evidence naming the measured files whose machine is unknown, or None: no environment hash, or an imported
     file (attr ``source_format``) whose description holds no hardware fact, as LoadGen logs are (their hash is
     of LoadGen's build, which says nothing about the machine; a twelveways capture's hash covers its hardware).
@@ -651,23 +655,24 @@ def _files_of(sources) -> str:
 
 
 @check("F8", "unfair hardware comparison")
-def f8_hardware(data: AuditData):
+def f8_hardware(audit: AuditRun):
     """Compared hardware (column device/..., or environments whose hardware facts differ) states age, peak and cost.
 
     Domain: results that compare hardware.  Environments are compared field by field
     (``twelveways.envdiff``); differing only in toolchain, system, libraries or settings is no
     hardware comparison.  Missing facts warn; F8 never fails (unfairness is not proven by data).
     """
-    devices = _compared_devices(data)
+    results = audit.results
+    devices = _compared_devices(results)
     if devices:
-        return _hardware_facts(data, devices, [])
-    envs = environment_descriptions(data)
+        return _hardware_facts(results, devices, [])
+    envs = environment_descriptions(results)
     if len(envs) < 2:
-        blind = files_without_hardware(data, envs)
+        blind = files_without_hardware(results, envs)
         if blind:
             return Status.NEEDS_HUMAN, [blind], DESCRIBE_HARDWARE
         return NA, [ev("devices or environments compared", len(envs), "", "column device", *ENV_FIELDS)], ""
-    machines = _machines(data)
+    machines = _machines(results)
     if len(machines) >= 2 and all(machines[0].same_machine(m) for m in machines[1:]):
         return NA, [ev("machines compared", f"one machine ({machines[0].describe()}): the {len(envs)} environments "
                        "differ in software only", "", "attr machine", *ENV_FIELDS)], ""
@@ -677,7 +682,7 @@ def f8_hardware(data: AuditData):
         return Status.NEEDS_HUMAN, [ev("environments in the results and their descriptions", sources, "",
                                        *ENV_FIELDS)], \
             "Give each environment's capture (attr environment, or --environment) so its hardware can be compared (F8)."
-    unknown = hardware_unknown(data, known, envs)
+    unknown = hardware_unknown(results, known, envs)
     if unknown:
         return Status.NEEDS_HUMAN, [unknown], DESCRIBE_HARDWARE
     first, *others = list(known)  # in the order the files were given
@@ -689,7 +694,7 @@ def f8_hardware(data: AuditData):
         evidence.insert(0, ev("hardware facts that differ between the environments", "none (same hardware)", "",
                               *ENV_FIELDS))
         return NA, evidence, ""
-    return _hardware_facts(data, set(_device_names(known).values()), evidence)
+    return _hardware_facts(results, set(_device_names(known).values()), evidence)
 
 
 # ------------------------------------------------------------------ F9
@@ -714,10 +719,11 @@ def _latency(infer: pd.DataFrame) -> dict | None:
 
 
 @check("F9", "inference cost ignored", domain="training")
-def f9_inference(data: AuditData):
+def f9_inference(audit: AuditRun):
     """Trained models are also measured at inference (latency), beside their training cost; an excluded
     inference run (a search probe, an INVALID run) measures nothing here."""
-    train, infer = _training(data), data.kept_rows(_inference(data))
+    results = audit.results
+    train, infer = _training(results), results.kept_rows(_inference(results))
     measured = sorted(set(train["workload"]) & set(infer["workload"]))
     evidence = [ev("trained models (workloads) with an inference measurement",
                    f"{len(measured)} of {train['workload'].nunique()}", _files(pd.concat([train, infer])),
@@ -755,11 +761,12 @@ def _io_ratio(fr: pd.DataFrame, end_to_end: pd.Series, scope: pd.Series) -> list
 
 
 @check("F10", "I/O not counted", domain="training")
-def f10_io(data: AuditData):
+def f10_io(audit: AuditRun):
     """Runs labelled end to end include I/O (timed region starts when data is touched)."""
-    fr = data.frame
-    scope = _scope(data)
-    per_file = {s.path: s.attributes.io_included for s in data.sources}
+    results = audit.results
+    fr = results.frame
+    scope = _scope(results)
+    per_file = {s.path: s.attributes.io_included for s in results.sources}
     io = fr["io_included"] if "io_included" in fr else pd.Series([None] * len(fr), index=fr.index)
     io = pd.Series([truthy(v) if truthy(v) is not None else truthy(per_file.get(f))
                     for v, f in zip(io, fr["source_file"])], index=fr.index, dtype=object)
@@ -775,7 +782,7 @@ def f10_io(data: AuditData):
         evidence.extend(_io_ratio(fr, end_to_end, scope))
     else:
         statuses.append(Status.WARN)
-        evidence.append(ev("timing scope of training runs", "not stated", _files(_training(data)), "attr timing_scope",
+        evidence.append(ev("timing scope of training runs", "not stated", _files(_training(results)), "attr timing_scope",
                            "attr io_included"))
     return worst(statuses), evidence, ("Start the timed region when data are first touched on disk (io_included: 1) and "
                                        "label any preloaded variant as such (F10).")
@@ -784,16 +791,17 @@ def f10_io(data: AuditData):
 # ------------------------------------------------------------------ F11
 
 @check("F11", "unreasonably large inputs", domain="ml")
-def f11_input_size(data: AuditData):
+def f11_input_size(audit: AuditRun):
     """An input-size sweep reports quality at every size, beside the rate; time to quality where the target was met."""
-    ml = _ml(data)
+    results = audit.results
+    ml = _ml(results)
     column = "input_size" if "input_size" in ml else "size"
     ml = ml[~ml[column].astype(str).str.strip().isin(["", "0", "-1", "nan", "0.0", "-1.0"])]
-    if ml.empty or not (data.kinds.loc[ml.index] == "quality").any():
+    if ml.empty or not (results.kinds.loc[ml.index] == "quality").any():
         return NA, [ev("ML rows with quality and an input size", 0, "", f"column {column}")], ""
     table = {}
     for level, part in ml.groupby(column):
-        kinds = data.kinds.loc[part.index]
+        kinds = results.kinds.loc[part.index]
         table[_level(level)] = {"quality_rows": int((kinds == "quality").sum()),
                                 "performance_rows": int(kinds.isin(["cost", "rate"]).sum()),
                                 "time_to_quality": _time_to_quality(part)}
@@ -813,7 +821,7 @@ def f11_input_size(data: AuditData):
 
 # ------------------------------------------------------------------ F12
 
-def _pareto(data: AuditData) -> list[dict]:
+def _pareto(data: ResultSet) -> list[dict]:
     """Variants (workload, precision, implementation) with median accuracy and throughput; front flagged.
 
     A variant is dominated only by one whose throughput is the same metric in the same unit.
@@ -841,10 +849,11 @@ def definition_key(text) -> str:
 
 
 @check("F12", "badly chosen comparison points", domain="ml")
-def f12_comparison_points(data: AuditData):
+def f12_comparison_points(audit: AuditRun):
     """Relative accuracy states its definition (absolute points, relative, relative to errors); Pareto front shown."""
+    results = audit.results
     statuses, evidence = [], []
-    for src in data.sources:
+    for src in results.sources:
         rows = src.frame[src.frame["metric"].str.startswith("relative_accuracy")]
         summaries = [s for s in src.summaries() if s.metric.startswith("relative_accuracy")]
         if rows.empty and not summaries:
@@ -858,23 +867,23 @@ def f12_comparison_points(data: AuditData):
             if not ok and definition_key(s.relative_accuracy) not in DEFINITIONS:
                 evidence.append(ev(f"summary of {s.metric} without a definition", s.value, src.path,
                                    "attr summaries[].relative_accuracy"))
-    for origin, ident, message, kind in data.claim_problems:
+    for origin, ident, message, kind in audit.claim_problems:
         if kind == "accuracy_relative":
             statuses.append(Status.FAIL)
             evidence.append(ev(f"claim {ident}", message, origin, "attr claims[].relative_accuracy"))
-    for claim in data.claims:
+    for claim in audit.claims:
         if claim.kind == "accuracy_relative":
             statuses.append(Status.PASS)
             evidence.append(ev(f"claim {claim.id}: relative accuracy means", claim.relative_accuracy, claim.origin,
                                "claims[].relative_accuracy"))
-    points = _pareto(data)
+    points = _pareto(results)
     if len(points) > 1:
         statuses.append(Status.PASS)
-        evidence.append(ev("accuracy/throughput Pareto front", [p for p in points if p["on_front"]], _files(_ml(data)),
+        evidence.append(ev("accuracy/throughput Pareto front", [p for p in points if p["on_front"]], _files(_ml(results)),
                            "rows metric=test_accuracy", "rows of kind rate"))
         dominated = [p["variant"] for p in points if not p["on_front"]]
         if dominated:
-            evidence.append(ev("dominated variants (poor comparison points)", dominated, _files(_ml(data)),
+            evidence.append(ev("dominated variants (poor comparison points)", dominated, _files(_ml(results)),
                                    "rows metric=test_accuracy", "rows of kind rate"))
     return judged(statuses, evidence,
                   ev("relative accuracy or accuracy/performance variants", 0, "", "rows metric=relative_accuracy"),

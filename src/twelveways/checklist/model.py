@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BeforeValidator, Field, model_validator
 
 from ..claim_record import ClaimResult, ClaimVerdict, Record
 from ..errors import AuditInputError, TwelveWaysError
 from ..jsonvalue import plain
+
+if TYPE_CHECKING:  # annotations only: both load the analysis stack, which `twelveways audit --help` never waits for
+    from ..claims import Claim
+    from ..resultset import ResultSet
 
 #: The audit JSON's format (``reports/checklist.json``).
 FORMAT = "twelveways-checklist/2"
@@ -218,21 +223,40 @@ class AuditReport(Record):
 
 Finding = tuple[Status, list[Evidence], str]
 
+
+@dataclass(frozen=True)
+class AuditRun:
+    """One audit of a result set: the claims it checks (embedded in the files, then the claims file) with their
+    results, and its working state.  Why apart from the :class:`~twelveways.resultset.ResultSet` it reads: an audit
+    never changes its input, so one set can be audited again, or compared, and give the same answer.  Every check
+    is ``f(audit)``; it reads the rows and attributes from :attr:`results`."""
+
+    results: ResultSet
+    claims: tuple[Claim, ...] = ()
+    #: (origin, claim id, message, kind) of each claim embedded in a file that could not be read (F12 names them)
+    claim_problems: tuple[tuple[str, str, str, str], ...] = ()
+    claim_results: tuple[ClaimResult, ...] = ()
+    #: rows of each stated summary (restate.summary_rows): R3 and R5 ask for the same rows several times
+    summary_rows: dict = field(default_factory=dict, repr=False)
+    #: :data:`BACKGROUND` -> the forkmap.BackgroundMap of the per-file parts while they run, then their results
+    background: dict = field(default_factory=dict, repr=False)
+
+
 #: id -> (title, function); filled by the @check decorators in rules.py and fallacies.py.
 REGISTRY: dict[str, tuple[str, Callable[..., CheckResult]]] = {}
-#: id -> the check's work on one raw file, ``f(data, source)``, for checks that declare it (see :func:`check`).
+#: id -> the check's work on one raw file, ``f(results, source)``, for checks that declare it (see :func:`check`).
 PER_SOURCE: dict[str, Callable] = {}
 
 
 def check(check_id: str, title: str, domain: str | None = None, per_source: Callable | None = None):
-    """Register a check function ``f(data) -> (Status, [Evidence], recommendation)``.
+    """Register a check function ``f(audit: AuditRun) -> (Status, [Evidence], recommendation)``.
 
     ``domain`` names the kind of results the check is about (``domains.DOMAINS``: training,
     inference, ml, parallel, rates, ...): outside it the check is not applicable, whatever the
     data lack.  A pass whose evidence holds a null, NaN or empty value is downgraded to a warning:
     a check cannot pass on evidence nobody can read.
 
-    ``per_source(data, source)``: the check's work on each raw file, which the check gathers with
+    ``per_source(results, source)``: the check's work on each raw file of the result set, which the check gathers with
     :func:`source_parts`; :func:`start_per_source` runs it for every file in forked workers while
     the other checks run (``twelveways.forkmap``).
     """
@@ -240,12 +264,12 @@ def check(check_id: str, title: str, domain: str | None = None, per_source: Call
         PER_SOURCE[check_id] = per_source
 
     def wrap(func: Callable[..., Finding]) -> Callable[..., CheckResult]:
-        def run(data) -> CheckResult:
-            outside = _outside_domain(domain, data)
+        def run(audit: AuditRun) -> CheckResult:
+            outside = _outside_domain(domain, audit.results)
             if outside is not None:
                 return CheckResult(check_id, title, Status.NOT_APPLICABLE, [outside], "")
             try:
-                status, evidence, recommendation = func(data)
+                status, evidence, recommendation = func(audit)
             except TwelveWaysError as exc:  # e.g. a statistic the data cannot support
                 return CheckResult(check_id, title, Status.NEEDS_HUMAN,
                                    [ev("could not be evaluated", exc.one_line())],
@@ -264,18 +288,18 @@ def check(check_id: str, title: str, domain: str | None = None, per_source: Call
     return wrap
 
 
-def start_per_source(data) -> list[str]:
+def start_per_source(audit: AuditRun) -> list[str]:
     """Start every declared per-file part (:data:`PER_SOURCE`) in the background; the ids started."""
     from functools import partial
 
     from ..forkmap import BackgroundMap
 
     if PER_SOURCE:
-        data.background[BACKGROUND] = BackgroundMap(partial(_every_part, data), data.raw_sources)
+        audit.background[BACKGROUND] = BackgroundMap(partial(_every_part, audit.results), audit.results.raw_sources)
     return list(PER_SOURCE)
 
 
-#: Key of the one background map of every declared per-file part in ``AuditData.background``.
+#: Key of the one background map of every declared per-file part in ``AuditRun.background``.
 BACKGROUND = "per-source parts"
 
 
@@ -283,38 +307,38 @@ class _Failed:
     """A per-file part that raised: :func:`source_parts` runs it again for its own check, which states the error."""
 
 
-def _every_part(data, source) -> dict:
+def _every_part(results: ResultSet, source) -> dict:
     """Every declared per-file part of one file (one map over the files does them all); a part that raises
     does not take the other checks' parts with it."""
     out = {}
     for check_id, part in PER_SOURCE.items():
         try:
-            out[check_id] = part(data, source)
+            out[check_id] = part(results, source)
         except Exception:  # noqa: BLE001 - raised again, as it is, by the check it belongs to
             out[check_id] = _Failed()
     return out
 
 
-def source_parts(data, check_id: str) -> list:
+def source_parts(audit: AuditRun, check_id: str) -> list:
     """The per-file parts of a check, one per raw file in order: from the background map when one was
     started, else computed here."""
-    started = data.background.get(BACKGROUND)
+    results, started = audit.results, audit.background.get(BACKGROUND)
     if started is not None:
         if not isinstance(started, list):
-            data.background[BACKGROUND] = started = started.results()
-        return [PER_SOURCE[check_id](data, source) if isinstance(parts[check_id], _Failed) else parts[check_id]
-                for parts, source in zip(started, data.raw_sources)]
-    return [PER_SOURCE[check_id](data, source) for source in data.raw_sources]
+            audit.background[BACKGROUND] = started = started.results()
+        return [PER_SOURCE[check_id](results, source) if isinstance(parts[check_id], _Failed) else parts[check_id]
+                for parts, source in zip(started, results.raw_sources)]
+    return [PER_SOURCE[check_id](results, source) for source in results.raw_sources]
 
 
-def _outside_domain(domain: str | None, data) -> Evidence | None:
+def _outside_domain(domain: str | None, results: ResultSet) -> Evidence | None:
     """Evidence that the audited results lie outside ``domain`` (None when inside or no domain)."""
     if domain is None:
         return None
     from .domains import DOMAINS
 
     description, inside = DOMAINS[domain]
-    if inside(data):
+    if inside(results):
         return None
     return ev(f"{description} in the audited results", "none (the check applies only to those)", "", "rows")
 

@@ -31,7 +31,8 @@ from .. import stats
 from ..errors import SettingError, StatisticsError
 from ..evidence import settings
 from ..evidence.summary import StatedSummary
-from ..resultset import AuditData, ResultSource, finite, is_percentile, normalize_statistic, select
+from ..resultset import ResultSet, ResultSource, finite, is_percentile, normalize_statistic, select
+from .model import AuditRun
 
 EXACT_RTOL = 1e-6
 #: A t interval over replicates (``derived.REPLICATE_CI_METHOD``): recomputed from the rows per replicate.
@@ -52,15 +53,15 @@ class Recomputed:
     why: str = ""
 
 
-def summary_rows(data: AuditData, src: ResultSource, summary: StatedSummary) -> pd.DataFrame:
+def summary_rows(audit: AuditRun, src: ResultSource, summary: StatedSummary) -> pd.DataFrame:
     """The rows a summary covers (see the module docstring), selected once per audit."""
     metric, filters = summary.metric, dict(summary.filters)
     reduce_ranks = "max over ranks" in (summary.rank_reduction or "").lower()
     key = (src.path, src.derived, metric, repr(sorted(filters.items(), key=str)), reduce_ranks)
-    if key not in data.summary_rows_cache:
-        frame = data.frame if src.derived else src.frame
-        data.summary_rows_cache[key] = _summary_rows(frame, metric, filters, reduce_ranks)
-    return data.summary_rows_cache[key]
+    if key not in audit.summary_rows:
+        frame = audit.results.frame if src.derived else src.frame
+        audit.summary_rows[key] = _summary_rows(frame, metric, filters, reduce_ranks)
+    return audit.summary_rows[key]
 
 
 def _summary_rows(frame: pd.DataFrame, metric: str, filters: dict, reduce_ranks: bool) -> pd.DataFrame:
@@ -128,7 +129,7 @@ def olympic_mean(valid: np.ndarray, n_invalid: int, trim: int = 1) -> float | No
     return float(np.mean(ordered[trim:ordered.size - slow]))
 
 
-def _check_olympic(data: AuditData, src: ResultSource, summary: StatedSummary, stated: float) -> Recomputed:
+def _check_olympic(data: ResultSet, src: ResultSource, summary: StatedSummary, stated: float) -> Recomputed:
     """The olympic mean recomputed from every run the summary selects, unconverged runs included."""
     rows = select(data.frame if src.derived else src.frame, summary.metric, dict(summary.filters), summarizable=False)
     rows = rows[rows["iteration"] != 0]
@@ -163,7 +164,7 @@ def _close(stated: float, candidates: list[float], rtol: float, atol: float = 0.
     return None
 
 
-def check_value(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed:
+def check_value(audit: AuditRun, src: ResultSource, summary: StatedSummary) -> Recomputed:
     """Recompute a summary's stated value from its rows."""
     statistic = normalize_statistic(summary.statistic)
     if summary.value is None:
@@ -172,13 +173,13 @@ def check_value(data: AuditData, src: ResultSource, summary: StatedSummary) -> R
     if not summary.restatable:
         return Recomputed("not_recomputed", stated, None, 0, "stated by its source from samples the file does not hold")
     if statistic == "olympic_mean":
-        return _check_olympic(data, src, summary, stated)
-    rows = summary_rows(data, src, summary)
+        return _check_olympic(audit.results, src, summary, stated)
+    rows = summary_rows(audit, src, summary)
     values = replicate_values(rows, summary)
     if values.size == 0:
         return Recomputed("not_recomputed", stated, None, 0, "no valid rows match the summary's metric and filters")
     if summary.includes_invalid:
-        return _check_with_invalid(data, src, summary, stated, statistic, values)
+        return _check_with_invalid(audit.results, src, summary, stated, statistic, values)
     candidates = statistic_of(values, statistic)
     if not candidates:
         why = f"statistic {statistic or 'not stated'!s} cannot be recomputed from {values.size} row(s)"
@@ -195,7 +196,7 @@ def check_value(data: AuditData, src: ResultSource, summary: StatedSummary) -> R
                       f"stated {stated:.6g} but the rows give {candidates[0]:.6g} (relative tolerance {rtol:.1g}{printed})")
 
 
-def _check_with_invalid(data, src, summary: StatedSummary, stated: float, statistic: str, valid: np.ndarray
+def _check_with_invalid(data: ResultSet, src, summary: StatedSummary, stated: float, statistic: str, valid: np.ndarray
                         ) -> Recomputed:
     """A summary its source computed over every run, failed ones included (e.g. hyperfine)."""
     rows = select(data.frame if src.derived else src.frame, summary.metric, dict(summary.filters), summarizable=False)
@@ -215,9 +216,9 @@ def _check_with_invalid(data, src, summary: StatedSummary, stated: float, statis
     return Recomputed("agrees", stated, match, int(every.size))
 
 
-def stated_confidence(data: AuditData, src: ResultSource, summary: StatedSummary) -> settings.Setting:
+def stated_confidence(data: ResultSet, src: ResultSource, summary: StatedSummary) -> settings.Setting:
     """The level a stated CI was computed at: the summary's own ``confidence``, else the file's and the run's
-    (``AuditData.measurement_setting``).  A stated level that is no usable number is a SettingError naming the file
+    (``ResultSet.measurement_setting``).  A stated level that is no usable number is a SettingError naming the file
     and the summary: that CI is then not recomputed, and says why, instead of being judged at another level."""
     stated = summary.confidence
     if not settings.is_set(stated):
@@ -226,20 +227,20 @@ def stated_confidence(data: AuditData, src: ResultSource, summary: StatedSummary
     return settings.resolve("confidence", {settings.RESULTS_FILE: stated}, {settings.RESULTS_FILE: where})
 
 
-def check_ci(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed | None:
+def check_ci(audit: AuditRun, src: ResultSource, summary: StatedSummary) -> Recomputed | None:
     """Recompute an exact order-statistic CI of the median or a CI over replicates; None when there is no such CI."""
     ci = summary.ci
     if ci is not None and _token(summary.ci_method) in REPLICATE_CI_METHODS:
-        return _check_replicate_ci(data, src, summary)
+        return _check_replicate_ci(audit, src, summary)
     if ci is None or _token(summary.ci_method) not in EXACT_CI_METHODS:
         return None
     statistic = normalize_statistic(summary.statistic)
     q = 50.0 if statistic == "median" else _percentile_q(statistic) if is_percentile(statistic) else None
-    values = replicate_values(summary_rows(data, src, summary), summary)
+    values = replicate_values(summary_rows(audit, src, summary), summary)
     if q is None or values.size == 0:
         return Recomputed("not_recomputed", None, None, int(values.size), "CI of a statistic other than a percentile")
     try:
-        low, high = stats.percentile_ci(values, q / 100.0, stated_confidence(data, src, summary).value)
+        low, high = stats.percentile_ci(values, q / 100.0, stated_confidence(audit.results, src, summary).value)
     except (StatisticsError, SettingError) as exc:
         return Recomputed("not_recomputed", None, None, int(values.size), exc.one_line())
     ok = all(math.isclose(float(a), float(b), rel_tol=EXACT_RTOL) for a, b in zip(ci, (low, high)))
@@ -247,13 +248,13 @@ def check_ci(data: AuditData, src: ResultSource, summary: StatedSummary) -> Reco
     return Recomputed("agrees" if ok else "contradicts", None, None, int(values.size), text)
 
 
-def _check_replicate_ci(data: AuditData, src: ResultSource, summary: StatedSummary) -> Recomputed:
+def _check_replicate_ci(audit: AuditRun, src: ResultSource, summary: StatedSummary) -> Recomputed:
     """The t interval over replicates (``stats.replicates.summary_interval``) recomputed from the rows."""
     ci = summary.ci
-    groups = replicate_groups(summary_rows(data, src, summary), summary) or []
+    groups = replicate_groups(summary_rows(audit, src, summary), summary) or []
     kind = "rate" if summary.kind == "rate" else "cost"
     try:
-        confidence = stated_confidence(data, src, summary).value
+        confidence = stated_confidence(audit.results, src, summary).value
         found = stats.replicates.summary_interval(groups, kind, confidence) if len(groups) >= 2 else None
     except (StatisticsError, SettingError) as exc:
         return Recomputed("not_recomputed", None, None, len(groups), exc.one_line())

@@ -23,10 +23,10 @@ from ..errors import StatisticsError
 from ..evidence import registry
 from ..evidence.attributes import is_set, objects
 from ..evidence.kinds import StatedBy
-from ..resultset import (AuditData, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
+from ..resultset import (ResultSet, code_order, code_positions, describe, finite, group_codes, group_positions, is_percentile,
                          kept_runs, normalize_statistic, per_text, select, truthy)
 from . import restate
-from .model import Status, check, ev, judged, source_parts, worst
+from .model import AuditRun, Status, check, ev, judged, source_parts, worst
 
 COST_STATISTICS = {"arithmetic_mean", "median", "olympic_mean", "trimmed_mean", "min", "max"}
 RATE_STATISTICS = {"harmonic_mean", "median", "min", "max"}
@@ -71,10 +71,10 @@ def _token(text) -> str:
 # ------------------------------------------------------------------ R1
 
 @check("R1", "speedup base case and its absolute value")
-def r1_speedup_base_case(data: AuditData):
+def r1_speedup_base_case(audit: AuditRun):
     """Every speedup names its base case (best serial or one parallel process) and its absolute value."""
     statuses, evidence = [], []
-    for src in data.sources:
+    for src in audit.results.sources:
         rows = src.frame[src.frame["metric"].str.lower().str.contains("speedup")]
         summaries = [s for s in src.summaries() if "speedup" in s.metric.lower()]
         if rows.empty and not summaries:
@@ -120,7 +120,7 @@ ALIASES = {"kernels": ["workload"], "workloads": ["workload"], "models": ["workl
            "precisions": ["precision", "variant"], "input_sizes": ["input_size"]}
 
 
-def _reasons(data: AuditData, src) -> tuple[dict, str]:
+def _reasons(data: ResultSet, src) -> tuple[dict, str]:
     """factor -> reason, from attr subset_reasons / subset_reason and config.json subset_reasons."""
     merged = {}
     for raw in (data.config_value("subset_reasons", default={}), src.attributes.subset_reasons or {}):
@@ -145,17 +145,18 @@ def _suite_levels(frame: pd.DataFrame) -> tuple[dict, str]:
 
 
 @check("R2", "reasons for any subset of benchmarks or resources")
-def r2_subset_reasons(data: AuditData):
+def r2_subset_reasons(audit: AuditRun):
     """Levels declared available but not run (attr levels_available) need a stated reason."""
+    results = audit.results
     statuses, evidence = [], []
-    stages = data.config_value("stages", default={}) or {}
+    stages = results.config_value("stages", default={}) or {}
     for stage, enabled in stages.items():
         if not enabled:
-            reason = str(data.config_value("subset_reasons", stage, default="") or "").strip()
+            reason = str(results.config_value("subset_reasons", stage, default="") or "").strip()
             statuses.append(Status.PASS if reason else Status.FAIL)
-            evidence.append(ev(f"stage {stage} switched off", reason or "no reason given", data.config_path,
+            evidence.append(ev(f"stage {stage} switched off", reason or "no reason given", results.config_path,
                                f"stages.{stage}", f"subset_reasons.{stage}"))
-    for src in data.raw_sources:  # derived files restate the raw levels; they select nothing
+    for src in results.raw_sources:  # derived files restate the raw levels; they select nothing
         available = src.attributes.levels_available
         field = "attr levels_available"
         if not isinstance(available, dict) and (src.frame["benchmark"] == "bounds").all():
@@ -166,7 +167,7 @@ def r2_subset_reasons(data: AuditData):
                 statuses.append(Status.NEEDS_HUMAN)
                 evidence.append(ev("levels available", "not declared", src.path, "attr levels_available"))
                 continue
-        reasons, general = _reasons(data, src)
+        reasons, general = _reasons(results, src)
         rows = src.frame
         for factor, levels in available.items():
             if factor not in rows.columns:
@@ -182,7 +183,7 @@ def r2_subset_reasons(data: AuditData):
             reason = reasons.get(factor) or general
             statuses.append(Status.PASS if reason else Status.FAIL)
             evidence.append(ev(f"levels of {factor} not run", missing, src.path, field, f"column {factor}"))
-            evidence.append(ev(f"reason for the subset of {factor}", reason or "none given", src.path or data.config_path,
+            evidence.append(ev(f"reason for the subset of {factor}", reason or "none given", src.path or results.config_path,
                                "attr subset_reasons", "attr subset_reason", "config subset_reasons"))
     return worst(statuses), evidence, ("Say why any benchmark, implementation or resource level was left out "
                                        "(attr subset_reasons {factor: reason} or config subset_reasons).")
@@ -214,7 +215,7 @@ def _summary_label(s, kind: str) -> str:
     return f"{kind} {s.metric}{unit} {describe(s.filters)}".strip()
 
 
-def _summary_kind(data: AuditData, src, s) -> str:
+def _summary_kind(data: ResultSet, src, s) -> str:
     """A summary's kind; a derived file's summary without a unit takes its unit from the raw rows."""
     kind = src.summary_kind(s)
     if kind == "other" and src.derived and not s.unit and not s.kind:
@@ -239,12 +240,12 @@ def _judge_statistic(src, s, kind: str) -> tuple[Status, str]:
     return (Status.PASS if statistic in allowed or is_percentile(statistic) else Status.FAIL), statistic
 
 
-def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
+def _r3_source(audit: AuditRun, src) -> tuple[list[Status], list]:
     """R3 on one file's summaries: the statistic's name, then its value and CI recomputed from the rows."""
     statuses, evidence, tally = [], [], {"agrees": 0, "contradicts": 0, "not_recomputed": 0, "includes_invalid": 0}
     where = (src.path, "attr summaries[].statistic", "attr summaries[].value", "attr summaries[].ci")
     for s in src.summaries():
-        kind = _summary_kind(data, src, s)
+        kind = _summary_kind(audit.results, src, s)
         if kind not in ("cost", "rate"):
             continue
         label = _summary_label(s, kind)
@@ -258,8 +259,8 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
             evidence.append(ev(f"{label}: statistic", statistic or "not stated and not identifiable", *where))
             if status is Status.WARN:
                 continue
-        for outcome in filter(None, (restate.check_value(data, src, s.model_copy(update={"statistic": statistic})),
-                                     restate.check_ci(data, src, s))):
+        for outcome in filter(None, (restate.check_value(audit, src, s.model_copy(update={"statistic": statistic})),
+                                     restate.check_ci(audit, src, s))):
             tally[outcome.outcome] += 1
             if outcome.outcome == "contradicts":
                 statuses.append(Status.FAIL)
@@ -285,11 +286,11 @@ def _r3_source(data: AuditData, src) -> tuple[list[Status], list]:
 
 
 @check("R3", "arithmetic mean for costs, harmonic for rates")
-def r3_means(data: AuditData):
+def r3_means(audit: AuditRun):
     """Summaries of costs use arithmetic mean/median, of rates harmonic mean/median; each stated value is recomputed."""
     statuses, evidence = [], []
-    for src in data.sources:
-        found, more = _r3_source(data, src)
+    for src in audit.results.sources:
+        found, more = _r3_source(audit, src)
         statuses += found
         evidence += more
     if not statuses:
@@ -301,11 +302,11 @@ def r3_means(data: AuditData):
 
 
 @check("R4", "no averaged ratios")
-def r4_ratios(data: AuditData):
+def r4_ratios(audit: AuditRun):
     """Ratios (speedup, efficiency, *_ratio) are never averaged: compute the ratio of summaries."""
     statuses, evidence = [], []
     saw_ratio = False
-    for src in data.sources:
+    for src in audit.results.sources:
         ratio_rows = src.kinds == "ratio"
         saw_ratio |= bool(ratio_rows.any())
         for s in src.summaries():
@@ -363,7 +364,7 @@ def _stability(src, rows, target: float) -> tuple[Status, list]:
     return (Status.WARN if unsteady else Status.PASS), evidence
 
 
-def _r5_source(data: AuditData, src) -> tuple[list[Status], list, bool]:
+def _r5_source(data: ResultSet, src) -> tuple[list[Status], list, bool]:
     """R5 on one raw file: its statuses, evidence, and whether it holds a measured configuration (a round's files
     are judged side by side, forkmap)."""
     confidence = data.measurement(src, "confidence")
@@ -401,14 +402,14 @@ def _r5_source(data: AuditData, src) -> tuple[list[Status], list, bool]:
 
 
 @check("R5", "deterministic or CIs", per_source=_r5_source)
-def r5_confidence_intervals(data: AuditData):
+def r5_confidence_intervals(audit: AuditRun):
     """Every measured configuration is deterministic or has a CI (over invocations if nested) within target, or says why not."""
     statuses, evidence, measured = [], [], False
-    for source_statuses, source_evidence, source_measured in source_parts(data, "R5"):  # raw files only: derived
+    for source_statuses, source_evidence, source_measured in source_parts(audit, "R5"):  # raw files only: derived
         statuses += source_statuses  # summaries restate these CIs
         evidence += source_evidence
         measured |= source_measured
-    if evidence and not measured and not data.kept.any():  # every run failed its own check: say so, not "no data"
+    if evidence and not measured and not audit.results.kept.any():  # every run failed its own check: say so, not "no data"
         statuses.append(Status.WARN)  # (beside any run that was kept, the excluded runs change nothing)
     return judged(statuses, evidence, ev("measured costs or rates", 0, "", "rows of kind cost/rate"),
                   ("Repeat until the CI (over invocations, where there are several) is within the target, or record why not "
@@ -668,10 +669,10 @@ def _r5_reading(counts: dict, confidence: float, target: float) -> str:
 
 # ------------------------------------------------------------------ R6
 
-def _r6_values(data: AuditData, src, s) -> np.ndarray:
+def _r6_values(audit: AuditRun, src, s) -> np.ndarray:
     """What a parametric CI assumed normal: the log replicate means of a CI over replicates (``ci_level``),
     else the rows themselves."""
-    rows = restate.summary_rows(data, src, s)
+    rows = restate.summary_rows(audit, src, s)
     if s.ci_level and _token(s.ci_method) in restate.REPLICATE_CI_METHODS:
         means = restate.replicate_values(rows, s)
         return np.log(means[means > 0])
@@ -679,11 +680,11 @@ def _r6_values(data: AuditData, src, s) -> np.ndarray:
 
 
 @check("R6", "no assumed normality")
-def r6_normality(data: AuditData):
+def r6_normality(audit: AuditRun):
     """Parametric CIs only on data that pass Shapiro–Wilk (recomputed, Holm over each file's tests);
     otherwise nonparametric CIs."""
     statuses, evidence = [], []
-    for src in data.sources:
+    for src in audit.results.sources:
         file_checked = truthy(src.attributes.normality_checked)
         tested = []  # (label, p, checked, where): judged together, Holm over the file's tests
         for s in src.summaries():
@@ -701,7 +702,7 @@ def r6_normality(data: AuditData):
                 evidence.append(ev(f"{label}: CI method not stated or unknown", s.ci_method, *where))
                 continue
             checked = file_checked if s.normality_checked is None else s.normality_checked
-            values = _r6_values(data, src, s)
+            values = _r6_values(audit, src, s)
             if values.size >= 3 and np.ptp(values) > 0:
                 tested.append((label, values, checked, where))
             else:
@@ -740,10 +741,10 @@ def _r6_tested(tested: list) -> tuple[list[Status], list]:
 # ------------------------------------------------------------------ R7
 
 @check("R7", "statistically sound comparison")
-def r7_comparisons(data: AuditData):
+def r7_comparisons(audit: AuditRun):
     """Stored comparisons use a sound test and an effect size; claims are checked with CIs and Mann–Whitney."""
     statuses, evidence = [], []
-    for src, c in data.objects(lambda stated: stated.comparisons):
+    for src, c in audit.results.objects(lambda stated: stated.comparisons):
         stated_method = str(c.get("method") or "").strip()
         method = canonical_test(stated_method)
         label = f"comparison of {c.get('metric')}: {describe(c.get('a') or {})} vs {describe(c.get('b') or {})}"
@@ -775,11 +776,11 @@ def r7_comparisons(data: AuditData):
                 found.append(Status.FAIL)
                 evidence.append(ev(f"{label}: called significant, data disagree", p, *where))
         statuses.append(worst(found))
-    if data.claims:
+    if audit.claims:
         statuses.append(Status.PASS)
         evidence.append(ev("claims checked with exact order-statistic CIs of medians, a one-sided Mann-Whitney U "
                            "(independent runs) or Wilcoxon signed-rank test (runs paired by seed), Holm-adjusted "
-                           "over the claims", len(data.claims), "", "claims"))
+                           "over the claims", len(audit.claims), "", "claims"))
     return judged(statuses, evidence, ev("stored comparisons or claims", 0, "", "attr comparisons", "claims"),
                   ("Compare with non-overlapping CIs or Mann-Whitney / Kruskal-Wallis and report an "
                    "effect size; use t-tests only on data that pass a normality check (SC15 R7)."))
@@ -824,7 +825,7 @@ def _recomputed_tails(src, metric: str) -> tuple[int, list]:
     return count, examples
 
 
-def _r8_metric(data: AuditData, src, metric: str) -> tuple[Status, list]:
+def _r8_metric(data: ResultSet, src, metric: str) -> tuple[Status, list]:
     """Percentile rows or tail summaries of ``metric``; a summary giving only the centre is flagged."""
     base = metric.lower()
     stored_rows = sorted(m for m in _tail_metrics(src) if is_percentile(m) and base in m.lower() and m != metric)
@@ -852,12 +853,13 @@ def _r8_metric(data: AuditData, src, metric: str) -> tuple[Status, list]:
 
 
 @check("R8", "percentiles where the centre is not the point")
-def r8_percentiles(data: AuditData):
+def r8_percentiles(audit: AuditRun):
     """Latency-like time metrics (name ~latency, or attr tail_metrics) are reported by percentiles."""
+    results = audit.results
     statuses, evidence = [], []
-    for src in data.raw_sources:
+    for src in results.raw_sources:
         for metric in (m for m in _tail_metrics(src) if not is_percentile(m) and not src.is_derived(m)):
-            status, more = _r8_metric(data, src, metric)
+            status, more = _r8_metric(results, src, metric)
             statuses.append(status)
             evidence += more
     return judged(statuses, evidence,
@@ -873,11 +875,12 @@ def _known(value) -> bool:
 
 
 @check("R9", "all factors, levels and the full setup documented")
-def r9_setup(data: AuditData):
+def r9_setup(audit: AuditRun):
     """Environment captured and matching, config hash and git state known, every factor's levels listed."""
+    results = audit.results
     statuses, evidence = [], []
-    env_hash = data.environment.hash if data.environment else None
-    for src in data.sources:
+    env_hash = results.environment.hash if results.environment else None
+    for src in results.sources:
         stated = src.attributes
         if not _known(stated.environment_hash) and not is_set(stated.environment):
             statuses.append(Status.NEEDS_HUMAN)
@@ -886,11 +889,11 @@ def r9_setup(data: AuditData):
             statuses.append(Status.FAIL)
             evidence.append(ev("environment hash differs from the captured environment",
                                {"file": str(stated.environment_hash)[:16], "environment.json": str(env_hash)[:16]},
-                               src.path, "attr environment_hash", f"{data.environment_path}: hash"))
+                               src.path, "attr environment_hash", f"{results.environment_path}: hash"))
         else:
             statuses.append(Status.PASS if env_hash or is_set(stated.environment) else Status.WARN)
             evidence.append(ev("environment hash", str(stated.environment_hash)[:16] or "unknown", src.path,
-                               "attr environment_hash", data.environment_path or "(no environment.json given)"))
+                               "attr environment_hash", results.environment_path or "(no environment.json given)"))
         for key, value in (("config_hash", stated.config_hash), ("git_commit", stated.git_commit)):
             statuses.append(Status.PASS if _known(value) else Status.WARN)
             evidence.append(ev(key, str(value)[:16], src.path, f"attr {key}"))
@@ -907,7 +910,7 @@ def r9_setup(data: AuditData):
         if busy:
             statuses.append(Status.WARN)
             evidence.append(ev("machine load during the run", busy, src.path, "attr contention"))
-    hashes = {str(s.attributes.environment_hash) for s in data.sources if _known(s.attributes.environment_hash)}
+    hashes = {str(s.attributes.environment_hash) for s in results.sources if _known(s.attributes.environment_hash)}
     if len(hashes) > 1:
         statuses.append(Status.WARN)
         evidence.append(ev("results from different environments audited together", len(hashes), "", "attr environment_hash"))
@@ -930,7 +933,7 @@ def _stated(src, key: str, value) -> str:
     return ""
 
 
-def _r10_source(data: AuditData, src) -> tuple[list[Status], list]:
+def _r10_source(data: ResultSet, src) -> tuple[list[Status], list]:
     """R10 on one raw file (derived rows are computed, not timed): its statuses and evidence."""
     statuses, evidence = [], []
     multi_rank = (src.frame["ranks"] > 1).to_numpy()
@@ -978,10 +981,10 @@ def _max_over_ranks_mismatches(src) -> tuple[int, int] | None:
 
 
 @check("R10", "how parallel time was measured, synchronized, summarized", domain="parallel", per_source=_r10_source)
-def r10_parallel_time(data: AuditData):
+def r10_parallel_time(audit: AuditRun):
     """Parallel runs state their timer, synchronization and rank summary; a stated max over ranks is recomputed."""
     statuses, evidence = [], []
-    for source_statuses, source_evidence in source_parts(data, "R10"):
+    for source_statuses, source_evidence in source_parts(audit, "R10"):
         statuses += source_statuses
         evidence += source_evidence
     return judged(statuses, evidence, ev("rows with ranks > 1 or threads > 1", 0, "", "column ranks", "column threads"),
@@ -1032,10 +1035,11 @@ R11_COLUMNS = ("unit", "value", "workload", "implementation", "size", "threads",
 
 
 @check("R11", "upper performance bounds")
-def r11_bounds(data: AuditData):
+def r11_bounds(audit: AuditRun):
     """Hardware rates (bytes/s, flop/s, op/s) have a measured or modelled upper bound to compare with."""
+    results = audit.results
     bounds = {}  # base -> (value in base units/s, where)
-    for src in data.sources:
+    for src in results.sources:
         is_bound = ((src.frame["benchmark"] == "bounds") & src.frame["valid"]).to_numpy()
         rows = src.frame.loc[is_bound, ["unit", "value"]] if is_bound.any() else None  # most files hold none
         for unit, group in rows.groupby("unit") if rows is not None else ():
@@ -1049,9 +1053,9 @@ def r11_bounds(data: AuditData):
             if parsed and _finite(b.get("value")):
                 stated = (float(b["value"]) * parsed[1], f"{src.path}: attr bounds")
                 bounds[parsed[0]] = max(bounds.get(parsed[0], (0, "")), stated)
-    llc = data.environment.last_level_cache_bytes if data.environment else None
+    llc = results.environment.last_level_cache_bytes if results.environment else None
     statuses, evidence = [], []
-    for src in data.sources:
+    for src in results.sources:
         frame = src.frame[[c for c in R11_COLUMNS if c in src.frame.columns]]  # only the columns read below
         rows = frame[((src.frame["benchmark"] != "bounds") & (src.kinds == "rate") & src.frame["valid"]
                       & (src.frame["iteration"] != 0)).to_numpy()]
@@ -1088,10 +1092,10 @@ def r11_bounds(data: AuditData):
 # ------------------------------------------------------------------ R12
 
 @check("R12", "plots that show the data, lines only where valid")
-def r12_plots(data: AuditData):
+def r12_plots(audit: AuditRun):
     """Declared figures (attr figures) show the samples and draw lines only across continuous factors."""
     statuses, evidence = [], []
-    for src, f in data.objects(lambda stated: stated.figures):
+    for src, f in audit.results.objects(lambda stated: stated.figures):
         name = f.get("name", "?")
         lines = _token(f.get("lines", "none"))
         x_kind = _token(f.get("x_kind", ""))

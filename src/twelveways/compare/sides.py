@@ -36,7 +36,7 @@ class Side:
 
     label: str
     inputs: list[str]
-    data: resultset.AuditData
+    data: resultset.ResultSet
     environment: Description | None = None
     environment_path: str | None = None
     noise_floor: AARecord | OldFloorRecord | None = None
@@ -98,7 +98,7 @@ def load(spec: Sequence[str], label: str, *, environment: str | None = None) -> 
     return side
 
 
-def stated_environment(data: resultset.AuditData) -> tuple[Description | None, str | None]:
+def stated_environment(data: resultset.ResultSet) -> tuple[Description | None, str | None]:
     """The environment the results files themselves state (asv's machine.json and params, LoadGen's detail log,
     pyperf metadata, JMH's JVM, Google Benchmark's context, pytest-benchmark's machine_info: attr
     ``environment`` as each reader keeps it), and where it came from; (None, None) when no file states one.

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import results, resultset, stats
+from .. import resultset, resultstore, stats
 from ..evidence.summary import StatedSummary
 from . import table as table_mod
 from . import verdicts
@@ -182,7 +182,7 @@ def _derived_rows(source, usable: pd.DataFrame, covered: set, family: str, colum
     return out
 
 
-def table(data: resultset.AuditData, columns: dict[str, list[str]], raw: Mapping[tuple, table_mod.Samples]
+def table(data: resultset.ResultSet, columns: dict[str, list[str]], raw: Mapping[tuple, table_mod.Samples]
           ) -> dict[tuple, list[Stated]]:
     """{configuration key: the numbers its publishers stated, one per run} of one side; ``raw``: the side's
     samples (:func:`table.samples`), whose configurations' other rows are not stated numbers of their own."""
@@ -193,7 +193,7 @@ def table(data: resultset.AuditData, columns: dict[str, list[str]], raw: Mapping
             continue
         family = table_mod.source_family(source)
         frame = source.frame.assign(_kind=source.kinds)
-        usable = frame[results.summarizable_mask(frame) & np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
+        usable = frame[resultstore.summarizable_mask(frame) & np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
         covered: set = set()
         stated = []
         for summary in source.summaries():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import results, resultset
+from .. import resultset, resultstore
 
 #: Kinds a comparison judges (a count, a curve or an unnamed kind has no "better").
 COMPARED_KINDS = ("cost", "rate", "quality")
@@ -47,7 +47,7 @@ def source_family(source: resultset.ResultSource) -> str:
     return source.family or str(source.frame["benchmark"].iloc[0] if len(source.frame) else "")
 
 
-def family_columns(*datas: resultset.AuditData) -> dict[str, list[str]]:
+def family_columns(*datas: resultset.ResultSet) -> dict[str, list[str]]:
     """{family: naming columns plus the extra factors its files declare that all its files hold}."""
     sources: dict[str, list[resultset.ResultSource]] = {}
     for data in datas:
@@ -75,7 +75,7 @@ def _whole_run_rows(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 def _source_samples(source: resultset.ResultSource, family: str, columns: list[str]) -> dict[tuple, Samples]:
     frame = source.frame.assign(_kind=source.kinds)
     derived = {m for m in frame["metric"].unique() if source.is_derived(str(m))}
-    frame = frame[results.summarizable_mask(frame) & frame["_kind"].isin(COMPARED_KINDS)
+    frame = frame[resultstore.summarizable_mask(frame) & frame["_kind"].isin(COMPARED_KINDS)
                   & ~frame["metric"].isin(derived)]
     frame = frame[np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
     frame = _whole_run_rows(frame, columns)
@@ -88,7 +88,7 @@ def _source_samples(source: resultset.ResultSource, family: str, columns: list[s
     return found
 
 
-def samples(data: resultset.AuditData, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
+def samples(data: resultset.ResultSet, columns: dict[str, list[str]]) -> dict[tuple, Samples]:
     """{configuration key ((column, value) pairs): its samples} for the compared kinds."""
     table: dict[tuple, Samples] = {}
     for source in data.raw_sources:

@@ -6,7 +6,7 @@ order (the first source that sets it wins), and comes back as a :class:`Setting`
 value that is set but unusable (not a number, not finite, outside the schema's bounds) is an error naming that
 origin, in the caller's error class: it never quietly becomes the default.  The callers and what they read:
 
-* ``AuditData.measurement_setting`` (a results file): the file's attribute, the run's config.json, the schema;
+* ``ResultSet.measurement_setting`` (a results file): the file's attribute, the run's config.json, the schema;
 * ``report.notebooks.settings``: the notebook's parameter, the run's config, the schema;
 * ``report.headline.confidence_setting``: the run's config, the schema;
 * ``claims.confidence_setting``: the claim's own level, the run's config, the schema;
