@@ -9,6 +9,7 @@ left out: they run when a test does).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from twelveways import codegraph
@@ -38,7 +39,8 @@ def _package_of(path: Path) -> list[str]:
     return list(path.relative_to(top).parts[:-1]) if path.is_relative_to(top) else []
 
 
-def _imported_at_import(path: Path) -> set[str]:
+@functools.cache
+def _imported_at_import(path: Path) -> frozenset[str]:
     """Every module name ``path`` imports when imported, with its parent packages (their ``__init__`` runs)."""
     names = set()
     for node in _run_at_import(ast.parse(path.read_text(encoding="utf-8")).body):
@@ -49,7 +51,7 @@ def _imported_at_import(path: Path) -> set[str]:
             base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module else []))
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {".".join(name.split(".")[:i]) for name in names for i in range(1, name.count(".") + 2)}
+    return frozenset(".".join(name.split(".")[:i]) for name in names for i in range(1, name.count(".") + 2))
 
 
 def _file_of(module: str) -> Path | None:
@@ -61,9 +63,12 @@ def _file_of(module: str) -> Path | None:
     return found
 
 
-def chain_to_heavy(start: Path) -> list[str] | None:
-    """How importing ``start`` imports torch (the modules in between, torch last), or None when it does not."""
-    seen, pending = {start}, [(start, [start.name])]
+def chain_to_heavy(start: Path, seen: set[Path] | None = None) -> list[str] | None:
+    """How importing ``start`` imports torch (the modules in between, torch last), or None when it does not;
+    ``seen``: the files already followed, shared between calls so that each is followed once (once a chain
+    is found, it may hide another through the same files)."""
+    seen = set() if seen is None else seen
+    pending = [(start, [start.name])]
     while pending:
         path, chain = pending.pop()
         for name in sorted(_imported_at_import(path)):
@@ -78,7 +83,8 @@ def chain_to_heavy(start: Path) -> list[str] | None:
 
 def test_collecting_the_tests_imports_no_torch():
     collected = sorted(TESTS.rglob("test_*.py")) + sorted(TESTS.rglob("conftest.py"))
-    chains = {path.name: chain for path in collected if (chain := chain_to_heavy(path))}
+    clean: set[Path] = set()
+    chains = {path.name: chain for path in collected if (chain := chain_to_heavy(path, clean))}
     assert chains == {}, "import torch through tests/lazy_modules.py (lazy) in: " + "; ".join(
         " -> ".join(chain) for chain in chains.values())
 
