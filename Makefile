@@ -19,7 +19,7 @@ unexport PYTHONDONTWRITEBYTECODE
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
-	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 1.5 min on 2 cores"
+	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 80 s on 2 cores"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
@@ -80,8 +80,8 @@ ab: $(STAMP)
 # PYTEST_ARGS narrows either run (files, -k, -x); make bench's testsuite topic times both on a fresh clone.
 # Both spread the tests over TEST_WORKERS processes (pytest-xdist; default one per core, at most 8, as each
 # holds NumPy, SciPy and PyTorch; TEST_WORKERS=0 runs them in one process, for --pdb or a plain -x).
-# --dist loadgroup keeps the tests that share a fixture or a build on one worker, and the longest
-# of those (the tiny workflow run) is handed out first (tests/conftest.py).
+# --dist loadgroup keeps the tests that share a fixture, a build or PyTorch on one worker; the groups are
+# handed out before the single tests, the longest (the tiny workflow run) first (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 8 ? n : 8 )))
 XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder)
 test: $(STAMP) browser-deps lint

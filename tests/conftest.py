@@ -3,18 +3,22 @@
 `make test` runs the tests in worker processes (pytest-xdist, ``--dist loadgroup``).  A fixture wider
 than one test is built once per worker that needs it, so the tests that share one go to the same worker
 (tests/xdist_groups.py): the tests of a module that use one of its module (or session) fixtures form a
-group, and so do all tests of a shared build (``SHARED_BUILDS``).  The builds themselves are made once
-per run for all workers (tests/shared_builds.py), and their groups are handed out first, so the longest
-of them (the tiny workflow run) starts at once beside everything else.
+group, and so do all tests of a shared build (``SHARED_BUILDS``), of a costly session fixture several
+modules read (``SHARED_FIXTURES``), and of one ``pytest.mark.xdist_group`` (the PyTorch tests:
+tests/lazy_modules.py).  The builds themselves are made once per run for all workers
+(tests/shared_builds.py), and their groups are handed out first, so the longest of them (the tiny
+workflow run) starts at once beside everything else; the other groups follow, the single tests last.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -30,6 +34,8 @@ REFERENCE = ROOT / "data" / "reference"
 #: Session fixtures that take a minute or more -> the xdist group of every test that uses one (first match).
 #: The tiny run starts from the reference set's rebuild, so the two share a group: one worker makes both.
 SHARED_BUILDS = {"tiny_run": "workflow", "reference_report": "workflow", "synthetic_report": "synthetic-report"}
+#: Session fixtures of seconds that tests of several modules read -> their xdist group: made once per run.
+SHARED_FIXTURES = {"machine_capture": "machine-capture"}
 #: Module fixtures that cost next to nothing: made once per worker, their tests spread over all workers.
 CHEAP_MODULE_FIXTURES = {"generated"}  # tests/test_readers_fuzz.py: two small seed files
 
@@ -51,6 +57,27 @@ def venv_env() -> dict:
 def shared_tmp(tmp_path_factory) -> Path:
     """A folder of this test run that every xdist worker shares: where the shared builds are made."""
     return shared_builds.run_folder(tmp_path_factory)
+
+
+class MachineCapture(NamedTuple):
+    """What ``python -m twelveways.env --json`` (`twelveways env --json`, as the workflow calls it) printed on
+    this machine, and the environment variables it ran with."""
+
+    capture: dict
+    environ: dict[str, str]
+
+
+@pytest.fixture(scope="session")
+def machine_capture(venv_env) -> MachineCapture:
+    """The real capture of this machine (about 6 s of CPU: its runtime probe imports PyTorch), once per test
+    run: every test that reads it is in one xdist group (``SHARED_FIXTURES``)."""
+    # this process's variables as they are now (imports such as joblib's add some, and the capture records
+    # them), so that a capture made in this process with ``environ`` sees the same variables
+    environ = {**os.environ, "PATH": venv_env["PATH"]}
+    done = subprocess.run([sys.executable, "-m", "twelveways.env", "--json"], cwd=ROOT, env=environ,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return MachineCapture(json.loads(done.stdout), environ)
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +126,7 @@ def _xdist_group(item: pytest.Item) -> str | None:
     than one test (built once per worker: its tests go to one), else a group the test names
     (``pytest.mark.xdist_group``: tests that share a costly first use, e.g. PyTorch's optimizer machinery)."""
     closure = item.fixturenames
-    for fixture, group in SHARED_BUILDS.items():
+    for fixture, group in (SHARED_BUILDS | SHARED_FIXTURES).items():
         if fixture in closure:
             return group
     module = item.nodeid.split("::")[0]
@@ -113,15 +140,17 @@ def _xdist_group(item: pytest.Item) -> str | None:
 
 @pytest.hookimpl(trylast=True)  # the collection as it will run: after -m and -k took tests out
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In an xdist worker: the groups to the scheduler's file, and the shared builds first (a run without
-    xdist keeps the file order)."""
+    """In an xdist worker: the groups to the scheduler's file, handed out in this order: the shared builds
+    first, then the other groups, then the tests of no group (a run without xdist keeps the file order).
+    A group runs whole on one worker: started early, the single tests fill in beside it and both workers
+    finish together, where a group handed out last would leave the other worker idle until it ends."""
     workerinput = getattr(config, "workerinput", {})
     if xdist_groups.WORKERINPUT_KEY not in workerinput:
         return
     groups = {item.nodeid: group for item in items if (group := _xdist_group(item))}
     xdist_groups.write(Path(workerinput[xdist_groups.WORKERINPUT_KEY]), groups)
     rank = {group: index for index, group in enumerate(dict.fromkeys(SHARED_BUILDS.values()))}
-    items.sort(key=lambda item: rank.get(groups.get(item.nodeid), len(rank)))
+    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)) if item.nodeid in groups else len(rank) + 1)
 
 
 @pytest.hookimpl(optionalhook=True)

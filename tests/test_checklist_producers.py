@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lazy_modules import TORCH
 from twelveways import config as config_module
 from twelveways import resultstore
 from twelveways import resultset
@@ -132,6 +133,7 @@ def test_audit_reports_are_world_readable(tmp_path):
     assert stat.S_IMODE((tmp_path / "checklist.md").stat().st_mode) == 0o644
 
 
+@TORCH
 def test_inference_rows_carry_their_stop_reason_and_levels():
     pytest.importorskip("torch")
     from twelveways.infer import records as infer_records
@@ -152,6 +154,7 @@ def test_inference_rows_carry_their_stop_reason_and_levels():
     assert row["stop_reason"] == infer_records.STOP_REASON
 
 
+@TORCH
 def test_training_declares_its_levels_and_keeps_only_its_reasons():
     pytest.importorskip("torch")
     from twelveways.train import sweeps

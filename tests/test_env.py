@@ -1,7 +1,8 @@
 """Environment capture (hardware, software, scheduler per job).
 
-One real capture through the CLI (``python -m twelveways.env --json``) and one in-process capture
-are shared by the tests; everything else works on sections or on copies, so the file stays fast.
+One real capture through the CLI (``python -m twelveways.env --json``, made once per test run: tests/conftest.py)
+and one in-process capture are shared by the tests; everything else works on sections or on copies,
+so the file stays fast.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -66,19 +68,17 @@ def _lookup(capture, path):
 
 
 @pytest.fixture(scope="module")
-def cli_capture(root, venv_env):
-    # this process's environment as it is now (earlier imports, e.g. joblib, may have added
-    # variables the capture records), so the in-process capture sees the same variables
-    child_env = {**os.environ, "PATH": venv_env["PATH"]}
-    proc = subprocess.run([sys.executable, "-m", "twelveways.env", "--json"], cwd=root, env=child_env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+def cli_capture(machine_capture):
+    """The run's one capture through the CLI (tests/conftest.py); tests change only copies of it."""
+    return machine_capture.capture
 
 
 @pytest.fixture(scope="module")
-def inprocess_capture():
-    return env.capture()
+def inprocess_capture(machine_capture):
+    """A capture in this process, with the environment variables the CLI's ran with (tests since may have
+    changed this process's)."""
+    with mock.patch.dict(os.environ, machine_capture.environ, clear=True):
+        return env.capture()
 
 
 def test_cli_json_shows_the_acceptance_fields(cli_capture, root):

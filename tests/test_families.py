@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from lazy_modules import TORCH
 from twelveways import config, families, resultstore
 from twelveways import resultset
 from twelveways.checklist import Status, audit
@@ -30,6 +31,7 @@ TOY = Family(name="toy", stage="toy", notebook="toy", results=("toy.nc",),
              levels={"workload": ("alpha", "beta")}, suite=True)
 
 
+@TORCH
 def test_declared_names_equal_the_modules_that_run_them():
     from twelveways.infer import scenarios, variants
     from twelveways.prk import build, run

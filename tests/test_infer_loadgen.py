@@ -11,14 +11,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
+from lazy_modules import lazy
 from twelveways import config as twconfig
 from twelveways import resultstore
-from twelveways.infer import harness, model, parse, run, runs, scenarios, variants
+from twelveways.infer import harness, parse, run, runs, scenarios
 from twelveways.infer.qsl import SampleLibrary
 from twelveways.infer.settings import InferConfig, ServerSearch
 from twelveways.infer.sut import PythonSUT
+
+#: Imported when a test first uses them (tests/lazy_modules.py): collecting this file for make test-fast,
+#: which leaves it out, must not import PyTorch.
+torch = lazy("torch")
+model = lazy("twelveways.infer.model")
+variants = lazy("twelveways.infer.variants")
 
 pytestmark = pytest.mark.slow  # real LoadGen runs of fixed durations and a trained checkpoint
 

@@ -7,13 +7,17 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
+from lazy_modules import TORCH, lazy
 from twelveways import config
 from twelveways.errors import ConfigError, MeasurementError
-from twelveways.infer import accuracy, min_query_count, model, parse, records, server_search, variants
+from twelveways.infer import accuracy, min_query_count, parse, records, server_search
 from twelveways.infer.querycount import BELOW_MINIMUM_LABEL, below_statistical_minimum
 from twelveways.infer.settings import InferConfig
+
+torch = lazy("torch")
+model = lazy("twelveways.infer.model")
+variants = lazy("twelveways.infer.variants")
 
 
 # ---------------------------------------------------------------- query counts
@@ -272,6 +276,7 @@ def _mlp():
     return arch, model.build(arch)
 
 
+@TORCH
 def test_checkpoint_roundtrip_and_mismatch(tmp_path):
     arch, net = _mlp()
     path = model.save(net, tmp_path / "m.pt", {"name": "tiny", "architecture": arch})
@@ -289,6 +294,7 @@ def test_checkpoint_roundtrip_and_mismatch(tmp_path):
         model.load(tmp_path / "nothing.pt")
 
 
+@TORCH
 def test_training_stage_checkpoint_contract(tmp_path):
     """The training stage's save_checkpoint output loads here (the interface between training and inference)."""
     train_models = pytest.importorskip("twelveways.train.models")
@@ -300,6 +306,7 @@ def test_training_stage_checkpoint_contract(tmp_path):
     assert torch.equal(loaded.module(x), net.eval()(x))
 
 
+@TORCH
 def test_variants_state_their_precision():
     arch, net = _mlp()
     assert variants.make(net, "fp32").precision == "fp32"
@@ -339,6 +346,7 @@ def test_infer_defaults_are_mlperf_values():
     assert infer["multistream_samples_per_query"] == 8 and infer["confidence"] == 0.99
 
 
+@TORCH
 def test_ops_by_dtype_states_where_a_mixed_variant_ran_what():
     """F5: an int8 CNN is int8 only in its linear layers; the convolutions' work stays fp32."""
     from torch import nn

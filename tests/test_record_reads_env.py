@@ -10,9 +10,9 @@ they ask the model.  A crafted snippet that reads a raw key proves the scan catc
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import pickle
-import subprocess
 import sys
 from pathlib import Path
 
@@ -62,11 +62,8 @@ def test_the_good_results_fixture_capture_round_trips(tmp_path):
     assert capture_model.load(paths["environment"]).hash == make_results.ENV_HASH
 
 
-def test_the_capture_of_this_machine_loads_and_round_trips():
-    done = subprocess.run([sys.executable, "-m", "twelveways", "env", "--json"], capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    data = json.loads(done.stdout)
+def test_the_capture_of_this_machine_loads_and_round_trips(machine_capture):
+    data = copy.deepcopy(machine_capture.capture)  # `twelveways env --json` on this machine (tests/conftest.py)
     _round_trips(data)
     capture = capture_model.from_dict(data, "this machine")
     assert capture.hash == data["hash"] == environment_hash(capture.to_dict())

@@ -11,14 +11,19 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-import torch
 
+from lazy_modules import lazy
 from twelveways import resultstore
 from twelveways.config import validate
-from twelveways.train import data, mllog_io, models
+from twelveways.train import data, mllog_io
 from twelveways.train.score import olympic_mean
 from twelveways.train.settings import TrainConfig
-from twelveways.train.sweeps import execute
+
+#: Imported when a test first uses them (tests/lazy_modules.py): collecting this file for make test-fast,
+#: which leaves it out, must not import PyTorch.
+torch = lazy("torch")
+models = lazy("twelveways.train.models")
+sweeps = lazy("twelveways.train.sweeps")
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +45,7 @@ def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("train")
     config = validate({"seed": 5, "train": dict(TINY, data_dir=str(root / "data"))})
     data.prepare(root / "data", TrainConfig.from_config(config))
-    out = execute(config, root / "results" / "train.nc", None, root / "results" / "train" / "mllog", root / "models")
+    out = sweeps.execute(config, root / "results" / "train.nc", None, root / "results" / "train" / "mllog", root / "models")
     return {"root": root, "ds": resultstore.open(out), "logs": root / "results" / "train" / "mllog", "config": config}
 
 

@@ -7,20 +7,22 @@ from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
-import torch
 
+from lazy_modules import TORCH, lazy
 from twelveways.config import validate
 from twelveways.errors import ConfigError, StatisticsError
-from twelveways.train import models
-from twelveways.train.loop import GradientExchange, scaled_lr
-from twelveways.train.opcount import DtypeOpCounter
 from twelveways.train.planning import plan, reference_config
 from twelveways.train.score import olympic_mean
 from twelveways.train.settings import TrainConfig
 
-#: One worker runs these: the first optimizer step of a process imports PyTorch's compiler stack (seconds of
-#: CPU), paid once instead of once per xdist worker.
-pytestmark = pytest.mark.xdist_group("torch-optimizer")
+torch = lazy("torch")
+models = lazy("twelveways.train.models")
+loop = lazy("twelveways.train.loop")
+opcount = lazy("twelveways.train.opcount")
+
+#: One worker runs these (tests/lazy_modules.py); besides importing PyTorch, the first optimizer step of a
+#: process imports its compiler stack (seconds of CPU), paid once instead of once per xdist worker.
+pytestmark = TORCH
 
 
 # ------------------------------------------------------------------------------- config
@@ -109,9 +111,9 @@ def test_typed_config_is_frozen_and_carries_the_seed():
 
 
 def test_lr_scaling_rules():
-    assert scaled_lr(0.1, 256, 32, "linear") == pytest.approx(0.8)
-    assert scaled_lr(0.1, 128, 32, "sqrt") == pytest.approx(0.2)
-    assert scaled_lr(0.1, 128, 32, "none") == pytest.approx(0.1)
+    assert loop.scaled_lr(0.1, 256, 32, "linear") == pytest.approx(0.8)
+    assert loop.scaled_lr(0.1, 128, 32, "sqrt") == pytest.approx(0.2)
+    assert loop.scaled_lr(0.1, 128, 32, "none") == pytest.approx(0.1)
 
 
 # ------------------------------------------------------------------------------- olympic mean
@@ -145,7 +147,7 @@ def test_olympic_mean_needs_three_runs():
 def _one_step(model, precision):
     x, y = torch.rand(16, 1, 8, 8), torch.randint(0, 10, (16,))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    with DtypeOpCounter() as counter:
+    with opcount.DtypeOpCounter() as counter:
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
             loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
@@ -191,7 +193,7 @@ def test_topk_sends_k_entries_and_feeds_back_the_rest():
     layer.weight.grad = torch.arange(100, dtype=torch.float32).reshape(10, 10) - 50
     layer.bias.grad = torch.zeros(10)
     original = torch.cat([layer.weight.grad.reshape(-1), layer.bias.grad]).clone()
-    exchange = GradientExchange(_SelfComm(), layer.parameters(), topk_ratio=0.05, error_feedback=True)
+    exchange = loop.GradientExchange(_SelfComm(), layer.parameters(), topk_ratio=0.05, error_feedback=True)
     assert exchange.k == 6 and exchange.payload_bytes == 6 * 8
     exchange()
     sent = torch.cat([layer.weight.grad.reshape(-1), layer.bias.grad])
@@ -208,12 +210,10 @@ def test_topk_sends_k_entries_and_feeds_back_the_rest():
 
 
 def test_momentum_sgd_matches_torch_sgd():
-    from twelveways.train.loop import MomentumSGD
-
     torch.manual_seed(1)
     ours, theirs = models.build("mlp-small", (1, 8, 8), 10), models.build("mlp-small", (1, 8, 8), 10)
     theirs.load_state_dict(ours.state_dict())
-    opt_ours = MomentumSGD(ours.parameters(), lr=0.1, momentum=0.9)
+    opt_ours = loop.MomentumSGD(ours.parameters(), lr=0.1, momentum=0.9)
     opt_theirs = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
     for _step in range(4):
         x, y = torch.rand(8, 1, 8, 8), torch.randint(0, 10, (8,))
