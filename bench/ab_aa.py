@@ -34,7 +34,7 @@ def run_ab(new_root: Path, new_label: str | None, work: Path, name: str, base: t
     """One ab run: the working tree (or ``base``: (root holding kernels/, label)) against ``new_root`` (its
     kernels/), both with the quick config."""
     from twelveways.compare import ab, ab_analysis
-    from twelveways.resultstore import git_state
+    from twelveways.results import git_state
 
     commit, dirty = git_state(ROOT)
     commit += "+dirty" if dirty else ""

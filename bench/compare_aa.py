@@ -32,13 +32,13 @@ INJECTED = (1.10, 1.20)
 
 def _scaled(src: Path, out: Path, factor: float) -> Path:
     """A copy of a PRK results file with every time multiplied and every rate divided by ``factor``."""
-    from twelveways import resultstore
+    from twelveways import results
 
-    ds = resultstore.open(src).load()
+    ds = results.open(src).load()
     ds["value"] = ds["value"].where(ds["metric"] != "time", ds["value"] * factor)
     ds["value"] = ds["value"].where(ds["metric"] != "rate", ds["value"] / factor)
     out.parent.mkdir(parents=True, exist_ok=True)
-    return resultstore.write(ds, out)
+    return results.write(ds, out)
 
 
 def _time_rows(record) -> list:

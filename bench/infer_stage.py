@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from twelveways import resultstore  # noqa: E402
+from twelveways import results  # noqa: E402
 from twelveways.config import read_json  # noqa: E402
 from twelveways.infer.settings import InferConfig  # noqa: E402
 
@@ -56,9 +56,9 @@ def one_run(models: list[Path], folder: Path) -> dict:
     wall = time.perf_counter() - started
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1], "seconds": wall}
-    ds = resultstore.open(folder / "inference.nc")
-    searches = resultstore.attr_json(ds, "server_search")
-    return {"seconds": round(wall, 1), "per_model": resultstore.attr_json(ds, "stage_seconds"),
+    ds = results.open(folder / "inference.nc")
+    searches = results.attr_json(ds, "server_search")
+    return {"seconds": round(wall, 1), "per_model": results.attr_json(ds, "stage_seconds"),
             "server_probes": {label: len(s["probes"]) for label, s in searches.items()},
             "stop_reasons": {label: s["stop_reason"] for label, s in searches.items()}}
 

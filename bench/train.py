@@ -23,7 +23,7 @@ TARGET_S = 240.0
 
 
 def _stage_once(workdir: Path) -> dict:
-    from twelveways import resultstore
+    from twelveways import results
     from twelveways.config import load
 
     config = load(ROOT / "config" / "config.yaml")
@@ -40,13 +40,13 @@ def _stage_once(workdir: Path) -> dict:
         timings[name] = time.perf_counter() - start
         if proc.returncode != 0:
             raise RuntimeError(f"{name} failed: {proc.stderr.strip().splitlines()[-1:]}")
-    ds = resultstore.open(workdir / "results" / "train.nc")
-    frame = resultstore.to_frame(ds)
+    ds = results.open(workdir / "results" / "train.nc")
+    frame = results.to_frame(ds)
     runs = frame[(frame["iteration"] == -1) & (frame["seed"] >= 0)]
     batch = runs[runs["study"].str.contains("batch_size")]
     epochs = (batch[batch["metric"] == "epochs_to_target"].groupby("batch_size")["value"].median())
     reached = (batch[batch["metric"] == "converged"].groupby("batch_size")["value"].sum())
-    compliance = resultstore.attr_json(ds, "compliance")
+    compliance = results.attr_json(ds, "compliance")
     return {"stage_s": timings["data"] + timings["sweeps"], "data_s": timings["data"], "sweeps_s": timings["sweeps"],
             "runs": int(runs["run_id"].nunique()), "load_avg_before": load_before[0], "load_avg_after": os.getloadavg()[0],
             "f1_median_epochs_by_batch": {int(k): float(v) for k, v in epochs.items()},

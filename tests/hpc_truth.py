@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
 
@@ -47,7 +47,7 @@ def read_one(path: Path):
     loaded = read_paths([path])
     assert len(loaded) == 1
     attrs = {k: json.loads(v) if isinstance(v, str) and v[:1] in "[{" else v for k, v in loaded[0].ds.attrs.items()}
-    return loaded[0].format, resultstore.to_frame(loaded[0].ds), attrs
+    return loaded[0].format, results.to_frame(loaded[0].ds), attrs
 
 
 def check_truth(fmt: str, case: dict) -> None:

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from twelveways import cli, resultstore
+from twelveways import cli, results
 from twelveways.compare import ab, ab_analysis, ab_options, ab_placement, ab_run, verdicts
 from twelveways.compare import record as compare_record
 from twelveways.prk import run, sweep
@@ -263,7 +263,7 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
         assert sorted((i["round"], i["side"]) for i in runs) == [(r, s) for r in (1, 2, 3) for s in ("base", "new")]
         assert {i["position"] for i in runs} == {1, 2} and all("others_share" in i for i in runs)
     for label in ("base", "new"):
-        frame = resultstore.to_frame(resultstore.open(tmp_path / "out" / f"ab.{label}.nc"))
+        frame = results.to_frame(results.open(tmp_path / "out" / f"ab.{label}.nc"))
         assert frame["run_id"].nunique() == 6 and set(frame["workload"]) == {"nstream", "stencil"}
     md, page = (tmp_path / "out" / "ab.md").read_text(), (tmp_path / "out" / "ab.html").read_text()
     for text in (md, page):
@@ -273,7 +273,7 @@ def test_ab_of_the_working_tree_against_itself(tmp_path, capsys):
     for text in record["ab"]["iterations"].values():  # calibrated: tiny kernels reach the cap, on both sides
         assert text.startswith(f"{ab_options.MOST_ITERATIONS} on both sides (config 3;"), text
     for label in ("base", "new"):
-        frame = resultstore.to_frame(resultstore.open(tmp_path / "out" / f"ab.{label}.nc"))
+        frame = results.to_frame(results.open(tmp_path / "out" / f"ab.{label}.nc"))
         assert set(frame.groupby("run_id")["iteration"].max()) == {ab_options.MOST_ITERATIONS}  # iteration 0 is the warm-up
     assert "Iterations per invocation: 2 of 2 configuration(s) calibrated" in md
     assert "one uncounted calibration run of BASE per configuration" in record["method"]

@@ -11,7 +11,7 @@ import re
 import pytest
 from scipy import stats as scipy_stats
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.claims import ClaimVerdict, check_claim, p_text, parse_claims
 from twelveways.stats import proportion
 
@@ -28,7 +28,7 @@ def accuracy_frame(counts: dict, items: int = 360, seeds: int = 1):
             for metric, value, unit in (("accuracy", right / items, "1"), ("accuracy_samples", items, "samples"),
                                         ("accuracy_correct", right, "samples")):
                 rows.append({**common, "metric": metric, "value": float(value), "unit": unit})
-    return resultstore.to_frame(resultstore.from_records(rows, "infer"))
+    return results.to_frame(results.from_records(rows, "infer"))
 
 
 def claim(at_least: float, definition: str = "relative"):
@@ -91,7 +91,7 @@ def test_numbers_hold_no_thousand_digit_fraction_and_no_p_of_zero():
              "precision": "fp32", "seed": -1, "run_id": f"{impl}{i // 1000}", "iteration": i % 1000, "rank": -1,
              "metric": "latency", "value": float(v), "unit": "ns", "valid": True}  # 4 runs a side: the replicates
             for impl, centre in (("fast", 1e5), ("slow", 2e5)) for i, v in enumerate(rng.normal(centre, 100, 4000))]
-    frame = resultstore.to_frame(resultstore.from_records(rows, "infer"))
+    frame = results.to_frame(results.from_records(rows, "infer"))
     speedup = parse_claims([{"id": "s", "statement": "fast is faster", "kind": "speedup", "metric": "latency",
                              "a": {"implementation": "fast"}, "b": {"implementation": "slow"}, "at_least": 1.5}],
                            "test")[0]

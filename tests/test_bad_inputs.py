@@ -21,7 +21,7 @@ import pytest
 import xarray as xr
 import yaml
 
-from twelveways import atomic, cli, config, configdocs, feasibility, resultstore
+from twelveways import atomic, cli, config, configdocs, feasibility, results
 from twelveways.errors import ConfigError, ResultsError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,12 +99,12 @@ def test_results_refuses_bad_category_lists(tmp_path, capsys, categories):
     path = foreign_file(tmp_path / "source.nc", sample_rows())
     with xr.open_dataset(path, engine="h5netcdf") as handle:
         ds = handle.load()
-    ds["metric"] = xr.Variable(("sample",), np.zeros(3, dtype=np.int32), {resultstore.CATEGORIES_ATTR: categories})
+    ds["metric"] = xr.Variable(("sample",), np.zeros(3, dtype=np.int32), {results.CATEGORIES_ATTR: categories})
     path = tmp_path / "bad.nc"
     ds.to_netcdf(path, engine="h5netcdf")
     code, err = in_process(capsys, "results", str(path))
     assert code != 0
-    assert_one_line(err, "'metric'", resultstore.CATEGORIES_ATTR, "JSON list of strings")
+    assert_one_line(err, "'metric'", results.CATEGORIES_ATTR, "JSON list of strings")
 
 
 @pytest.mark.slow
@@ -119,26 +119,26 @@ def test_results_and_audit_subprocess_say_one_line(tmp_path):
 @pytest.mark.parametrize("size", [1e30, 10 ** 30, 2.5, "big"])
 def test_integer_overflow_is_an_error_never_a_wrap(size):
     with pytest.raises(ResultsError) as info:
-        resultstore.from_records(sample_rows(size=size), "prk")
+        results.from_records(sample_rows(size=size), "prk")
     message = info.value.one_line()
     assert "row 1, column 'size'" in message and "-9223372036854775808" not in message, message
 
 
 def test_big_integers_within_range_are_kept_exactly():
-    ds = resultstore.from_records(sample_rows(size=2 ** 62 + 1), "prk")
+    ds = results.from_records(sample_rows(size=2 ** 62 + 1), "prk")
     assert int(ds["size"].values[1]) == 2 ** 62 + 1
 
 
 def test_an_empty_results_set_has_no_samples(tmp_path):
-    path = resultstore.write(resultstore.from_records([], "bounds"), tmp_path / "empty.nc")
+    path = results.write(results.from_records([], "bounds"), tmp_path / "empty.nc")
     with pytest.raises(ResultsError, match="no samples"):
-        resultstore.require_samples(resultstore.open(path), str(path))
+        results.require_samples(results.open(path), str(path))
 
 
 def test_empty_results_set_is_exit_2_in_the_cli(tmp_path, capsys):
     from twelveways import cli
 
-    path = resultstore.write(resultstore.from_records([], "bounds"), tmp_path / "empty.nc")
+    path = results.write(results.from_records([], "bounds"), tmp_path / "empty.nc")
     before = path.read_bytes()
     for command in (["results", str(path)], ["audit", str(path)]):
         assert cli.main(command) == 2
@@ -148,7 +148,7 @@ def test_empty_results_set_is_exit_2_in_the_cli(tmp_path, capsys):
 
 
 def test_reference_results_still_open(root):
-    ds = resultstore.open(root / "data" / "reference" / "results" / "prk.nc")
+    ds = results.open(root / "data" / "reference" / "results" / "prk.nc")
     assert ds.sizes["sample"] > 0 and ds.attrs["git_dirty"] in (0, 1)
 
 
@@ -283,7 +283,7 @@ def test_full_disk_leaves_the_earlier_output_and_no_temporary(monkeypatch, capsy
 
 
 def test_full_disk_during_a_results_write(monkeypatch, tmp_path):
-    path = resultstore.write(resultstore.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    path = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
     before = path.read_bytes()
 
     def full(*args, **kwargs):
@@ -291,7 +291,7 @@ def test_full_disk_during_a_results_write(monkeypatch, tmp_path):
 
     monkeypatch.setattr(atomic.os, "fsync", full)
     with pytest.raises(atomic.OutputError, match="no space left"):
-        resultstore.write(resultstore.from_records(sample_rows(5), "prk"), path)
+        results.write(results.from_records(sample_rows(5), "prk"), path)
     monkeypatch.undo()
     assert path.read_bytes() == before and leftovers(tmp_path) == []
 
@@ -324,7 +324,7 @@ def test_numpy_kernels_out_of_memory_exit_3_with_one_line(program, args):
     ("a: {workload: {x: 1}}", ("filter 'workload' must map",)),
 ])
 def test_claim_fields_are_type_checked(tmp_path, capsys, field, words):
-    good = resultstore.write(resultstore.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
     base = {"id": "c1", "kind": "speedup", "metric": "time", "a": {"workload": "nstream"},
             "b": {"workload": "nstream"}, "at_least": 1.0}
     key = field.split(":", 1)[0]
@@ -339,7 +339,7 @@ def test_claim_fields_are_type_checked(tmp_path, capsys, field, words):
 
 @pytest.mark.parametrize("content", [b"\xff\xfe\x00\x01", ("[" * 100_000).encode()])
 def test_binary_or_deep_claims_and_metadata_are_one_line(tmp_path, capsys, content):
-    good = resultstore.write(resultstore.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
     bad = tmp_path / "bad.yaml"
     bad.write_bytes(content)
     code, err = in_process(capsys, "audit", str(good), "--claims", str(bad))
@@ -353,7 +353,7 @@ def test_binary_or_deep_claims_and_metadata_are_one_line(tmp_path, capsys, conte
 
 
 def test_audit_output_to_a_directory_or_full_disk_keeps_earlier_output(tmp_path, capsys, monkeypatch):
-    good = resultstore.write(resultstore.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
+    good = results.write(results.from_records(sample_rows(), "prk"), tmp_path / "prk.nc")
     out = tmp_path / "out" / "checklist.md"
     assert in_process(capsys, "audit", str(good), "--output", str(out), "--exit-zero")[0] == 0
     before = out.read_bytes()

@@ -126,11 +126,11 @@ def test_stage_switched_off_without_reason_fails_r2(tmp_path):
 
 def rewrite(path: str, change) -> None:
     """Open a results file, let ``change(ds)`` edit it, write it back."""
-    from twelveways import resultstore
+    from twelveways import results
 
-    ds = resultstore.open(path)
+    ds = results.open(path)
     change(ds)
-    resultstore.write(ds, path)
+    results.write(ds, path)
 
 
 def status_of(paths: dict, check_id: str) -> Status:
@@ -178,7 +178,7 @@ def test_r5_accepts_a_recorded_stop_reason_for_a_wide_ci(tmp_path):
 
 def training_like(tmp_path, *, drop_topk_time=False, declared_trials=2):
     """Rows in the training benchmark's own vocabulary: time_to_train, time_per_step, sparsification, lr_search."""
-    from twelveways import resultstore
+    from twelveways import results
 
     rows = []
 
@@ -199,7 +199,7 @@ def training_like(tmp_path, *, drop_topk_time=False, declared_trials=2):
     for trial in range(2):
         add(f"lr{trial}", "tuning", "none", "run_wall_time", 12.0, "s")
     attrs = {"lr_search": {"n_trials": declared_trials, "chosen_lr": 0.05, "total_cost_s": 24.0}}
-    path = resultstore.write(resultstore.from_records(rows, "train", attrs=attrs), tmp_path / "train.nc")
+    path = results.write(results.from_records(rows, "train", attrs=attrs), tmp_path / "train.nc")
     return audit.run(resultset.load([path]))
 
 

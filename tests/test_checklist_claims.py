@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.claims import ClaimVerdict, check_claim, load_claims, parse_claims, parse_lenient
 from twelveways.errors import ClaimError
 
@@ -21,7 +21,7 @@ def frame_of(groups: dict) -> "pd.DataFrame":  # noqa: F821
             rows.append({"benchmark": "prk", "workload": "transpose", "implementation": impl, "ranks": 2, "threads": 1,
                          "size": 1000, "precision": "fp64", "seed": -1, "run_id": f"{impl}-{i}", "iteration": -1,
                          "rank": -1, "metric": metric, "value": float(value), "unit": unit, "valid": True})
-    return resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    return results.to_frame(results.from_records(rows, "prk"))
 
 
 RNG = np.random.default_rng(7)
@@ -122,7 +122,7 @@ def test_match_picks_the_largest_common_level():
             rows.append({"benchmark": "prk", "workload": "w", "implementation": impl, "ranks": 1, "threads": 1,
                          "size": size, "precision": "fp64", "seed": -1, "run_id": f"{impl}{size}{i}", "iteration": -1,
                          "rank": -1, "metric": "time", "value": t * (1 + 0.001 * i), "unit": "s", "valid": True})
-    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    frame = results.to_frame(results.from_records(rows, "prk"))
     result = check_claim(claim(a={"implementation": "a"}, b={"implementation": "b"}, match=["size"]), frame)
     assert result.numbers.matched == {"size": 200}
     assert result.verdict is ClaimVerdict.SUPPORTED and result.numbers.estimate == pytest.approx(3.0, rel=0.01)
@@ -165,7 +165,7 @@ def runs_frame(runs: list[dict]) -> "pd.DataFrame":  # noqa: F821
                "metric": "test_accuracy", "unit": "1", "valid": True}
         row.update(run)
         rows.append(row)
-    return resultstore.to_frame(resultstore.from_records(rows, "train"))
+    return results.to_frame(results.from_records(rows, "train"))
 
 
 def accuracy_claim(**fields):
@@ -304,7 +304,7 @@ def runs_of_iterations(effects: dict, iterations: int = 10, noise: float = 0.005
                              "threads": 1, "size": 1000, "precision": "fp64", "seed": 12, "run_id": f"{impl}#{run}",
                              "iteration": iteration, "rank": -1, "metric": "time", "unit": "s", "valid": True,
                              "value": float(base * factor * np.exp(rng.normal(0, noise)))})
-    return resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    return results.to_frame(results.from_records(rows, "prk"))
 
 
 def test_time_claims_count_runs_not_iterations():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import xarray as xr
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.checklist.audit import audit_main
 from twelveways.cli import import_csv_main
 
@@ -135,10 +135,10 @@ def test_import_csv_round_trip_then_audit(tmp_path, capsys):
                           "value: 101.0}\nenvironment: {gpu: somegpu}\n")
     out = tmp_path / "mine.nc"
     assert import_csv_main([str(csv), "--metadata", str(meta), "--output", str(out)]) == 0
-    ds = resultstore.open(out)
+    ds = results.open(out)
     assert ds.attrs["family"] == "mybench" and ds.sizes["sample"] == 20
-    assert ds.attrs["environment_hash"] == resultstore.canonical_hash({"gpu": "somegpu"})
-    assert resultstore.attr_json(ds, "summaries")[0]["statistic"] == "mean"
+    assert ds.attrs["environment_hash"] == results.canonical_hash({"gpu": "somegpu"})
+    assert results.attr_json(ds, "summaries")[0]["statistic"] == "mean"
     capsys.readouterr()
     assert audit_main([str(out), "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
@@ -154,7 +154,7 @@ def test_import_csv_uses_metadata_constants_and_reports_bad_values(tmp_path, cap
     meta.write_text("columns: {seed: -1, rank: -1}\n")
     out = tmp_path / "c.nc"
     assert import_csv_main([str(csv), "--metadata", str(meta), "--output", str(out)]) == 0
-    frame = resultstore.to_frame(resultstore.open(out))
+    frame = results.to_frame(results.open(out))
     assert list(frame["valid"]) == [True, False] and set(frame["seed"]) == {-1}
     assert "wrote" in capsys.readouterr().err
     csv.write_text(header + "\nb,w,i,one,1,10,fp64,r0,1,time,0.5,s,yes\n")

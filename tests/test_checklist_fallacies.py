@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_checklist import make_results, rewrite, run_audit, status_of
 
-from twelveways import envdiff, resultstore
+from twelveways import envdiff, results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
 
@@ -28,7 +28,7 @@ def check_of(report, check_id: str):
 def audit_rows(tmp_path: Path, files: dict[str, tuple[list[dict], dict]], environment: dict | None = None):
     """Write each {name: (rows, attrs)} as a results file, audit them all."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    paths = [str(resultstore.write(resultstore.from_records(rows, "custom", attrs=attrs), tmp_path / f"{name}.nc"))
+    paths = [str(results.write(results.from_records(rows, "custom", attrs=attrs), tmp_path / f"{name}.nc"))
              for name, (rows, attrs) in files.items()]
     env_path = None
     if environment is not None:
@@ -211,7 +211,7 @@ def _capture(**changes) -> dict:
         for key in parents:
             node = node[key]
         node[last] = value
-    capture["hash"] = resultstore.canonical_hash({k: v for k, v in capture.items() if k != "hash"})
+    capture["hash"] = results.canonical_hash({k: v for k, v in capture.items() if k != "hash"})
     return capture
 
 

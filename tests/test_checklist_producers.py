@@ -14,7 +14,7 @@ import pytest
 
 from lazy_modules import TORCH
 from twelveways import config as config_module
-from twelveways import resultstore
+from twelveways import results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
 from twelveways.prk import bounds, records, sweep
@@ -55,7 +55,7 @@ def prk_file(tmp_path: Path, cfg: dict, *, with_attrs: bool = True, kernels=None
     if with_attrs:
         attrs.update(sweep.checklist_attrs(PrkConfig.from_config(config_module.validate(cfg))))
     path = tmp_path / "prk.nc"
-    resultstore.write(resultstore.from_records(rows, family="prk", attrs=attrs), path)
+    results.write(results.from_records(rows, family="prk", attrs=attrs), path)
     return str(path)
 
 
@@ -89,7 +89,7 @@ def test_prk_kernel_subset_needs_the_configs_reason(tmp_path):
     assert statuses([prk_file(tmp_path, cfg)], cfg, tmp_path)["R2"] is Status.FAIL
     cfg = config(kernels=("nstream", "stencil"), reasons={"kernels": "only the bandwidth-bound kernels matter here"})
     path = prk_file(tmp_path, cfg)
-    assert resultstore.attr_json(resultstore.open(path), "subset_reasons") == {"kernels": cfg["subset_reasons"]["kernels"]}
+    assert results.attr_json(results.open(path), "subset_reasons") == {"kernels": cfg["subset_reasons"]["kernels"]}
     assert statuses([path], cfg, tmp_path)["R2"] is Status.PASS
 
 
@@ -113,8 +113,8 @@ def test_bounds_state_timer_op_count_and_their_fixed_repeats(tmp_path):
                  attrs=attrs)
     for name in ("bounds.nc", "bounds.json"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644
-    ds = resultstore.open(tmp_path / "bounds.nc")
-    assert set(resultstore.to_frame(ds)["stop_reason"]) == {bounds.STOP_REASON}
+    ds = results.open(tmp_path / "bounds.nc")
+    assert set(results.to_frame(ds)["stop_reason"]) == {bounds.STOP_REASON}
     got = statuses([str(tmp_path / "bounds.nc")], config(), tmp_path)
     assert got["R10"] is Status.PASS
     assert got["F5"] is Status.NOT_APPLICABLE  # MB/s of memory bandwidth is no operation rate: F5 has nothing to judge
@@ -125,7 +125,7 @@ def test_audit_reports_are_world_readable(tmp_path):
     from twelveways.checklist.audit import audit_main
 
     good = tmp_path / "prk.nc"
-    resultstore.write(resultstore.from_records([{"benchmark": "prk", "workload": "nstream", "implementation": "numpy",
+    results.write(results.from_records([{"benchmark": "prk", "workload": "nstream", "implementation": "numpy",
                                          "ranks": 1, "threads": 1, "size": 10, "precision": "fp64", "seed": 1,
                                          "run_id": "r", "iteration": i, "rank": -1, "metric": "time",
                                          "value": 1.0 + i, "unit": "s", "valid": True} for i in range(3)], "prk"), good)
@@ -180,7 +180,7 @@ def _two_rank_file(tmp_path: Path, rank_summary: str | None) -> str:
     if rank_summary:
         attrs["rank_summary"] = rank_summary
     path = tmp_path / f"two-rank-{bool(rank_summary)}.nc"
-    resultstore.write(resultstore.from_records(rows, family="prk", attrs=attrs), path)
+    results.write(results.from_records(rows, family="prk", attrs=attrs), path)
     return str(path)
 
 

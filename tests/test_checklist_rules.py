@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
 from twelveways.checklist.rules import canonical_test
@@ -22,9 +22,9 @@ def rows(values=TIMES, metric="time", unit="s", **extra) -> list[dict]:
 
 
 def write(tmp_path, records, name="mine.nc", **attrs):
-    ds = resultstore.from_records(records, "mine", attrs={k: json.dumps(v) if isinstance(v, (list, dict)) else v
+    ds = results.from_records(records, "mine", attrs={k: json.dumps(v) if isinstance(v, (list, dict)) else v
                                                      for k, v in attrs.items()})
-    return resultstore.write(ds, tmp_path / name)
+    return results.write(ds, tmp_path / name)
 
 
 def check(paths, check_id):

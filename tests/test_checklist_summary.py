@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from test_checklist_fallacies import audit_rows, check_of, row
 
-from twelveways import resultset, resultstore
+from twelveways import resultset, results
 from twelveways.checklist import Status, audit, render
 from twelveways.checklist.model import AuditReport
 from twelveways.claim_record import ClaimResult
@@ -114,7 +114,7 @@ def crafted_claims() -> list[dict]:
         if impl.endswith("-items"):  # per-item outcomes of the same run: the claim pairs the two item by item
             item = {**rows[-1], "metric": "item_correct"}
             rows += [{**item, "value": float(i < correct), "sample_index": i} for i in range(360)]
-    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    frame = results.to_frame(results.from_records(rows, "prk"))
     speed = {"kind": "speedup", "metric": "time", "at_least": 2.0, "statement": "s"}
     claims = parse_claims([
         {**speed, "id": "independent", "a": {"implementation": "c-mpi"}, "b": {"implementation": "mpi4py"}},
@@ -221,7 +221,7 @@ def _search_runs_file(tmp_path: Path) -> Path:
         rows += [row(benchmark="infer", workload="mlp", metric="latency", unit="ns", value=1e6 * (1 + q / 100),
                      run_id=run, role=role, valid=valid, iteration=q, status="" if valid else "LoadGen says INVALID")
                  for q in range(1, 30)]
-    path = resultstore.write(resultstore.from_records(rows, "infer", attrs={}), tmp_path / "inference.nc")
+    path = results.write(results.from_records(rows, "infer", attrs={}), tmp_path / "inference.nc")
     return path
 
 

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from twelveways import cli, cliargs, feasibility, inputs, plan, resultstore, run_owner, workflow_run
+from twelveways import cli, cliargs, feasibility, inputs, plan, results, run_owner, workflow_run
 from twelveways.errors import AuditInputError, ConfigError, WorkflowLockError
 
 HUGE = "9" * 400
@@ -40,7 +40,7 @@ def prk_rows(size: int = 1000, runs: int = 3, iterations: int = 4) -> list[dict]
 
 def write_results(path, rows: list[dict], family: str = "prk", **attrs):
     path.parent.mkdir(parents=True, exist_ok=True)
-    resultstore.write(resultstore.from_records(rows, family, attrs), path)
+    results.write(results.from_records(rows, family, attrs), path)
     return path
 
 

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from twelveways import config as config_module
-from twelveways import resultstore
+from twelveways import results
 from twelveways.compare import build, noise, noise_record, render, reproduce, sides, table, verdicts
 from twelveways.compare import record as record_mod
 from twelveways.prk import build as prk_build
@@ -121,11 +121,11 @@ def test_rates_and_one_invocation_per_side():
 
 def _scaled_copy(src: Path, out: Path, workload: str, factor: float) -> Path:
     """A copy of a results file with one kernel's times multiplied (its rates divided) by ``factor``."""
-    ds = resultstore.open(src).load()
+    ds = results.open(src).load()
     mine = ds["workload"] == workload
     ds["value"] = ds["value"].where(~(mine & (ds["metric"] == "time")), ds["value"] * factor)
     ds["value"] = ds["value"].where(~(mine & (ds["metric"] == "rate")), ds["value"] / factor)
-    return resultstore.write(ds, out)
+    return results.write(ds, out)
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from twelveways import contention, resultstore
+from twelveways import contention, results
 from twelveways.compare import build, sides
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "reference" / "results" / "prk.nc"
@@ -36,11 +36,11 @@ def test_the_sampler_records_every_field_it_promises():
 
 
 def test_a_comparison_names_a_busy_side_and_says_when_the_load_is_unknown(tmp_path):
-    ds = resultstore.open(REFERENCE).load()
+    ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
-    busy = resultstore.write(ds, tmp_path / "busy" / "prk.nc")
+    busy = results.write(ds, tmp_path / "busy" / "prk.nc")
     del ds.attrs["contention"]  # a file written before the load was recorded
-    older = resultstore.write(ds, tmp_path / "older" / "prk.nc")
+    older = results.write(ds, tmp_path / "older" / "prk.nc")
     compared = build.build(sides.load([str(older)], "reference"), sides.load([str(busy)], "this run"))
     assert compared.machine_load["reference"] == (contention.UNKNOWN,)
     assert compared.machine_load["this run"] == ("load 4.9 on 2 cores during the PRK stage: rerun on an idle machine",)
@@ -58,12 +58,12 @@ def _slower(ds, factor: float):
 
 
 def test_a_busy_side_measured_slower_is_not_decidable_and_names_the_load(tmp_path):
-    ds = resultstore.open(REFERENCE).load()
-    base = resultstore.write(ds, tmp_path / "base" / "prk.nc")
+    ds = results.open(REFERENCE).load()
+    base = results.write(ds, tmp_path / "base" / "prk.nc")
     slow = _slower(ds, 1.5)
-    quiet = resultstore.write(slow, tmp_path / "quiet" / "prk.nc")
+    quiet = results.write(slow, tmp_path / "quiet" / "prk.nc")
     slow.attrs["contention"] = json.dumps(record(4.9))
-    busy = resultstore.write(slow, tmp_path / "busy" / "prk.nc")
+    busy = results.write(slow, tmp_path / "busy" / "prk.nc")
     on_quiet = build.build(sides.load([str(base)], "reference"), sides.load([str(quiet)], "this run"))
     assert on_quiet.counts.get("slower", 0) > 10  # 1.5x slower is found where the machine was quiet
     on_busy = build.build(sides.load([str(base)], "reference"), sides.load([str(busy)], "this run"))
@@ -76,7 +76,7 @@ def test_a_busy_side_measured_slower_is_not_decidable_and_names_the_load(tmp_pat
     # the busy side measured FASTER stands: load cannot explain a speedup
     reference_busy = ds.copy()
     reference_busy.attrs["contention"] = json.dumps(record(4.9))
-    busy_new = resultstore.write(reference_busy, tmp_path / "busy-new" / "prk.nc")
+    busy_new = results.write(reference_busy, tmp_path / "busy-new" / "prk.nc")
     faster = build.build(sides.load([str(quiet)], "reference"), sides.load([str(busy_new)], "this run"))
     assert faster.counts.get("faster", 0) == on_quiet.counts["slower"]
 
@@ -86,9 +86,9 @@ def test_r9_and_r5_name_a_busy_machine(tmp_path):
     from twelveways.checklist import audit
     from twelveways.checklist.model import Status
 
-    ds = resultstore.open(REFERENCE).load()
+    ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
-    busy = resultstore.write(ds, tmp_path / "prk.nc")
+    busy = results.write(ds, tmp_path / "prk.nc")
     checks = {c.id: c for c in audit.run(resultset.load([str(busy)])).checks}
     why = "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"
     assert checks["R9"].status in (Status.WARN, Status.FAIL)
@@ -99,9 +99,9 @@ def test_r9_and_r5_name_a_busy_machine(tmp_path):
 def test_the_report_headline_names_a_busy_machine(tmp_path):
     from twelveways.report import headline
 
-    ds = resultstore.open(REFERENCE).load()
+    ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
-    resultstore.write(ds, tmp_path / "prk.nc")
+    results.write(ds, tmp_path / "prk.nc")
     assert "Busy machine: load 4.9 on 2 cores during the PRK stage: rerun on an idle machine." in \
         headline.busy_html(tmp_path)
     assert headline.busy_html(REFERENCE.parent) == "" and headline.busy_html(None) == ""
@@ -110,11 +110,11 @@ def test_the_report_headline_names_a_busy_machine(tmp_path):
 def test_a_claim_the_data_do_not_support_names_the_busy_machine_that_measured_it(tmp_path):
     from twelveways import claims, resultset
 
-    ds = resultstore.open(REFERENCE).load()
+    ds = results.open(REFERENCE).load()
     ds.attrs["contention"] = json.dumps(record(4.9))
-    busy = resultstore.write(ds, tmp_path / "busy" / "prk.nc")
+    busy = results.write(ds, tmp_path / "busy" / "prk.nc")
     del ds.attrs["contention"]
-    quiet = resultstore.write(ds, tmp_path / "quiet" / "prk.nc")
+    quiet = results.write(ds, tmp_path / "quiet" / "prk.nc")
     sides = {"a": {"workload": "dgemm", "implementation": "c-openmp", "threads": 2, "scaling": "strong"},
              "b": {"workload": "dgemm", "implementation": "c-serial", "threads": 1, "scaling": "single"}}
     asked = [claims.parse_claim({"id": "too-much", "statement": "s", "kind": "speedup", "metric": "time", **sides,

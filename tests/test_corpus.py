@@ -17,7 +17,7 @@ import pyperf
 import pytest
 import yaml
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways import resultset
 from twelveways.checklist import audit
 from twelveways.readers import read_paths
@@ -44,11 +44,11 @@ def test_corpus_is_large_and_varied_enough():
 def test_mlperf_training_score_is_mlperfs(entry_id):
     truth = BY_ID[entry_id]["ground_truth"]
     (loaded,) = read_paths(_paths(BY_ID[entry_id]))
-    score = resultstore.attr_json(loaded.ds, "mlperf_score")
+    score = results.attr_json(loaded.ds, "mlperf_score")
     assert math.isclose(score["value_min"], truth["mlperf_score_min"], rel_tol=1e-3)
     assert score["scaling_factor"] == pytest.approx(truth["scaling_factor"], rel=1e-12)
     assert math.isclose(score["olympic_mean_s"] * score["scaling_factor"] / 60, score["value_min"])
-    compliance = resultstore.attr_json(loaded.ds, "compliance")
+    compliance = results.attr_json(loaded.ds, "compliance")
     expected = truth["compliance"]
     assert compliance["round"] == expected["round"] and f"training_{expected['ruleset']}" in compliance["checker"]
     assert sum(bool(r["passed"]) for r in compliance["runs"].values()) == expected["runs_passed"]
@@ -58,7 +58,7 @@ def test_mlperf_training_score_is_mlperfs(entry_id):
 def _frame(entry) -> "pd.DataFrame":  # noqa: F821 - pandas through results
     import pandas as pd
 
-    return pd.concat([resultstore.to_frame(item.ds).assign(source=item.path) for item in read_paths(_paths(entry))])
+    return pd.concat([results.to_frame(item.ds).assign(source=item.path) for item in read_paths(_paths(entry))])
 
 
 @pytest.mark.parametrize("entry_id", [e["id"] for e in MANIFEST if "loadgen" in e.get("ground_truth", {})
@@ -79,8 +79,8 @@ def test_compliance_tests_are_evidence_of_their_benchmark():
     loaded = read_paths(_paths(entry))
     tests = {}
     for item in loaded:
-        frame = resultstore.to_frame(item.ds)
-        attr = resultstore.attr_json(item.ds, "compliance_test")
+        frame = results.to_frame(item.ds)
+        attr = results.attr_json(item.ds, "compliance_test")
         assert set(frame["workload"]) == {entry["ground_truth"]["workload"]} and attr["benchmark"] == "resnet50"
         assert attr["verdicts"]["verify_performance.txt"] == "PASS"
         tests[attr["test"]] = float(frame.loc[frame["metric"] == "samples_per_second", "value"].iloc[0])

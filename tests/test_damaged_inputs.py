@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from test_readers import GBENCH, HYPERFINE, MLLOG_T0, SUMMARY, mllog, pyperf_doc, write_loadgen, write_training
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.cli import main
 from twelveways.readers import common
 
@@ -170,7 +170,7 @@ def test_loadgen_percentiles_in_exponent_notation_are_read(tmp_path, capsys):
     folder = loadgen_with(tmp_path, SUMMARY.format(p90="5.4e6", result="VALID", duration="Yes"))
     code, _, err = run(capsys, "import", folder, "--output", tmp_path / "lg.nc")
     assert code == 0, err
-    frame = resultstore.to_frame(resultstore.open(tmp_path / "lg.nc"))
+    frame = results.to_frame(results.open(tmp_path / "lg.nc"))
     assert frame.loc[frame["metric"] == "latency_p90", "value"].tolist() == [5.4e6]
 
 
@@ -179,7 +179,7 @@ def test_hyperfine_run_killed_by_a_signal_is_invalid(tmp_path, capsys):
     path = json_file(tmp_path, "hf.json", hyperfine(exit_codes=[0, None, 0, 0, 0]))
     code, _, err = run(capsys, "import", path, "--output", tmp_path / "hf.nc")
     assert code == 0, err
-    frame = resultstore.to_frame(resultstore.open(tmp_path / "hf.nc"))
+    frame = results.to_frame(results.open(tmp_path / "hf.nc"))
     killed = frame[(frame["implementation"] == "sort -n data.txt") & (frame["invocation"] == 1)]
     assert not killed["valid"].any() and killed["status"].tolist() == ["killed by a signal (exit code null)"]
     assert frame[frame["implementation"] == "sort -n data.txt"]["valid"].sum() == 4
@@ -338,7 +338,7 @@ def test_a_killed_writers_partial_file_is_removed_by_the_next_write(tmp_path, ca
     live.write_bytes(b"\x89HDF half")
     code, _, err = run(capsys, "import", json_file(tmp_path, "sort.json", HYPERFINE), "--output", target)
     assert code == 0, err
-    assert not stale.exists() and live.exists() and resultstore.open(target).sizes["sample"] == 10
+    assert not stale.exists() and live.exists() and results.open(target).sizes["sample"] == 10
 
 
 # ------------------------------------------------------------------ noise floors: stated and recorded

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from browser import reportdata  # noqa: E402
-from twelveways import derived, plots, resultstore, stats  # noqa: E402
+from twelveways import derived, plots, results, stats  # noqa: E402
 from twelveways import resultset  # noqa: E402
 from twelveways.checklist import Status, audit  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
@@ -44,10 +44,10 @@ def crafted(tmp_path):
     """(raw prk.nc, derived prk.nc) written the way notebooks/prk.py writes them."""
     rows = reportdata.records(runs=4)
     rows += _rate_rows(rows)
-    attrs = resultstore.provenance(reportdata.ENVIRONMENT, reportdata.CONFIG)
-    raw = resultstore.write(resultstore.from_records(rows, "prk", attrs={**attrs, "rank_summary": "max over ranks"}),
+    attrs = results.provenance(reportdata.ENVIRONMENT, reportdata.CONFIG)
+    raw = results.write(results.from_records(rows, "prk", attrs={**attrs, "rank_summary": "max over ranks"}),
                         tmp_path / "prk.nc")
-    samples = resultstore.to_frame(resultstore.open(raw))
+    samples = results.to_frame(results.open(raw))
     times = pa.iteration_times(samples)
     summary = pa.summarize(times)
     tables, fits = {}, []
@@ -69,8 +69,8 @@ def _audit(*paths):
 
 def test_speedup_rows_state_their_base_case_and_its_absolute_value(crafted):
     raw, path = crafted
-    ds = resultstore.open(path)  # validates against the documented schema
-    frame = resultstore.to_frame(ds)
+    ds = results.open(path)  # validates against the documented schema
+    frame = results.to_frame(ds)
     speedups = frame[frame["metric"] == "speedup"]
     assert len(speedups) and set(frame["metric"]) == {"speedup", "efficiency"}
     assert speedups["base_case"].str.startswith("best serial run of size").all()
@@ -82,12 +82,12 @@ def test_speedup_rows_state_their_base_case_and_its_absolute_value(crafted):
     assert int(ds.attrs["derived"]) == 1 and ds.attrs["analysis_version"] == derived.ANALYSIS_VERSION
     origin = json.loads(ds.attrs["derived_from"])
     assert origin[0]["file"] == "prk.nc" and origin[0]["sha256"] == derived.sha256(raw)
-    assert ds.attrs["environment_hash"] == resultstore.open(raw).attrs["environment_hash"]
+    assert ds.attrs["environment_hash"] == results.open(raw).attrs["environment_hash"]
 
 
 def test_summaries_fits_and_figures_are_recorded(crafted):
     _, path = crafted
-    ds = resultstore.open(path)
+    ds = results.open(path)
     summaries = json.loads(ds.attrs["summaries"])
     times = [s for s in summaries if s["metric"] == "time"]
     # one number per configuration, over its 4 invocations (12 timed iterations each), as the claims count them
@@ -111,8 +111,8 @@ def test_summaries_fits_and_figures_are_recorded(crafted):
 
 def test_rate_summary_is_the_harmonic_mean_of_the_raw_rate_rows(crafted):
     raw, path = crafted
-    frame = resultstore.to_frame(resultstore.open(raw))
-    rate = next(s for s in json.loads(resultstore.open(path).attrs["summaries"]) if s["metric"] == "rate")
+    frame = results.to_frame(results.open(raw))
+    rate = next(s for s in json.loads(results.open(path).attrs["summaries"]) if s["metric"] == "rate")
     rows = resultset.select(frame, "rate", rate["filters"])
     assert len(rows) == rate["n"]
     assert rate["value"] == pytest.approx(len(rows) / np.sum(1.0 / rows["value"]), rel=1e-12)
@@ -120,8 +120,8 @@ def test_rate_summary_is_the_harmonic_mean_of_the_raw_rate_rows(crafted):
 
 def test_a_time_over_invocations_is_the_claims_number_and_the_checklist_recomputes_it(crafted):
     raw, path = crafted
-    frame = resultstore.to_frame(resultstore.open(raw))
-    time = next(s for s in json.loads(resultstore.open(path).attrs["summaries"]) if s["metric"] == "time"
+    frame = results.to_frame(results.open(raw))
+    time = next(s for s in json.loads(results.open(path).attrs["summaries"]) if s["metric"] == "time"
                 and s["filters"]["ranks"] == 1)
     rows = resultset.select(frame, "time", time["filters"])
     rows = rows[rows["iteration"] > 0]
@@ -132,7 +132,7 @@ def test_a_time_over_invocations_is_the_claims_number_and_the_checklist_recomput
     checks = _audit(raw, path)
     r3 = [e for e in checks["R3"].evidence if e.what == "stated numbers recomputed from the rows"]
     assert checks["R3"].status is Status.PASS and r3 and r3[-1].value["contradicts"] == 0
-    assert r3[-1].value["agrees"] >= 2 * len([s for s in json.loads(resultstore.open(path).attrs["summaries"])
+    assert r3[-1].value["agrees"] >= 2 * len([s for s in json.loads(results.open(path).attrs["summaries"])
                                               if s["metric"] == "time"])  # value and CI of each
 
 
@@ -177,8 +177,8 @@ def test_a_figure_declaration_outside_the_vocabulary_is_refused():
 def test_rebuild_writes_the_derived_results_of_each_family_notebook(synthetic_report):
     report = synthetic_report  # shared with tests/test_report.py in one test run
     path = report.parent / "derived" / "prk.nc"
-    ds = resultstore.open(path)
+    ds = results.open(path)
     figures = {f["name"] for f in json.loads(ds.attrs["figures"])}
     assert {"distributions", "time-ci", "qq", "scaling-strong", "roofline"} <= figures
-    assert (resultstore.to_frame(ds)["metric"] == "speedup").any()
+    assert (results.to_frame(ds)["metric"] == "speedup").any()
 

@@ -4,7 +4,7 @@ command and make target is documented on the site, and the README stays a short 
 import re
 import subprocess
 
-from twelveways import cli, config, configdocs, resultstore
+from twelveways import cli, config, configdocs, results
 
 
 def test_config_readme_is_generated_from_the_schema(root):
@@ -47,7 +47,7 @@ def test_every_command_and_make_target_is_documented_on_the_site(root):
 
 def test_the_results_schema_page_documents_every_column_and_attribute(root):
     page = (root / "docs" / "results-schema.md").read_text()
-    for column in list(resultstore.COLUMNS) + list(resultstore.ATTRS):
+    for column in list(results.COLUMNS) + list(results.ATTRS):
         assert f"| `{column}` |" in page, column
 
 

@@ -158,7 +158,7 @@ def test_google_benchmark_counters_keep_per_second_units(tmp_path):
     """Counters as the Google Benchmark docs describe them (user counters beside the built-in rate counters)."""
     import json
 
-    from twelveways import resultstore
+    from twelveways import results
     from twelveways.readers import read_paths
 
     entry = {"name": "BM_Queue", "run_name": "BM_Queue", "run_type": "iteration", "repetitions": 1,
@@ -167,7 +167,7 @@ def test_google_benchmark_counters_keep_per_second_units(tmp_path):
              "cache_misses": 12.0}
     path = tmp_path / "bench.json"
     path.write_text(json.dumps({"context": {"num_cpus": 2, "library_build_type": "release"}, "benchmarks": [entry]}))
-    frame = resultstore.to_frame(read_paths([path])[0].ds).set_index("metric")
+    frame = results.to_frame(read_paths([path])[0].ds).set_index("metric")
     assert frame.loc["bytes_per_second", "unit"] == "B/s" and frame.loc["items_per_second", "unit"] == "items/s"
     assert frame.loc["ops per second", "unit"] == "ops/s" and frame.loc["cache_misses", "unit"] == "1"
     assert rate_kind(frame.loc["ops per second", "unit"]) is MetricKind.OP_RATE
@@ -194,17 +194,17 @@ def test_replicates_are_counted_at_the_outermost_level():
     """pyperf: 20 processes x 3 values is n = 20 processes; one Google Benchmark process is one replicate."""
     from pathlib import Path
 
-    from twelveways import resultstore
+    from twelveways import results
     from twelveways.evidence.levels import replicates
     from twelveways.readers import read_paths
 
     corpus = Path(__file__).parent / "corpus"
     (pyperf,) = read_paths([corpus / "pyperf" / "telco.json"])
-    frame = resultstore.to_frame(pyperf.ds)
+    frame = results.to_frame(pyperf.ds)
     values = frame[~frame["warmup"].astype(bool)]
-    found = replicates(values, {"nesting": resultstore.attr_json(pyperf.ds, "nesting")})
+    found = replicates(values, {"nesting": results.attr_json(pyperf.ds, "nesting")})
     assert found.outer == "invocation" and found.n == values["invocation"].nunique() < len(values)
     assert "iteration" in found.inner
     (gbench,) = read_paths([corpus / "gbench" / "github_action_benchmark_googlecpp_output.json"])
-    rows = resultstore.to_frame(gbench.ds)
+    rows = results.to_frame(gbench.ds)
     assert replicates(rows[rows["workload"] == "fib_10"]).n == 1

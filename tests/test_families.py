@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from lazy_modules import TORCH
-from twelveways import config, families, resultstore
+from twelveways import config, families, results
 from twelveways import resultset
 from twelveways.checklist import Status, audit
 from twelveways.evidence.summary import StatedSummary
@@ -73,7 +73,7 @@ def _toy_results(path: Path) -> Path:
     rows = [{"benchmark": "toy", "workload": "alpha", "implementation": "c", "ranks": 1, "threads": 1, "size": 10,
              "precision": "fp64", "seed": 1, "run_id": f"r{i}", "iteration": -1, "rank": -1, "metric": "time",
              "value": 1.0 + 0.01 * i, "unit": "s", "valid": True} for i in range(12)]
-    return resultstore.write(resultstore.from_records(rows, "toy"), path)
+    return results.write(results.from_records(rows, "toy"), path)
 
 
 def test_r2_judges_a_suite_family_against_its_declared_workloads(toy, tmp_path):

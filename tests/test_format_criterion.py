@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
 from twelveways.readers.head import Head
@@ -33,7 +33,7 @@ TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["folders"]
 
 
 def _frames(paths) -> list:
-    return [(Path(item.path), resultstore.to_frame(item.ds), item.ds.attrs) for item in read_paths(paths)]
+    return [(Path(item.path), results.to_frame(item.ds), item.ds.attrs) for item in read_paths(paths)]
 
 
 @pytest.mark.parametrize("truth", TRUTH, ids=[t["folder"] for t in TRUTH])

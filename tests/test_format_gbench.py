@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import gbench, read_paths
 
@@ -29,7 +29,7 @@ def entry(name="BM_x/8", rep=0, real=10.0, **extra) -> dict:
 
 def frame_of(path: Path):
     (loaded,) = gbench.read(path)
-    return resultstore.to_frame(loaded.ds), loaded.ds
+    return results.to_frame(loaded.ds), loaded.ds
 
 
 def write(tmp_path: Path, benchmarks: list, prefix: str = "") -> Path:
@@ -42,7 +42,7 @@ def write(tmp_path: Path, benchmarks: list, prefix: str = "") -> Path:
 def test_publishers_times_are_the_files(path):
     data = gbench.decode.load_json(path, "google-benchmark")
     (loaded,) = read_paths([path])
-    frame = resultstore.to_frame(loaded.ds)
+    frame = results.to_frame(loaded.ds)
     for item in (e for e in data["benchmarks"] if e.get("run_type") != "aggregate" and not e.get("error_occurred")):
         rows = frame[(frame["workload"] == item.get("run_name", item["name"])) & (frame["metric"] == "real_time")]
         assert item["real_time"] in list(rows["value"]) and set(rows["unit"]) == {item["time_unit"]}
@@ -59,7 +59,7 @@ def test_error_and_skipped_entries_are_excluded_with_their_message(tmp_path):
                             entry("BM_skip", skipped=True, skip_message="too small")])
     frame, ds = frame_of(path)
     assert set(frame["workload"]) == {"BM_x/8"}
-    reasons = {m["workload"]: m["not_measured"] for m in resultstore.attr_json(ds, "not_measured")}
+    reasons = {m["workload"]: m["not_measured"] for m in results.attr_json(ds, "not_measured")}
     assert "no GPU" in reasons["BM_bad"] and "too small" in reasons["BM_skip"]
 
 
@@ -70,19 +70,19 @@ def test_aggregates_only_file_gives_stated_rows(tmp_path):
     assert dict(zip(frame.loc[frame["metric"].str.startswith("real_time"), "metric"],
                     frame.loc[frame["metric"].str.startswith("real_time"), "value"])) == {
         "real_time_mean": 10.0, "real_time_median": 9.0, "real_time_stddev": 1.0}
-    assert "real_time_mean" in resultstore.attr_json(ds, "derived_metrics")
+    assert "real_time_mean" in results.attr_json(ds, "derived_metrics")
 
 
 def test_counters_and_a_nan_counter(tmp_path):
     frame, ds = frame_of(write(tmp_path, [entry(bytes_per_second=1e9, items=float("nan"))]))
     assert frame.loc[frame["metric"] == "bytes_per_second", "unit"].tolist() == ["B/s"]
-    assert resultstore.attr_json(ds, "not_measured")[0]["metric"] == "items"
+    assert results.attr_json(ds, "not_measured")[0]["metric"] == "items"
 
 
 def test_launcher_lines_before_the_json(tmp_path):
     path = write(tmp_path, [entry()], prefix="[0] MPI startup(): Intel(R) MPI Library\n[0] MPI startup(): ofi\n")
     (loaded,) = read_paths([path])
-    assert resultstore.to_frame(loaded.ds)["value"].tolist()[0] == 10.0
+    assert results.to_frame(loaded.ds)["value"].tolist()[0] == 10.0
 
 
 @pytest.mark.parametrize("change, needle", [
@@ -138,7 +138,7 @@ def test_manifest_ground_truth():
         frame, ds = frame_of(CORPUS.parent / entry["paths"][0])
         rows = frame[(frame["workload"] == truth["workload"]) & (frame["metric"] == "real_time")]
         assert rows.loc[rows["repetition"] == 0, "value"].tolist() == [truth["repetition_0_real_time_ns"]]
-        stated = [s for s in resultstore.attr_json(ds, "summaries") if s["filters"]["workload"] == truth["workload"]
+        stated = [s for s in results.attr_json(ds, "summaries") if s["filters"]["workload"] == truth["workload"]
                   and s["metric"] == "real_time" and s["statistic"] == "arithmetic_mean"]
         assert stated[0]["value"] == truth["mean_real_time_ns"]
         assert rows["value"].mean() == pytest.approx(truth["mean_real_time_ns"], rel=1e-9)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import hyperfine, read_paths
 
@@ -39,14 +39,14 @@ def write(tmp_path: Path, entries: list, prefix: str = "") -> Path:
 
 def frame_of(path: Path):
     (loaded,) = hyperfine.read(path)
-    return resultstore.to_frame(loaded.ds), loaded.ds
+    return results.to_frame(loaded.ds), loaded.ds
 
 
 @pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.json")), ids=lambda p: p.name)
 def test_publishers_numbers_are_read(path):
     data = json.loads(path.read_text())
     (loaded,) = read_paths([path])
-    frame = resultstore.to_frame(loaded.ds)
+    frame = results.to_frame(loaded.ds)
     for item in data["results"]:
         rows = frame[frame["implementation"] == item["command"]]
         if item.get("times"):
@@ -60,7 +60,7 @@ def test_export_without_times_states_its_statistics_as_rows(tmp_path):
     stated = {k: v for k, v in command(stddev=0.01).items() if k not in ("times", "exit_codes")}
     frame, ds = frame_of(write(tmp_path, [stated]))
     assert dict(zip(frame["metric"], frame["value"]))["time_mean"] == pytest.approx(0.2)
-    assert "time_mean" in resultstore.attr_json(ds, "derived_metrics")
+    assert "time_mean" in results.attr_json(ds, "derived_metrics")
 
 
 def test_exit_codes_null_and_nonzero_are_invalid_rows_with_a_reason(tmp_path):
@@ -72,12 +72,12 @@ def test_exit_codes_null_and_nonzero_are_invalid_rows_with_a_reason(tmp_path):
 def test_parameters_are_factors(tmp_path):
     frame, ds = frame_of(write(tmp_path, [command(parameters={"threads": 4, "mode": "fast"}),
                                           command(command="sleep 0.2", parameters={"threads": 8, "mode": "fast"})]))
-    assert sorted(set(frame["param_threads"])) == ["4", "8"] and "param_threads" in resultstore.attr_json(ds, "factors")
+    assert sorted(set(frame["param_threads"])) == ["4", "8"] and "param_threads" in results.attr_json(ds, "factors")
 
 
 def test_launcher_lines_before_the_json(tmp_path):
     (loaded,) = read_paths([write(tmp_path, [command()], prefix="srun: job 5 queued\nsrun: job 5 allocated\n")])
-    assert resultstore.to_frame(loaded.ds)["value"].tolist() == [0.1, 0.2, 0.3]
+    assert results.to_frame(loaded.ds)["value"].tolist() == [0.1, 0.2, 0.3]
 
 
 @pytest.mark.parametrize("change, needle", [

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import loadgen, read_paths
 
@@ -27,7 +27,7 @@ PROPS = settings(max_examples=examples(30), deadline=None, suppress_health_check
 
 def frame_of(folder: Path):
     (loaded,) = read_paths([folder])
-    return resultstore.to_frame(loaded.ds)
+    return results.to_frame(loaded.ds)
 
 
 @pytest.mark.parametrize("entry_id", [k for k, e in MANIFEST.items() if "loadgen" in e.get("ground_truth", {})])
@@ -86,7 +86,7 @@ def test_mutated_summaries_end_in_rows_or_one_error_line(tmp_path, data):
     folder.mkdir(exist_ok=True)
     (folder / "mlperf_log_summary.txt").write_text(mutated)
     try:
-        frame = resultstore.to_frame(loadgen.read({"mlperf_log_summary.txt": folder / "mlperf_log_summary.txt"})[0].ds)
+        frame = results.to_frame(loadgen.read({"mlperf_log_summary.txt": folder / "mlperf_log_summary.txt"})[0].ds)
         assert len(frame) > 0
     except AuditInputError as exc:
         assert "\n" not in exc.one_line()
@@ -117,7 +117,7 @@ def test_a_summary_line_of_spaces_is_read_in_linear_time(tmp_path):
     text = (BARE / "sgrad20delft_singlestream" / "mlperf_log_summary.txt").read_text()
     (tmp_path / "mlperf_log_summary.txt").write_text(text.replace("No warnings", " " * 30_000 + "x" + " " * 30_000
                                                                   + "\nNo warnings"))
-    frame = resultstore.to_frame(loadgen.read({"mlperf_log_summary.txt": tmp_path / "mlperf_log_summary.txt"})[0].ds)
+    frame = results.to_frame(loadgen.read({"mlperf_log_summary.txt": tmp_path / "mlperf_log_summary.txt"})[0].ds)
     assert frame.loc[frame["metric"] == "latency_p90", "value"].tolist() == [50798000]
 
 

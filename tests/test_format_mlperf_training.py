@@ -97,7 +97,7 @@ def test_the_corpus_holds_three_independent_submitters():
 
 def test_per_run_times_are_the_summarizers():
     """Each run's time to train is run_stop - run_start, as mlperf_logging's result summarizer takes it."""
-    from twelveways import resultstore
+    from twelveways import results
     from twelveways.readers import read_paths
 
     checked = 0
@@ -107,7 +107,7 @@ def test_per_run_times_are_the_summarizers():
             continue
         checked += len(minutes)
         (loaded,) = read_paths([CORPUS / p for p in entry["paths"]])
-        frame = resultstore.to_frame(loaded.ds)
+        frame = results.to_frame(loaded.ds)
         times = frame[frame["metric"] == "time_to_train"].set_index("run_id")["value"]
         for run_id, expected in minutes.items():
             assert times[run_id] / 60 == pytest.approx(expected, rel=1e-12)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import pyperf_json, read_paths
 
@@ -26,7 +26,7 @@ TELCO = json.loads((CORPUS / "telco.json").read_text())
 
 def frame_of(path: Path):
     (loaded,) = pyperf_json.read(path)
-    return resultstore.to_frame(loaded.ds)
+    return results.to_frame(loaded.ds)
 
 
 def write(tmp_path: Path, doc, prefix: str = "") -> Path:
@@ -38,7 +38,7 @@ def write(tmp_path: Path, doc, prefix: str = "") -> Path:
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json*")), ids=lambda p: p.name)
 def test_values_are_pyperfs_own(path):
     (loaded,) = read_paths([path])
-    frame = resultstore.to_frame(loaded.ds)
+    frame = results.to_frame(loaded.ds)
     values = frame[~frame["warmup"].astype(bool)]
     for bench in pyperf.BenchmarkSuite.load(str(path)).get_benchmarks():
         assert values.loc[values["workload"] == bench.get_name(), "value"].mean() == pytest.approx(bench.mean(),

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths
 
@@ -32,7 +32,7 @@ TRUTH = yaml.safe_load((DATA / "truth.yaml").read_text())["files"]
 
 def _read(path):
     (loaded,) = read_paths([path])
-    return resultstore.to_frame(loaded.ds), loaded.ds.attrs
+    return results.to_frame(loaded.ds), loaded.ds.attrs
 
 
 @pytest.mark.parametrize("truth", TRUTH, ids=[t["file"] for t in TRUTH])

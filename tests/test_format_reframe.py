@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.errors import AuditInputError
 from twelveways.readers import read_paths, reframe
 
@@ -25,7 +25,7 @@ def frame_of(path: Path, *, policy: bool = False):
     """The Dataset of one log: through read_paths (the error policy) or the reader alone (fast, and strict:
     an exception other than the one error line fails the test)."""
     (loaded,) = read_paths([path]) if policy else reframe.read(path)
-    return resultstore.to_frame(loaded.ds), loaded.ds
+    return results.to_frame(loaded.ds), loaded.ds
 
 
 def outcome(path: Path):
@@ -97,7 +97,7 @@ def test_site_header_naming_no_columns_and_tab_lines_are_recognized_and_read(tmp
                     "2024-03-01T10:00:00+01:00\tdaint:gpu\tStream\t77\tcopy=10.5 GB/s\ttriad=None GB/s\t\n")
     frame, ds = frame_of(path, policy=True)
     assert frame["value"].tolist() == [10.5] and frame["unit"].tolist() == ["GB/s"]
-    assert resultstore.attr_json(ds, "not_measured")[0]["metric"] == "triad"
+    assert results.attr_json(ds, "not_measured")[0]["metric"] == "triad"
 
 
 def test_attribute_beside_the_reference_is_not_the_variable(tmp_path):
@@ -123,7 +123,7 @@ def test_value_reframe_logged_as_none_is_excluded_with_its_reason(tmp_path):
     path.write_text(header + "\n2024-01-01T10:00:00|4.5.0|T|s|p|e|1|None|s|2.5|s\n")
     frame, ds = frame_of(path)
     assert list(frame["metric"]) == ["b"]
-    missing = resultstore.attr_json(ds, "not_measured")
+    missing = results.attr_json(ds, "not_measured")
     assert missing[0]["metric"] == "a" and "None" in missing[0]["not_measured"]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from lazy_modules import lazy
 from twelveways import config as twconfig
-from twelveways import resultstore
+from twelveways import results
 from twelveways.infer import harness, parse, run, runs, scenarios
 from twelveways.infer.qsl import SampleLibrary
 from twelveways.infer.settings import InferConfig, ServerSearch
@@ -84,7 +84,7 @@ def _summary_value(path: Path, pattern: str) -> int:
 
 def test_every_scenario_and_accuracy_ran_with_logs_kept(stage):
     _, out, ds = stage
-    frame = resultstore.to_frame(resultstore.open(out / "inference.nc"))
+    frame = results.to_frame(results.open(out / "inference.nc"))
     assert ds.attrs["family"] == "infer"
     performance = frame[frame["role"].isin(["performance", "search"])]
     assert set(performance["scenario"]) == {"SingleStream", "MultiStream", "Server", "Offline"}
@@ -105,7 +105,7 @@ def test_every_scenario_and_accuracy_ran_with_logs_kept(stage):
 
 def test_p90_in_results_equals_summary_and_per_query_latencies_reproduce_it(stage):
     _, out, _ = stage
-    frame = resultstore.to_frame(resultstore.open(out / "inference.nc"))
+    frame = results.to_frame(results.open(out / "inference.nc"))
     checked = 0
     for scenario in ("SingleStream", "Server", "MultiStream"):
         rows = frame[(frame["scenario"] == scenario) & frame["role"].isin(["performance", "search"])]
@@ -123,7 +123,7 @@ def test_p90_in_results_equals_summary_and_per_query_latencies_reproduce_it(stag
 
 def test_validity_is_loadgens_verdict_never_overridden(stage):
     _, out, _ = stage
-    frame = resultstore.to_frame(resultstore.open(out / "inference.nc"))
+    frame = results.to_frame(results.open(out / "inference.nc"))
     runs_seen = frame[frame["role"].isin(["performance", "search", "pilot"])].groupby("run_id")
     for run_id, part in runs_seen:
         text = (out / "inference" / run_id / "mlperf_log_summary.txt").read_text()
@@ -137,8 +137,8 @@ def test_validity_is_loadgens_verdict_never_overridden(stage):
 
 def test_server_search_and_costs_are_recorded(stage):
     _, out, ds = stage
-    frame = resultstore.to_frame(ds)
-    search = resultstore.attr_json(ds, "server_search")["tiny-mlp-fp32"]
+    frame = results.to_frame(ds)
+    search = results.attr_json(ds, "server_search")["tiny-mlp-fp32"]
     probes = frame[(frame["role"] == "search")].groupby("target_qps")["valid"].first()
     assert sorted(probes.index.tolist()) == sorted(p[0] for p in search["probes"])
     best = frame.loc[frame["metric"] == "latency_bounded_qps", "value"].iloc[0]

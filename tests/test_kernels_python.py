@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.prk import records
 
 pytestmark = pytest.mark.slow  # each kernel runs as its own process, mpi4py ones under mpiexec
@@ -114,7 +114,7 @@ def test_mpi4py_tiny_uneven_blocks_on_three_ranks(kernel, args):
 
 def _perturbed_frame(doc: dict):
     rows = records.to_records(doc, run_id="perturbed", seed=1)
-    return resultstore.to_frame(resultstore.from_records(rows, family="prk"))
+    return results.to_frame(results.from_records(rows, family="prk"))
 
 
 @pytest.mark.parametrize("kernel", sorted(NUMPY_CASES))
@@ -125,7 +125,7 @@ def test_numpy_perturbation_is_invalid_and_never_summarized(kernel):
     frame = _perturbed_frame(doc)
     assert len(frame) == args[0] + 2  # warm-up, N iterations, the rate row: all kept
     assert not frame["valid"].any()
-    assert resultstore.summarizable(frame).empty
+    assert results.summarizable(frame).empty
 
 
 @pytest.mark.parametrize("kernel", sorted(MPI_CASES))
@@ -133,7 +133,7 @@ def test_mpi4py_perturbation_is_invalid_on_every_rank(kernel):
     args = MPI_CASES[kernel]
     proc = run_kernel(f"{kernel}-mpi4py.py", args, ranks=2, env_extra={"TW_PRK_PERTURB": "1"})
     doc = check_contract(proc, kernel, "mpi4py", 2, args[0], valid=False)
-    assert resultstore.summarizable(_perturbed_frame(doc)).empty
+    assert results.summarizable(_perturbed_frame(doc)).empty
 
 
 BAD_ARGS = [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from statsmodels.stats import proportion as sm_proportion
 
-from twelveways import resultstore
+from twelveways import results
 from twelveways.checklist.render import claim_facts
 from twelveways.claims import ClaimVerdict, check_claim, parse_claims
 from twelveways.errors import StatisticsError
@@ -146,7 +146,7 @@ def _frame(outcomes: dict, items: bool | dict = True):
             indices = items[precision] if isinstance(items, dict) else range(right.size)
             rows += [{**common, "metric": "item_correct", "value": float(flag), "unit": "1", "sample_index": int(i)}
                      for i, flag in zip(indices, right)]
-    return resultstore.to_frame(resultstore.from_records(rows, "infer"))
+    return results.to_frame(results.from_records(rows, "infer"))
 
 
 def _claim(at_least: float, definition: str = "relative"):

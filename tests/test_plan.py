@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from twelveways import config as config_module
-from twelveways import plan, plan_cli, plan_rounds, plan_stages, resultstore
+from twelveways import plan, plan_cli, plan_rounds, plan_stages, results
 from twelveways.compare import ab_analysis
 from twelveways.errors import AuditInputError
 
@@ -23,13 +23,13 @@ REFERENCE = ROOT / "data" / "reference"
 def test_the_runs_own_profile_is_predicted_as_the_sum_of_its_invocations(tmp_path):
     """The reference's own PRK settings as a profile: every configuration's invocations times its cost
     add up to the sweep's measured seconds (the costs share the sweep's time out)."""
-    ds = resultstore.open(REFERENCE / "results" / "prk.nc").load()
-    own = config_module.validate({"seed": 12, "prk": resultstore.attr_json(ds, "prk_config"),
+    ds = results.open(REFERENCE / "results" / "prk.nc").load()
+    own = config_module.validate({"seed": 12, "prk": results.attr_json(ds, "prk_config"),
                                   "measurement": {"min_samples": 5}})
     path = tmp_path / "own.yaml"
     path.write_text(json.dumps(own))
     del ds.attrs["prk_run_seconds"]  # a file written before each run's seconds were recorded
-    resultstore.write(ds, tmp_path / "run" / "results" / "prk.nc")
+    results.write(ds, tmp_path / "run" / "results" / "prk.nc")
     record = plan.plan(tmp_path / "run", profiles={"own": path, "full": plan.PROFILES["full"]})
     predicted = record["profiles"]["own"]
     assert predicted["seconds"] == pytest.approx(float(ds.attrs["prk_sweep_seconds"]), rel=0.05)
@@ -239,9 +239,9 @@ def test_results_without_per_run_times_leave_their_stage_carried_over(tmp_path, 
     row = {"implementation": "torch", "ranks": 1, "threads": 1, "size": 8, "precision": "fp32", "seed": 1,
            "run_id": "a", "iteration": -1, "rank": -1, "metric": "test_accuracy", "value": 0.9, "unit": "1",
            "valid": True}
-    resultstore.write(resultstore.from_records([{**row, "benchmark": "train", "workload": "mlp-small"}], "train", {}),
+    results.write(results.from_records([{**row, "benchmark": "train", "workload": "mlp-small"}], "train", {}),
                   tmp_path / "train.nc")
-    resultstore.write(resultstore.from_records([{**row, "benchmark": "infer", "workload": "reference"}], "infer", {}),
+    results.write(results.from_records([{**row, "benchmark": "infer", "workload": "reference"}], "infer", {}),
                   tmp_path / "inference.nc")
     costs = {"train_sweeps": np.array([30.0]), "infer": np.array([90.0])}
     train = plan_stages.train_estimate(tmp_path, costs, quick_profile, quick_profile)

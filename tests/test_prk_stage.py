@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from twelveways import config as config_module
-from twelveways import measure, resultstore
+from twelveways import measure, results
 from twelveways.errors import KernelError
 from twelveways.prk import bounds, records, run, sweep
 from twelveways.families import prk_points
@@ -219,12 +219,12 @@ def test_sweep_writes_a_valid_results_file(tmp_path, fake_kernels, env_json):
     cfg = tiny_config(kernels=["nstream", "p2p"], implementations=["c-openmp", "numpy", "mpi4py"], max_seconds=60)
     out = sweep.sweep(cfg, kernels_dir=fake_kernels, output=tmp_path / "results" / "prk.nc", environment=env_json,
                       progress=False)
-    ds = resultstore.open(out)
+    ds = results.open(out)
     assert ds.attrs["family"] == "prk" and ds.attrs["environment_hash"] == "0123456789abcdef"
-    assert ds.attrs["config_hash"] == resultstore.canonical_hash(cfg)
-    frame = resultstore.to_frame(ds)
+    assert ds.attrs["config_hash"] == results.canonical_hash(cfg)
+    frame = results.to_frame(ds)
     points, _ = sweep.expand(PrkConfig.from_config(cfg))
-    order = resultstore.attr_json(ds, "prk_run_order")
+    order = results.attr_json(ds, "prk_run_order")
     assert order == [p.key() for p in measure.seeded_order(points, cfg["seed"])]
     assert frame["valid"].all() and set(frame["benchmark"]) == {"prk"}
     assert set(frame["scaling"]) == {"single", "strong", "weak"}
@@ -242,21 +242,21 @@ def test_sweep_writes_a_valid_results_file(tmp_path, fake_kernels, env_json):
         ranks = int(group["ranks"].iloc[0])
         time_rows = group[group["metric"] == "time"]
         assert len(time_rows) == ranks * 4 and (group["metric"] == "rate").sum() == 1, run_id
-    assert not resultstore.summarizable(frame).empty
-    assert (resultstore.summarizable(frame)["iteration"] != 0).all()
+    assert not results.summarizable(frame).empty
+    assert (results.summarizable(frame)["iteration"] != 0).all()
 
 
 def test_sweep_keeps_invalid_samples_flagged(tmp_path, fake_kernels, env_json):
     cfg = tiny_config(kernels=["p2p"], implementations=["numpy", "c-serial"], threads=[1], ranks=[1], min_invocations=3)
     out = sweep.sweep(cfg, kernels_dir=fake_kernels, output=tmp_path / "prk.nc", environment=env_json, progress=False,
                       extra_env={"TW_PRK_PERTURB": "1"})
-    ds = resultstore.open(out)
-    frame = resultstore.to_frame(ds)
+    ds = results.open(out)
+    frame = results.to_frame(ds)
     assert len(frame) == 2 * (3 + 1 + 1)  # two configurations, one run each: warm-up + 3 iterations + rate
     assert not frame["valid"].any()
     assert set(frame["stop_reason"]) == {sweep.STOP_INVALID}
-    assert resultstore.summarizable(frame).empty
-    assert len(resultstore.attr_json(ds, "prk_invalid_configurations")) == 2
+    assert results.summarizable(frame).empty
+    assert len(results.attr_json(ds, "prk_invalid_configurations")) == 2
 
 
 @pytest.mark.slow
@@ -302,14 +302,14 @@ def test_bounds_measure_and_write(tmp_path, monkeypatch, env_json):
         "nstream_iterations": 3, "dgemm_order": 96, "repeats": 2}}})
     rows, summary = bounds.measure(cfg, kernels_dir=tmp_path, bandwidth_implementations=("numpy",))
     bounds.write(rows, summary, output=tmp_path / "bounds.nc", json_path=tmp_path / "bounds.json",
-                 attrs=resultstore.provenance(env_json, cfg))
+                 attrs=results.provenance(env_json, cfg))
     data = json.loads((tmp_path / "bounds.json").read_text())
     assert data["measured"] and data["memory_bandwidth"]["footprint_over_llc"] >= 4
     assert data["roofline"]["bandwidth_MB_per_s"] > 0 and data["roofline"]["peak_MFlop_per_s"] > 0
-    frame = resultstore.to_frame(resultstore.open(tmp_path / "bounds.nc"))
+    frame = results.to_frame(results.open(tmp_path / "bounds.nc"))
     assert set(frame["benchmark"]) == {"bounds"} and frame["valid"].all()
     assert set(frame["unit"]) == {"MB/s", "MFlop/s"}
-    usable = resultstore.summarizable(frame)
+    usable = results.summarizable(frame)
     levels = {1, bounds.usable_cores()}
     assert set(usable[usable["workload"] == "peak_flops"]["threads"]) <= levels
     assert len(usable[usable["workload"] == "memory_bandwidth"]) == 2 * 3
@@ -319,9 +319,9 @@ def test_bounds_disabled_still_writes_files(tmp_path, env_json):
     cfg = config_module.validate({"prk": {"bounds": {"enabled": False}}})
     rows, summary = bounds.measure(cfg, kernels_dir=tmp_path)
     bounds.write(rows, summary, output=tmp_path / "b.nc", json_path=tmp_path / "b.json",
-                 attrs=resultstore.provenance(env_json, cfg))
+                 attrs=results.provenance(env_json, cfg))
     assert json.loads((tmp_path / "b.json").read_text())["measured"] is False
-    assert resultstore.open(tmp_path / "b.nc").sizes.get("sample", 0) == 0
+    assert results.open(tmp_path / "b.nc").sizes.get("sample", 0) == 0
 
 
 # --- interleaved rounds (RMIT) -------------------------------------------------------------

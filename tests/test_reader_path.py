@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "browser"))
 import reportdata  # noqa: E402
 
-from twelveways import resultstore  # noqa: E402
+from twelveways import results  # noqa: E402
 from twelveways.prk import analysis as prkanalysis  # noqa: E402
 from twelveways.report import commands, notebooks  # noqa: E402
 
@@ -43,10 +43,10 @@ def _one_kernel_set(tmp_path: Path) -> Path:
     """The reference PRK results cut to one kernel (stencil) so that the notebook runs in seconds."""
     folder = tmp_path / "results"
     folder.mkdir()
-    frame = resultstore.to_frame(resultstore.open(REFERENCE / "results" / "prk.nc"))
-    ds = resultstore.open(REFERENCE / "results" / "prk.nc")
+    frame = results.to_frame(results.open(REFERENCE / "results" / "prk.nc"))
+    ds = results.open(REFERENCE / "results" / "prk.nc")
     keep = frame["workload"].astype(str) == "stencil"
-    resultstore.write(ds.isel({ds["value"].dims[0]: keep.to_numpy()}), folder / "prk.nc")
+    results.write(ds.isel({ds["value"].dims[0]: keep.to_numpy()}), folder / "prk.nc")
     shutil.copy(REFERENCE / "results" / "bounds.nc", folder / "bounds.nc")
     return folder
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from twelveways import resultstore, stats
+from twelveways import results, stats
 from twelveways.cli import main
 
 MLLOG_T0 = 1_700_000_000_000
@@ -157,7 +157,7 @@ def import_one(capsys, tmp_path, *inputs, extra=()):
     out = tmp_path / "imported.nc"
     code, _, err = run_cli(capsys, "import", *inputs, "--output", out, *extra)
     assert code == 0, err
-    return resultstore.to_frame(resultstore.open(out)), resultstore.open(out).attrs
+    return results.to_frame(results.open(out)), results.open(out).attrs
 
 
 def audit_json(capsys, tmp_path, *inputs, extra=()):
@@ -231,7 +231,7 @@ def test_loadgen_valid_and_invalid_runs(tmp_path, capsys):
     code, _, err = run_cli(capsys, "import", tmp_path / "results", "--output", out)
     assert code == 0, err
     files = sorted(out.glob("*.nc"))
-    frames = {resultstore.open(f).attrs["imported_from"]: (resultstore.to_frame(resultstore.open(f)), resultstore.open(f).attrs)
+    frames = {results.open(f).attrs["imported_from"]: (results.to_frame(results.open(f)), results.open(f).attrs)
               for f in files}
     good, good_attrs = frames["run_1"]
     bad, bad_attrs = frames["run_2"]

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from twelveways import readers, resultstore
+from twelveways import readers, results
 from twelveways.cli import main
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -60,7 +60,7 @@ def documented_formats(tree: Path) -> dict[Path, str]:
     csv.write_text(",".join(rows[0]) + "\n" + "\n".join(",".join(str(v) for v in r.values()) for r in rows) + "\n")
     nc = tree / "netcdf" / "prk.nc"
     nc.parent.mkdir(parents=True)
-    resultstore.write(resultstore.from_records([{**r, "benchmark": "prk"} for r in rows], "prk", attrs={
+    results.write(results.from_records([{**r, "benchmark": "prk"} for r in rows], "prk", attrs={
         "environment_hash": "e" * 64, "config_hash": "c" * 64, "git_commit": "0" * 40, "git_dirty": 0}), nc)
     return {**expected, csv: "csv", nc: "twelveways-netcdf"}
 

@@ -46,7 +46,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 
-from twelveways import readers, resultstore
+from twelveways import readers, results
 from twelveways.errors import AuditInputError
 from twelveways.readers import registry
 from twelveways.readers.common import MAX_DECOMPRESSED_BYTES
@@ -136,7 +136,7 @@ def generated(tmp_path_factory) -> Path:
     csv.write_text(",".join(rows[0]) + "\n" + "\n".join(",".join(str(v) for v in r.values()) for r in rows) + "\n")
     nc = root / "netcdf" / "prk.nc"
     nc.parent.mkdir(parents=True)
-    resultstore.write(resultstore.from_records([{**r, "benchmark": "prk"} for r in rows], "prk", attrs={
+    results.write(results.from_records([{**r, "benchmark": "prk"} for r in rows], "prk", attrs={
         "environment_hash": "e" * 64, "config_hash": "c" * 64, "git_commit": "0" * 40, "git_dirty": 0}), nc)
     return root
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from twelveways import resultstore
+from twelveways import results
 
 sys.path.insert(0, str(Path(__file__).parent))
 from readercli import DATA, run_cli  # noqa: E402  (the CLI as every reader test drives it)
@@ -27,9 +27,9 @@ def imported(capsys, tmp_path, path):
     out = tmp_path / f"{Path(path).stem}.nc"
     code, _, err = run_cli(capsys, "import", path, "--output", out)
     assert code == 0, err
-    ds = resultstore.open(out)
+    ds = results.open(out)
     attrs = {k: json.loads(v) if isinstance(v, str) and v[:1] in "[{" else v for k, v in ds.attrs.items()}
-    return resultstore.to_frame(ds), attrs
+    return results.to_frame(ds), attrs
 
 
 def audited(capsys, tmp_path, *paths):

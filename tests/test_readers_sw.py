@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from twelveways import resultstore
+from twelveways import results
 
 sys.path.insert(0, str(Path(__file__).parent))
 from readercli import DATA, run_cli  # noqa: E402  (the CLI as every reader test drives it)
@@ -25,8 +25,8 @@ def imported(capsys, tmp_path, path):
     out = tmp_path / "imported.nc"
     code, _, err = run_cli(capsys, "import", path, "--output", out)
     assert code == 0, err
-    ds = resultstore.open(out)
-    return resultstore.to_frame(ds), ds.attrs
+    ds = results.open(out)
+    return results.to_frame(ds), ds.attrs
 
 
 def audit(capsys, tmp_path, *paths):
@@ -235,7 +235,7 @@ def test_pytest_benchmark_in_a_tree_beside_pyperf(tmp_path, capsys):
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "import", tree, "--output", out)
     assert code == 0, err
-    formats = {resultstore.open(f).attrs["source_format"] for f in out.glob("*.nc")}
+    formats = {results.open(f).attrs["source_format"] for f in out.glob("*.nc")}
     assert formats == {"pytest-benchmark", "pyperf"}
     frame, attrs = imported(capsys, tmp_path, tree / "0001_abc.json")
     assert len(frame) == 12 and set(frame["param_size"]) == {"1", "2"} and json.loads(attrs["factors"]) == ["param_size"]
@@ -343,7 +343,7 @@ def test_every_software_fixture_in_one_tree(tmp_path, capsys):
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "import", DATA, "--output", out)
     assert code == 0, err
-    formats = [resultstore.open(f).attrs["source_format"] for f in out.glob("*.nc")]
+    formats = [results.open(f).attrs["source_format"] for f in out.glob("*.nc")]
     assert {"reframe-perflog", "asv", "pytest-benchmark", "criterion", "jmh"} <= set(formats)
     assert formats.count("criterion") == 6 and formats.count("asv") == 5 and formats.count("jmh") == 5
 

@@ -140,7 +140,7 @@ def _text(node: ast.AST) -> str | None:
 
 def attribute_reads(source: str) -> list[tuple[int, str]]:
     """(line, attribute) of every read of a declared attribute by its name: ``x.attr("timer")``, ``.declared``,
-    ``.has``, ``.records``, ``data.attrs("…")``, ``resultstore.attr_json(ds, "…")``, ``attrs["…"]`` and
+    ``.has``, ``.records``, ``data.attrs("…")``, ``results.attr_json(ds, "…")``, ``attrs["…"]`` and
     ``attrs.get("…")`` (``ds.attrs`` too)."""
     found = []
     for node in ast.walk(ast.parse(source)):
@@ -159,7 +159,7 @@ def attribute_reads(source: str) -> list[tuple[int, str]]:
 def test_the_scan_sees_each_way_of_reading_an_attribute_by_name():
     snippet = "\n".join([
         'src.attr("timer")', 'src.declared("rank_summary", "")', 'src.has("environment")',
-        'data.records("figures")', 'data.attrs("tuning")', 'resultstore.attr_json(ds, "contention", None)',
+        'data.records("figures")', 'data.attrs("tuning")', 'results.attr_json(ds, "contention", None)',
         'attrs["ci_level"]', 'ds.attrs.get("schema_version")', 'attrs.get("time_summary")',
         'summary.get("metric")', 'src.attributes.timer', 'row["unit"]'])
     assert [name for _, name in attribute_reads(snippet)] == [

@@ -22,7 +22,7 @@ from twelveways.env import capture_model
 from twelveways.env.capture_model import Capture, StatedEnvironment
 from twelveways.env.hashing import environment_hash
 from twelveways.errors import AuditInputError, ResultsError
-from twelveways.resultstore import canonical_hash
+from twelveways.results import canonical_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "data" / "reference"

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from twelveways import resultset, resultstore
+from twelveways import resultset, results
 from twelveways.checklist import Status, audit
 from twelveways.evidence import registry
 from twelveways.evidence.summary import FIELDS, StatedSummary, load, parse
@@ -116,8 +116,8 @@ def test_a_bad_entry_leaves_that_summary_out_and_r3_names_it(tmp_path):
              "value": float(v), "unit": "s", "valid": True} for i, v in enumerate([1.0, 1.2, 1.4])]
     good = {"metric": "time", "statistic": "median", "value": 1.2, "filters": {"workload": "k"}}
     bad = {**good, "ci": [1.3, 1.1], "ci_method": "order_statistics"}
-    ds = resultstore.from_records(rows, "mine", attrs={"summaries": json.dumps([good, bad])})
-    path = resultstore.write(ds, tmp_path / "mine.nc")
+    ds = results.from_records(rows, "mine", attrs={"summaries": json.dumps([good, bad])})
+    path = results.write(ds, tmp_path / "mine.nc")
     data = resultset.load([str(path)])
     source = data.sources[0]
     assert source.summaries() == (StatedSummary.model_validate(good),)

@@ -24,7 +24,7 @@ from scipy import stats as sps  # noqa: E402
 
 from browser import reportdata  # noqa: E402
 from twelveways import derived as derived_module  # noqa: E402
-from twelveways import plots, resultstore, stats  # noqa: E402
+from twelveways import plots, results, stats  # noqa: E402
 from twelveways.prk import analysis as prkanalysis  # noqa: E402
 from twelveways.cliargs import UsageError  # noqa: E402
 from twelveways.errors import ResultsError  # noqa: E402
@@ -97,8 +97,8 @@ def test_invalid_runs_and_warmup_never_reach_the_summary(synthetic_report, tmp_p
                             for out in cell.get("outputs", []))
     # the invalid run's 1 µs iterations would drag the c-serial median far below 0.0039 s
     assert "invalid runs (excluded)" in html_outputs
-    ds = resultstore.open(reportdata.write_result_set(tmp_path / "again") / "results" / "prk.nc")
-    times = prkanalysis.iteration_times(resultstore.to_frame(ds))
+    ds = results.open(reportdata.write_result_set(tmp_path / "again") / "results" / "prk.nc")
+    times = prkanalysis.iteration_times(results.to_frame(ds))
     assert times["time_s"].min() > 1e-4 and not (times["iteration"] == 0).any()
 
 
@@ -268,7 +268,7 @@ def _two_rank_run(times_rank0, times_rank1, valid=True, run_id="r"):
 def test_iteration_time_is_the_max_over_ranks_without_warmup_or_invalid_runs():
     rows = _two_rank_run([9.0, 1.0, 2.0, 3.0], [9.0, 1.5, 1.0, 3.5])
     rows += _two_rank_run([0.0, 1e-9, 1e-9, 1e-9], [0.0, 1e-9, 1e-9, 1e-9], valid=False, run_id="bad")
-    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    frame = results.to_frame(results.from_records(rows, "prk"))
     times = prkanalysis.iteration_times(frame)
     assert sorted(times["time_s"]) == [1.5, 2.0, 3.5]
     assert set(times["rate_unit"]) == {"MB/s"}
@@ -281,7 +281,7 @@ def test_summary_is_over_invocations_with_the_iterations_beside_it_and_prk_rate(
     rows = []
     for number, values in enumerate(runs):
         rows += _two_rank_run([1.0, *values], [0.5, *(values * 0.5)], run_id=f"r{number}")
-    summary = prkanalysis.summarize(prkanalysis.iteration_times(resultstore.to_frame(resultstore.from_records(rows, "prk"))))
+    summary = prkanalysis.summarize(prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk"))))
     row = summary.iloc[0]
     means = np.array([v.mean() for v in runs])
     assert row["n"] == 4 and row["iterations"] == 80  # invocations are the replicates, iterations beside them
@@ -301,7 +301,7 @@ def test_invocation_means_that_are_not_log_normal_get_a_distribution_free_interv
     rows = []
     for number, level in enumerate(levels):
         rows += _two_rank_run([1.0, *(level * rng.lognormal(0, 0.01, 6))], [0.5] * 7, run_id=f"r{number}")
-    times = prkanalysis.iteration_times(resultstore.to_frame(resultstore.from_records(rows, "prk")))
+    times = prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))
     record = prkanalysis.configuration_summaries(times, 0.95)[0]
     means = np.array([g.mean() for g in prkanalysis.invocations(times)])
     assert record["statistic"] == "median" and record["ci_method"] == "median_binomial" and record["n"] == 10
@@ -314,7 +314,7 @@ def test_invocation_means_that_are_not_log_normal_get_a_distribution_free_interv
 def test_one_invocation_has_no_interval_over_invocations():
     values = np.random.default_rng(2).lognormal(0, 0.2, 20)
     rows = _two_rank_run([1.0, *values], [0.5, *(values * 0.5)])
-    row = prkanalysis.summarize(prkanalysis.iteration_times(resultstore.to_frame(resultstore.from_records(rows, "prk")))).iloc[0]
+    row = prkanalysis.summarize(prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))).iloc[0]
     assert row["n"] == 1 and row["iterations"] == 20 and row["time_s"] == pytest.approx(values.mean())
     assert np.isnan(row["ci_low_s"]) and np.isnan(row["ci_high_s"]) and np.isnan(row["ci_halfwidth_pct"])
 
@@ -346,7 +346,7 @@ def test_a_speedup_interval_is_the_replicate_level_ci_of_the_ratio():
                                  size=1000, precision="fp64", seed=-1, run_id=f"{pe}-{run}", iteration=iteration,
                                  rank=-1, metric="time", value=level * rng.lognormal(0, 0.01), unit="s", valid=True,
                                  bytes_per_iteration=32000.0, flops_per_iteration=2000.0))
-    times = prkanalysis.iteration_times(resultstore.to_frame(resultstore.from_records(rows, "prk")))
+    times = prkanalysis.iteration_times(results.to_frame(results.from_records(rows, "prk")))
     summary = prkanalysis.summarize(times)
     table, _ = prkanalysis.scaling_table(summary, "strong", times)
     two = table[table["pe"] == 2].iloc[0]
@@ -387,7 +387,7 @@ def test_bounds_and_percent_of_bound():
     rows = [dict(benchmark="bounds", workload="memory_bandwidth", implementation="c-openmp", ranks=1, threads=2,
                  size=1, precision="fp64", seed=-1, run_id="b", iteration=i, rank=-1, metric="bandwidth", value=v,
                  unit="MB/s", valid=True) for i, v in enumerate(values)]
-    table = prkanalysis.bounds(resultstore.to_frame(resultstore.from_records(rows, "bounds")))
+    table = prkanalysis.bounds(results.to_frame(results.from_records(rows, "bounds")))
     assert prkanalysis.best_bound(table, "bandwidth", 2) == pytest.approx(10.0)  # GB/s, median of the samples
     assert prkanalysis.best_bound(table, "flops") is None
     summary = pd.DataFrame([dict(pe=2, rate=5000.0, rate_unit="MB/s", flops_per_iteration=1.0, bytes_per_iteration=8.0)])
@@ -448,9 +448,9 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
         (run / name).rename(run / "results" / name)
     with pytest.raises(Exception, match="no derived"):  # a run whose analysis did not finish makes no reference set
         commands.snapshot(run / "results", None, tmp_path / "reference", bench_dir=None)
-    derived = resultstore.open(run / "results" / "prk.nc")
+    derived = results.open(run / "results" / "prk.nc")
     derived.attrs.update(derived=1, analysis_version=derived_module.ANALYSIS_VERSION)
-    resultstore.write(derived, run / "results" / "derived" / "prk.nc")
+    results.write(derived, run / "results" / "derived" / "prk.nc")
     (run / "logs" / "bench").mkdir(parents=True)
     (run / "logs" / "bench" / "prk_run.tsv").write_text("s\th:m:s\n12.5\t0:00:12\n")
     out = commands.snapshot(run / "results", run / "checklist.json", tmp_path / "reference", bench_dir=run / "logs" / "bench")
@@ -458,8 +458,8 @@ def test_snapshot_copies_a_run_into_a_small_validated_reference_set(tmp_path):
     assert names == ["checklist.json", "config.json", "environment.json", "logs/bench/prk_run.tsv", "manifest.json",
                      "results/bounds.nc", "results/prk.nc"]
     assert commands.reference_problems(tmp_path / "reference") == []
-    assert resultstore.open(tmp_path / "reference" / "results" / "prk.nc").sizes["sample"] == \
-        resultstore.open(run / "results" / "prk.nc").sizes["sample"]
+    assert results.open(tmp_path / "reference" / "results" / "prk.nc").sizes["sample"] == \
+        results.open(run / "results" / "prk.nc").sizes["sample"]
     assert commands.plan(tmp_path / "reference")[1] == ["environment", "prk", "checklist"]
     with pytest.raises(Exception, match="over the"):
         commands.snapshot(run / "results", None, tmp_path / "too-big", limit=1000, bench_dir=None)

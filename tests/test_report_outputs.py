@@ -155,7 +155,7 @@ def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scen
     import pandas as pd
     from bs4 import BeautifulSoup
 
-    from twelveways import resultstore
+    from twelveways import results
     from twelveways.infer import records
     from twelveways.report import inference_table
 
@@ -174,7 +174,7 @@ def test_inference_headline_names_the_median_and_the_runs_behind_a_repeated_scen
                     [("samples_per_second", rate, "samples/s"), ("result_valid", 1.0, "1")])
                for n, rate in ((1, 100.0), (2, 400.0), (3, 250.0))]
     server = rows("summary", "Server", "mlp-int8/Server", [("latency_bounded_qps", 50.0, "queries/s")])
-    resultstore.write(resultstore.from_frame(pd.concat([*offline, server], ignore_index=True), "infer"),
+    results.write(results.from_frame(pd.concat([*offline, server], ignore_index=True), "infer"),
                   tmp_path / "inference.nc")
     summary = ("infer", StatedSummary.model_validate({
         "statistic": "p90", "metric": "latency", "unit": "ns", "value": 2e5, "ci": [1.9e5, 2.1e5], "confidence": 0.95,

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from twelveways import forkmap, resultset, resultstore
+from twelveways import forkmap, resultset, results
 from twelveways.checklist import audit
 from twelveways.readers import parallel
 
@@ -20,8 +20,8 @@ NC_FILES = sorted(p for p in ROOT.glob("data/reference/results/*.nc"))
 
 @pytest.mark.parametrize("path", NC_FILES, ids=lambda p: p.name)
 def test_source_frame_holds_what_to_dataframe_holds(path):
-    ds = resultstore.open(path)
-    expected = resultstore.to_frame(ds)
+    ds = results.open(path)
+    expected = results.to_frame(ds)
     expected["valid"] = expected["valid"].astype(bool)
     for name in expected.columns:
         if expected[name].dtype == object or pd.api.types.is_string_dtype(expected[name].dtype):
@@ -49,7 +49,7 @@ def test_texts_from_a_columns_codes_are_what_texts_makes_of_its_strings():
     categories = np.array(["b", "a", "b", "unused", ""], dtype=object)  # "" ends it: code -1, a missing text
     codes = np.array([0, 1, -1, 2, 0, 1])
     strings = categories[codes]
-    var = xr.Variable(("sample",), strings, encoding={resultstore.DECODED_FROM_CODES: (strings, codes, categories)})
+    var = xr.Variable(("sample",), strings, encoding={results.DECODED_FROM_CODES: (strings, codes, categories)})
     made, expected = resultset._texts_of_codes(var, strings), resultset.texts(strings)
     assert list(made.cat.categories) == list(expected.cat.categories) == ["", "a", "b"]
     assert made.cat.codes.tolist() == expected.cat.codes.tolist()
@@ -59,7 +59,7 @@ def test_texts_from_a_columns_codes_are_what_texts_makes_of_its_strings():
 def test_a_source_travels_between_processes_as_its_columns():
     import pickle
 
-    source = resultset.ResultSource.from_dataset("prk.nc", resultstore.open(ROOT / "data/reference/results/prk.nc"))
+    source = resultset.ResultSource.from_dataset("prk.nc", results.open(ROOT / "data/reference/results/prk.nc"))
     expected = source.frame.copy()
     source.kinds  # noqa: B018 - judged where the file was read
     state = source.__getstate__()
@@ -73,7 +73,7 @@ def _sources(tmp_path) -> list[resultset.ResultSource]:
     """Three files whose columns differ: prk.nc twice and bounds.nc (which lacks some of prk's columns)."""
     paths = [ROOT / "data/reference/results/prk.nc", ROOT / "data/reference/results/bounds.nc",
              ROOT / "data/reference/results/prk.nc"]
-    return [resultset.ResultSource.from_dataset(f"{tmp_path}/f{i}.nc", resultstore.open(p)) for i, p in enumerate(paths)]
+    return [resultset.ResultSource.from_dataset(f"{tmp_path}/f{i}.nc", results.open(p)) for i, p in enumerate(paths)]
 
 
 def test_merged_frame_is_what_concat_gives_and_files_view_its_rows(tmp_path):

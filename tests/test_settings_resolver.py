@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import pytest
 
-from twelveways import claims, codegraph, errors, resultstore, stats
+from twelveways import claims, codegraph, errors, results, stats
 from twelveways.checklist import restate
 from twelveways.compare import cli as compare_cli
 from twelveways.errors import AuditInputError, ClaimError, SettingError
@@ -94,7 +94,7 @@ def test_a_claim_without_a_level_takes_the_runs_config_and_says_so(tmp_path):
     rows = [{"benchmark": "prk", "workload": "nstream", "implementation": "numpy", "ranks": 1, "threads": 1,
              "size": 1000, "precision": "fp64", "seed": 1, "run_id": f"r{i}", "iteration": 1, "rank": 0,
              "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
-    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    frame = results.to_frame(results.from_records(rows, "prk"))
     assert claims.check_claim(claim, frame, config).numbers.confidence == 0.9
     assert claims.check_claim(claim, frame).numbers.confidence == settings.default_confidence()
 
@@ -190,9 +190,9 @@ def test_an_audited_file_that_states_an_unusable_level_gets_r5_needs_human_namin
     rows = [{"benchmark": "prk", "workload": "nstream", "implementation": "numpy", "ranks": 1, "threads": 1,
              "size": 1000, "precision": "fp64", "seed": 1, "run_id": "r1", "iteration": i, "rank": 0,
              "metric": "time", "value": 0.01 + i * 1e-3, "unit": "s", "valid": True} for i in range(8)]
-    ds = resultstore.from_records(rows, "prk")
+    ds = results.from_records(rows, "prk")
     ds.attrs["confidence"] = "high"
-    path = resultstore.write(ds, tmp_path / "prk.nc")
+    path = results.write(ds, tmp_path / "prk.nc")
     assert audit_main([str(path), "--format", "json", "--exit-zero"]) == 0
     report = json.loads(capsys.readouterr().out)
     r5 = next(check for check in report["checks"] if check["id"] == "R5")

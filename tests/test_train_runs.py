@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lazy_modules import lazy
-from twelveways import resultstore
+from twelveways import results
 from twelveways.config import validate
 from twelveways.train import data, mllog_io
 from twelveways.train.score import olympic_mean
@@ -46,7 +46,7 @@ def study(tmp_path_factory):
     config = validate({"seed": 5, "train": dict(TINY, data_dir=str(root / "data"))})
     data.prepare(root / "data", TrainConfig.from_config(config))
     out = sweeps.execute(config, root / "results" / "train.nc", None, root / "results" / "train" / "mllog", root / "models")
-    return {"root": root, "ds": resultstore.open(out), "logs": root / "results" / "train" / "mllog", "config": config}
+    return {"root": root, "ds": results.open(out), "logs": root / "results" / "train" / "mllog", "config": config}
 
 
 def _runs(frame):
@@ -55,7 +55,7 @@ def _runs(frame):
 
 
 def test_every_family_trains_and_records_train_and_test_accuracy(study):
-    frame = resultstore.to_frame(study["ds"])
+    frame = results.to_frame(study["ds"])
     assert study["ds"].attrs["family"] == "train"
     per_run = frame[(frame["iteration"] == -1) & (frame["metric"] == "test_accuracy")]
     assert set(TINY["models"]) <= set(per_run["workload"])
@@ -68,14 +68,14 @@ def test_every_family_trains_and_records_train_and_test_accuracy(study):
     assert (best > 0.85).all()
     # curves: one row per epoch, samples_seen grows by the training split each epoch
     curve = frame[(frame["metric"] == "samples_seen") & (frame["iteration"] > 0)]
-    n_train = resultstore.attr_json(study["ds"], "datasets")["digits"]["n_train"]
+    n_train = results.attr_json(study["ds"], "datasets")["digits"]["n_train"]
     first = curve[curve["iteration"] == 1]["value"]
     assert (first == n_train).all()
 
 
 def test_mllog_logs_pass_the_compliance_checker_cli(study, tmp_path):
     logs = sorted(study["logs"].glob("*.log"))
-    frame = resultstore.to_frame(study["ds"])
+    frame = results.to_frame(study["ds"])
     assert len(logs) == frame[frame["seed"] >= 0]["run_id"].nunique()
     assert (frame[frame["metric"] == "compliant"]["value"] == 1).all()
     # the CLI itself, on one log per configuration (a subprocess each)
@@ -115,7 +115,7 @@ def test_olympic_mean_from_the_logs_equals_the_stored_score(study):
     for log in study["logs"].glob("*.log"):
         summary = mllog_io.run_summary(log)
         grouped[summary["config_id"]].append(summary)
-    scores = resultstore.attr_json(study["ds"], "scores")
+    scores = results.attr_json(study["ds"], "scores")
     assert scores, "no scores stored"
     for config_id, stored in scores.items():
         runs = grouped[config_id]
@@ -125,7 +125,7 @@ def test_olympic_mean_from_the_logs_equals_the_stored_score(study):
         if stored["valid"]:
             assert recomputed.score_s == pytest.approx(stored["score_s"], rel=0, abs=1e-9)
     # and the per-run rows hold the same times as the logs
-    frame = resultstore.to_frame(study["ds"])
+    frame = results.to_frame(study["ds"])
     ttt = frame[frame["metric"] == "time_to_train"].set_index("run_id")["value"]
     for runs in grouped.values():
         for r in runs:
@@ -134,13 +134,13 @@ def test_olympic_mean_from_the_logs_equals_the_stored_score(study):
 
 
 def test_batch_sweep_lr_search_and_io_variant_are_recorded(study):
-    frame = resultstore.to_frame(study["ds"])
+    frame = results.to_frame(study["ds"])
     runs = frame[frame["iteration"] == -1]
     batch = runs[runs["study"].str.contains("batch_size") & (runs["metric"] == "epochs_to_target")]
     assert set(batch["batch_size"]) == {32, 256}
     assert batch[batch["batch_size"] == 256]["lr"].tolist() == pytest.approx([0.05 * 256 / 32] * TINY["seeds"])
     assert set(runs["lr_rule"]) == {"linear"}
-    lr = resultstore.attr_json(study["ds"], "lr_search")
+    lr = results.attr_json(study["ds"], "lr_search")
     trial_rows = runs[(runs["role"] == "tuning") & (runs["metric"] == "run_wall_time")]
     assert lr["n_trials"] == len(trial_rows) == 2
     assert lr["total_cost_s"] == pytest.approx(trial_rows["value"].sum())
@@ -158,8 +158,8 @@ def test_batch_sweep_lr_search_and_io_variant_are_recorded(study):
 
 def test_data_parallel_runs_used_two_mpi_ranks_and_sparsified_less(study):
     ds = study["ds"]
-    assert resultstore.attr_json(ds, "mpi")["2"]["comm_size"] == 2
-    frame = resultstore.to_frame(ds)
+    assert results.attr_json(ds, "mpi")["2"]["comm_size"] == 2
+    frame = results.to_frame(ds)
     par = frame[(frame["iteration"] == -1) & (frame["ranks"] == 2) & (frame["metric"] == "comm_bytes_per_step")]
     dense = par[par["sparsification"] == "none"]["value"].unique()
     sparse = par[par["sparsification"] != "none"]["value"].unique()

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from tinyrun import finished_outputs, snakemake
-from twelveways import resultstore
+from twelveways import results
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +51,7 @@ def test_results_files_valid_with_provenance(tiny_run):
     project = tiny_run.project
     env_hash = json.loads((project / "results" / "environment.json").read_text())["hash"]
     for path in sorted((project / "results").glob("*.nc")):
-        ds = resultstore.open(path)
+        ds = results.open(path)
         assert ds.attrs["environment_hash"] == env_hash, path
         assert ds.attrs["config_hash"] != "unknown", path
         assert ds.sizes["sample"] > 0, path

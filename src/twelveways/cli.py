@@ -83,11 +83,11 @@ def results_parser():
 
 def _results_info(argv: list[str]) -> int:
     args = results_parser().parse_args(argv)
-    from . import resultstore  # after parsing: --help answers before the analysis stack loads
+    from . import results  # after parsing: --help answers before the analysis stack loads
 
     for path in args.files:
-        ds = resultstore.require_samples(resultstore.open(path), str(path))
-        frame = resultstore.to_frame(ds)
+        ds = results.require_samples(results.open(path), str(path))
+        frame = results.to_frame(ds)
         invalid = int((~frame["valid"].astype(bool)).sum())
         print(f"{path}: schema {ds.attrs['schema_version']}, family {ds.attrs['family']}, "
               f"{len(frame)} samples ({invalid} invalid), environment {str(ds.attrs['environment_hash'])[:12]}, "
@@ -119,7 +119,7 @@ def _import(argv: list[str]) -> int:
 
     parser = import_parser()
     args = parser.parse_args(argv)
-    from . import readers, resultstore  # after parsing: --help answers before the analysis stack loads
+    from . import readers, results  # after parsing: --help answers before the analysis stack loads
     from .readers.csv_table import parse_pairs
 
     refuse_output_over_input([args.output], [*args.paths, args.metadata], AuditInputError, parser.prog)
@@ -136,10 +136,10 @@ def _import(argv: list[str]) -> int:
         print(f"skipped {item.path}: {item.why}", file=sys.stderr)
     for item, target in zip(loaded, targets):
         try:
-            resultstore.write(item.ds, target)
+            results.write(item.ds, target)
         except OSError as exc:
             raise AuditInputError(f"cannot write {target}: {exc.strerror or exc}") from exc
-        print(f"wrote {target} ({item.format}: {item.ds.sizes[resultstore.SAMPLE_DIM]} rows, family "
+        print(f"wrote {target} ({item.format}: {item.ds.sizes[results.SAMPLE_DIM]} rows, family "
               f"{item.ds.attrs['family']})", file=sys.stderr)
     return outcome_code(failed=False, skipped=any(item.unreadable for item in skipped))  # as audit
 

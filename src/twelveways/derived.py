@@ -1,7 +1,7 @@
 """Derived results: what the analysis stage computes from the samples and the report shows.
 
 Each analysis notebook writes ``results/derived/<family>.nc`` (family prk, train, infer) in the
-results schema (:mod:`twelveways.resultstore`) so the checklist judges what the report shows, not
+results schema (:mod:`twelveways.results`) so the checklist judges what the report shows, not
 only the raw samples (DESIGN.md, data flow: results -> analysis -> checklist -> report).  The
 format is documented in docs/results-schema.md ("Derived results"); in short:
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from . import resultstore, stats
+from . import results, stats
 from .errors import ResultsError, StatisticsError
 
 #: Bumped whenever the analysis changes what it derives or how (format history in docs/results-schema.md).
@@ -211,7 +211,7 @@ def derived_from(paths: Iterable[str | os.PathLike]) -> list[dict]:
     """The raw files a derived file was computed from: name, sha256, environment and config hash."""
     out = []
     for path in paths:
-        ds = resultstore.open(path)
+        ds = results.open(path)
         out.append({"file": Path(path).name, "sha256": sha256(path), "family": str(ds.attrs.get("family", "")),
                      "environment_hash": str(ds.attrs.get("environment_hash", "")),
                      "config_hash": str(ds.attrs.get("config_hash", ""))})
@@ -223,21 +223,21 @@ def dataset(bundle: Derived):
     if not bundle.sources:
         raise ResultsError(f"derived {bundle.family} results name no raw results file")
     origin = derived_from(bundle.sources)
-    first = resultstore.open(bundle.sources[0]).attrs
-    commit, dirty = resultstore.git_state()
+    first = results.open(bundle.sources[0]).attrs
+    commit, dirty = results.git_state()
     attrs = {key: first.get(key, "unknown") for key in PROVENANCE}
     attrs.update(bundle.attrs)
     attrs.update(derived=1, analysis_version=ANALYSIS_VERSION, derived_from=origin,
                  analysis_git_commit=commit, analysis_git_dirty=int(dirty),
                  summaries=bundle.summaries, fits=bundle.fits, figures=bundle.figures,
-                 factors=sorted({k for r in bundle.rows for k in r} - set(resultstore.COLUMNS) - set(ANNOTATIONS)))
+                 factors=sorted({k for r in bundle.rows for k in r} - set(results.COLUMNS) - set(ANNOTATIONS)))
     attrs.setdefault("metric_kinds", {})
     hashes = {o["environment_hash"] for o in origin}
     if len(hashes) > 1:
         attrs["environment_hash"] = "mixed"
-    return resultstore.from_records(bundle.rows, bundle.family, attrs)
+    return results.from_records(bundle.rows, bundle.family, attrs)
 
 
 def write(path: str | os.PathLike, bundle: Derived) -> Path:
-    """Write ``bundle`` to ``path`` atomically (``twelveways.resultstore.write``); returns the path."""
-    return resultstore.write(dataset(bundle), path)
+    """Write ``bundle`` to ``path`` atomically (``twelveways.results.write``); returns the path."""
+    return results.write(dataset(bundle), path)

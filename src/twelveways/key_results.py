@@ -41,7 +41,7 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
     checked on load (:func:`twelveways.evidence.summary.load`).  ``strict``: a damaged derived file or entry is an
     error (a comparison must not read "no derived results" into it); else a damaged file is passed over and a
     damaged entry left out."""
-    from . import resultstore
+    from . import results
     from .errors import ResultsError
     from .evidence import attributes
 
@@ -52,7 +52,7 @@ def load_summaries(derived_dir: str | os.PathLike | None, *, strict: bool = Fals
         if path is None or not path.is_file():
             continue
         try:
-            value = attributes.from_attrs(resultstore.open(path).attrs, str(path)).summaries or []
+            value = attributes.from_attrs(results.open(path).attrs, str(path)).summaries or []
             if not isinstance(value, list):
                 raise ResultsError("attribute 'summaries' is not a list of objects")
             summaries, left_out = stated_summary.load(value, str(path))

@@ -1,4 +1,4 @@
-"""Read the NetCDF4 files :func:`twelveways.resultstore.write` produces straight from HDF5 (h5py), as xarray would.
+"""Read the NetCDF4 files :func:`twelveways.results.write` produces straight from HDF5 (h5py), as xarray would.
 
 Why: xarray's h5netcdf backend builds netCDF's whole object model before it reads a byte (dimension
 lookups that reopen every HDF5 object tens of thousands of times): about 90 ms of CPU for a results

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config as config_module
-from . import plan_stages, resultstore, stats
+from . import plan_stages, results, stats
 from .cliargs import refuse_output_over_input
 from .errors import AuditInputError, StatisticsError, TwelveWaysError
 from .evidence.settings import resolve_confidence
@@ -81,7 +81,7 @@ def _run_costs(ds, frame, source) -> tuple[dict[str, float], str]:
     total = _seconds(ds.attrs.get("prk_sweep_seconds", timed.sum()), "prk_sweep_seconds", source)
     startup = max(0.0, (total - float(timed.sum())) / max(1, len(timed)))
     estimated = {str(k): float(v) + startup for k, v in timed.items()}
-    recorded = resultstore.attr_json(ds, "prk_run_seconds", None)
+    recorded = results.attr_json(ds, "prk_run_seconds", None)
     if not (isinstance(recorded, dict) and recorded):
         return estimated, ("timed iterations plus an equal share of the sweep's other time (this run did not "
                            "record each run's wall time)")
@@ -93,8 +93,8 @@ def _run_costs(ds, frame, source) -> tuple[dict[str, float], str]:
 
 def configurations(path: str | Path, noise: Mapping | None = None) -> tuple[list[dict], str]:
     """Per PRK configuration of a finished run: variance, invocations, cost per invocation."""
-    ds = resultstore.open(path)
-    frame = resultstore.to_frame(ds)
+    ds = results.open(path)
+    frame = results.to_frame(ds)
     missing = [column for column in NEEDED_COLUMNS if column not in frame.columns]
     if missing:
         raise AuditInputError(f"{path}: no PRK configuration to plan from (family {ds.attrs.get('family', '?')!s}: "
@@ -201,8 +201,8 @@ def plan(results_dir: str | Path, *, effect: float = 0.05, power: float = 0.8, c
     if not rows:
         raise AuditInputError(f"{path}: no valid PRK time samples to plan from")
     needed(rows, effect, power, round(1 - confidence, 12))
-    run_profile = str(resultstore.open(path).attrs.get("profile", ""))
-    run_config = resultstore.attr_json(resultstore.open(path), "prk_config", {}) or {}
+    run_profile = str(results.open(path).attrs.get("profile", ""))
+    run_config = results.attr_json(results.open(path), "prk_config", {}) or {}
     predicted = {}
     for name, config_path in (PROFILES if profiles is None else profiles).items():
         profile = config_module.load(config_path)
@@ -254,7 +254,7 @@ def recorded_run(path: Path, rows: list[dict], bench: str | Path | None = None) 
     if config_path is None:
         raise AuditInputError(f"{folder}: no config.json beside the results (the run's validated configuration, which "
                               "the workflow writes to results/config.json); its counts are what the costs scale from")
-    ds = resultstore.open(path)
+    ds = results.open(path)
     sweep = float(ds.attrs["prk_sweep_seconds"]) if "prk_sweep_seconds" in ds.attrs else None
     return plan_stages.Recorded(folder, costs, config_module.load(config_path),
                                 (sweep, len(rows)) if sweep is not None else None)

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import resultstore
+from . import results
 from .compare.record import Number, Record
 from .errors import AuditInputError, ConfigError
 
@@ -165,7 +165,7 @@ def sd_or_zero(values: np.ndarray) -> float:
 def open_results(folder: Path, name: str) -> pd.DataFrame | None:
     """A results file's rows, None when the run did not write it (that stage then has only its rules' costs)."""
     path = folder / name
-    return resultstore.to_frame(resultstore.open(path)) if path.is_file() else None
+    return results.to_frame(results.open(path)) if path.is_file() else None
 
 
 def require(found: Mapping, what: str, where: Path) -> None:
@@ -232,7 +232,7 @@ def train_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
         except ConfigError:  # a configuration named otherwise (another producer's file): not a unit to scale
             continue
     epochs = int(profile["train"]["max_epochs"]) / int(recorded["train"]["max_epochs"])
-    datasets = resultstore.attr_json(resultstore.open(folder / "train.nc"), "datasets", {}) or {}
+    datasets = results.attr_json(results.open(folder / "train.nc"), "datasets", {}) or {}
     try:
         planned = train_runs(profile, datasets) if known else None
     except KeyError as exc:  # a data set the run did not prepare: its input shape is unknown
@@ -327,7 +327,7 @@ def infer_estimate(folder: Path, costs: Mapping, recorded: Mapping, profile: Map
         units.append((per_variant * variants_tgt, mean, sd))
     loadgen = scaled(units, f"LoadGen runs of {variants_tgt} model variants, each the longer of the minimum duration "
                             "and the minimum query count at the recorded rate (calibration pilots as recorded)")
-    stage = resultstore.attr_json(resultstore.open(folder / "inference.nc"), "stage_seconds", {}) or {}
+    stage = results.attr_json(results.open(folder / "inference.nc"), "stage_seconds", {}) or {}
     per_variant = [float(s) for model in stage.values() if isinstance(model, Mapping)
                    for key, s in model.items() if key != "total"]
     prepared = sum(per_variant) - float(table["run_wall_time"].sum())

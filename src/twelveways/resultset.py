@@ -4,7 +4,7 @@ What the checklist, the claims (``twelveways.claims``) and ``twelveways compare`
 three: :func:`load` opens files or trees through ``twelveways.readers`` (imported when called) into
 :class:`ResultSource` objects gathered in one :class:`ResultSet`, which nothing changes once loaded (an
 audit keeps its own state apart, ``checklist.model.AuditRun``; compare reads one set per side).  The
-results files carry the evidence as rows (one per sample, ``twelveways.resultstore``) and as attributes (typed once, on load,
+results files carry the evidence as rows (one per sample, ``twelveways.results``) and as attributes (typed once, on load,
 against the evidence registry: :mod:`twelveways.evidence.attributes`).  The full list of attributes and
 columns each check reads is in ``docs/checklist-evidence.md``; the vocabulary shared by several checks is
 defined here, in one place:
@@ -43,7 +43,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 import xarray as xr
 
-from . import inputs, memory, resultstore
+from . import inputs, memory, results
 from .evidence import attributes, registry
 from .evidence import summary as stated_summary
 from .evidence import settings
@@ -146,7 +146,7 @@ def source_columns(ds: xr.Dataset) -> dict:
     """
     variables = {name: ds.variables[name] for name in ds.data_vars}  # Variables: no DataArray built per column
     if ds.coords or any(var.ndim != 1 for var in variables.values()):
-        frame = resultstore.to_frame(ds)
+        frame = results.to_frame(ds)
         columns = {name: frame[name].to_numpy() for name in frame.columns}
     else:
         columns = {name: var.values for name, var in variables.items()}
@@ -168,10 +168,10 @@ def texts(values) -> pd.Series:
 
 
 def _texts_of_codes(var: xr.Variable, values: np.ndarray) -> pd.Series | None:
-    """:func:`texts` of a string column ``resultstore.open`` decoded from codes, built from its codes and
+    """:func:`texts` of a string column ``results.open`` decoded from codes, built from its codes and
     category list (a few distinct texts) instead of every row's string; None where the column is not that
     decoding (the values were replaced since)."""
-    decoded = var.encoding.get(resultstore.DECODED_FROM_CODES)
+    decoded = var.encoding.get(results.DECODED_FROM_CODES)
     if decoded is None or decoded[0] is not values:
         return None
     _, codes, categories = decoded  # categories end in "" for code -1
@@ -337,7 +337,7 @@ class ResultSource:
         else:
             runs = max(1, int(self.frame["run_id"].nunique()))
             extra = [c for c in self.frame.columns
-                     if c not in resultstore.COLUMNS and c not in ANNOTATION_COLUMNS and not c.endswith(ANNOTATION_SUFFIXES)
+                     if c not in results.COLUMNS and c not in ANNOTATION_COLUMNS and not c.endswith(ANNOTATION_SUFFIXES)
                      and self.frame[c].nunique(dropna=False) <= runs]
         return list(CONFIG_COLUMNS) + extra
 
@@ -386,7 +386,7 @@ def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filte
         return frame.iloc[0:0]
     positions = _metric_positions(frame, metric)
     if summarizable:
-        positions = positions[np.asarray(resultstore.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
+        positions = positions[np.asarray(results.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
     for column, wanted in filters.items():
         positions = positions[matches(frame[column].iloc[positions], wanted).to_numpy()]
     if collapse_ranks and "rank" not in filters and positions.size:
@@ -600,7 +600,7 @@ def _merge_raw(sources: list[ResultSource]) -> pd.DataFrame:
     are categories over the texts of every file (missing as "", as the files' own are).
     """
     if not sources:
-        return pd.DataFrame(columns=list(resultstore.COLUMNS))
+        return pd.DataFrame(columns=list(results.COLUMNS))
     lengths = [source.rows for source in sources]
     own = [source.take_columns() for source in sources]  # they live on in ``own`` until merged
     order = [list(columns) for columns in own]

@@ -84,7 +84,7 @@ def merged_config(files: list[str], entries: list[str]) -> dict:
 
 def _write(merged: dict) -> Path:
     """The merged configuration as one YAML file named by its hash (written atomically)."""
-    from .resultstore import canonical_hash
+    from .results import canonical_hash
 
     CONFIG_DIR.mkdir(parents=True, exist_ok=True)
     path = CONFIG_DIR / f"config-{canonical_hash(merged)[:16]}.yaml"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from twelveways import resultstore
+from twelveways import results
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -138,9 +138,9 @@ def write_result_set(folder: Path) -> Path:
     (folder / "environment-end.json").write_text(json.dumps(ENVIRONMENT_END, indent=1))
     (folder / "config.json").write_text(json.dumps(CONFIG, indent=1))
     (folder / "checklist.json").write_text(json.dumps(CHECKLIST, indent=1))
-    attrs = resultstore.provenance(ENVIRONMENT, CONFIG)
-    resultstore.write(resultstore.from_records(records(), "prk", attrs=attrs), folder / "results" / "prk.nc")
-    resultstore.write(resultstore.from_records(bound_records(), "bounds", attrs=attrs), folder / "results" / "bounds.nc")
+    attrs = results.provenance(ENVIRONMENT, CONFIG)
+    results.write(results.from_records(records(), "prk", attrs=attrs), folder / "results" / "prk.nc")
+    results.write(results.from_records(bound_records(), "bounds", attrs=attrs), folder / "results" / "bounds.nc")
     return folder
 
 

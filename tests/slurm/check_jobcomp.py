@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from twelveways import resultstore
+from twelveways import results
 
 
 def parse_jobcomp(path: Path) -> list[dict]:
@@ -29,7 +29,7 @@ def main() -> int:
     if len(completed) < 3:
         print(f"error: only {len(completed)} completed jobs in {args.jobcomp}", file=sys.stderr)
         return 1
-    prk = resultstore.open(args.project / "results" / "prk.nc")
+    prk = results.open(args.project / "results" / "prk.nc")
     job_id = str(prk.attrs.get("scheduler_job_id", ""))
     if prk.attrs.get("scheduler") != "slurm" or job_id not in completed:
         print(f"error: results/prk.nc was not written by a completed SLURM job (job id {job_id!r})", file=sys.stderr)
@@ -37,7 +37,7 @@ def main() -> int:
     if int(completed[job_id].get("ProcCnt", "0")) < 2:
         print(f"error: PRK job {job_id} had ProcCnt {completed[job_id].get('ProcCnt')}, expected >= 2", file=sys.stderr)
         return 1
-    frame = resultstore.to_frame(prk)
+    frame = results.to_frame(prk)
     mpi = frame[frame["implementation"].isin(["c-mpi", "mpi4py"]) & (frame["ranks"] == 2) & frame["valid"]]
     if mpi.empty or set(mpi["rank"].unique()) - {-1} != {0, 1}:
         print("error: no valid 2-rank MPI samples with both ranks' times in results/prk.nc", file=sys.stderr)

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import atomic, contention, envdiff, resultset, resultstore, stability
+from .. import atomic, contention, envdiff, resultset, results, stability
 from ..cliargs import UsageError, refuse_output_over_input
 from ..errors import TwelveWaysError
 from ..prk import sweep
@@ -83,12 +83,12 @@ def _write_samples(outcome: ab_run.Outcome, sides_: dict[str, ab_sides.Side], pa
     """Every sample of each side in the results schema (``compare`` and ``audit`` read them as any results)."""
     for label, side in sides_.items():
         rows = [row for pair in outcome.pairs for row in getattr(pair, label).rows]
-        attrs = resultstore.provenance(side.facts, side.config)
+        attrs = results.provenance(side.facts, side.config)
         attrs.update({"git_commit": side.commit.removesuffix("+dirty"), "git_dirty": int(side.commit.endswith("+dirty")),
                       "contention": outcome.load, "prk_interleaved": True, "ab_side": label,
                       "ab_order_seed": outcome.seed, "ab_rounds": outcome.rounds, "prk_config": dict(side.prk.section)})
         paths[f"{label}.nc"].parent.mkdir(parents=True, exist_ok=True)
-        resultstore.write(resultstore.from_records(rows, family="prk", attrs=attrs), paths[f"{label}.nc"])
+        results.write(results.from_records(rows, family="prk", attrs=attrs), paths[f"{label}.nc"])
 
 
 def _stability(paths: dict[str, Path]) -> dict[str, list[str]]:

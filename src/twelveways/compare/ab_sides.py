@@ -27,7 +27,7 @@ from ..errors import TwelveWaysError
 from ..prk import build as prk_build
 from ..prk import sweep
 from ..families.prk_config import PrkConfig
-from ..resultstore import git_state
+from ..results import git_state
 
 WORKING_TREE = "working tree"
 CONFIG_IN_TREE = Path("config") / "config.yaml"

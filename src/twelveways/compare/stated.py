@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import resultset, resultstore, stats
+from .. import resultset, results, stats
 from ..evidence.summary import StatedSummary
 from . import table as table_mod
 from . import verdicts
@@ -193,7 +193,7 @@ def table(data: resultset.ResultSet, columns: dict[str, list[str]], raw: Mapping
             continue
         family = table_mod.source_family(source)
         frame = source.frame.assign(_kind=source.kinds)
-        usable = frame[resultstore.summarizable_mask(frame) & np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
+        usable = frame[results.summarizable_mask(frame) & np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
         covered: set = set()
         stated = []
         for summary in source.summaries():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import resultset, resultstore
+from .. import resultset, results
 
 #: Kinds a comparison judges (a count, a curve or an unnamed kind has no "better").
 COMPARED_KINDS = ("cost", "rate", "quality")
@@ -75,7 +75,7 @@ def _whole_run_rows(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 def _source_samples(source: resultset.ResultSource, family: str, columns: list[str]) -> dict[tuple, Samples]:
     frame = source.frame.assign(_kind=source.kinds)
     derived = {m for m in frame["metric"].unique() if source.is_derived(str(m))}
-    frame = frame[resultstore.summarizable_mask(frame) & frame["_kind"].isin(COMPARED_KINDS)
+    frame = frame[results.summarizable_mask(frame) & frame["_kind"].isin(COMPARED_KINDS)
                   & ~frame["metric"].isin(derived)]
     frame = frame[np.isfinite(pd.to_numeric(frame["value"], errors="coerce"))]
     frame = _whole_run_rows(frame, columns)

@@ -70,7 +70,7 @@ def stable_view(capture: Mapping) -> dict:
 
 def environment_hash(capture: Mapping) -> str:
     """sha256 of the canonical JSON of :func:`stable_view` (see :data:`VOLATILE`)."""
-    from ..resultstore import canonical_hash
+    from ..results import canonical_hash
 
     return canonical_hash(stable_view(capture))
 

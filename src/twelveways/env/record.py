@@ -43,7 +43,7 @@ def _preload() -> None:
             __import__(name)
         except ImportError:
             pass  # the reader reports it as unavailable
-    from .. import measure, resultstore  # noqa: F401
+    from .. import measure, results  # noqa: F401
 
 
 def _runtime_section(probed, key: str, missing: str):

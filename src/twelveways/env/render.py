@@ -302,7 +302,7 @@ def _parameters(config: Mapping | None) -> list[str]:
                 "`results/config.json`.", ""]
     import yaml
 
-    from ..resultstore import canonical_hash
+    from ..results import canonical_hash
 
     measurement = config.get("measurement", {}) if isinstance(config.get("measurement"), Mapping) else {}
     stages = config.get("stages", {}) if isinstance(config.get("stages"), Mapping) else {}

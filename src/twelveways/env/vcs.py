@@ -7,7 +7,7 @@ from .probe import unavailable
 
 
 def git() -> dict:
-    from ..resultstore import git_state
+    from ..results import git_state
 
     root = probe.PROJECT_ROOT
     commit, dirty = git_state(root)

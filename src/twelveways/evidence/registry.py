@@ -29,7 +29,7 @@ class Attribute:
 A = Attribute
 #: Provenance and schema (every file).
 PROVENANCE = (
-    A("schema_version", "string", "results schema version the file follows", ("resultstore.open", "R9")),
+    A("schema_version", "string", "results schema version the file follows", ("results.open", "R9")),
     A("environment_hash", "string", "canonical hash of the environment capture the rows were measured in", ("R9", "F8")),
     A("config_hash", "string", "canonical hash of the settings the run used", ("R9",)),
     A("git_commit", "string", "project commit that produced the file ('unknown' for imported files)", ("R9",)),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import derived, plots, resultstore, stats
+from .. import derived, plots, results, stats
 from ..evidence.settings import resolve_confidence
 
 PERFORMANCE_ROLES = ("performance", "search", "load_sweep")
@@ -23,9 +23,9 @@ CRITERIA = ("result_valid", "latency_bound_satisfied", "min_duration_satisfied",
 
 def load(results_dir: str | Path) -> tuple[pd.DataFrame, dict]:
     """All rows of ``<results_dir>/inference.nc`` and its attributes (JSON ones decoded)."""
-    ds = resultstore.open(Path(results_dir) / "inference.nc")
-    attrs = {key: resultstore.attr_json(ds, key) for key in ds.attrs}
-    return resultstore.to_frame(ds), attrs
+    ds = results.open(Path(results_dir) / "inference.nc")
+    attrs = {key: results.attr_json(ds, key) for key in ds.attrs}
+    return results.to_frame(ds), attrs
 
 
 def latencies(frame: pd.DataFrame, roles=PERFORMANCE_ROLES) -> pd.DataFrame:

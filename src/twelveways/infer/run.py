@@ -85,7 +85,7 @@ def execute(config: dict, model_paths: list[Path] | None, output: Path, logs: Pa
             raise ConfigError(f"model checkpoint not found: {path} (the training stage writes it)")
     import pandas as pd
 
-    from .. import resultstore
+    from .. import results
     from . import harness
 
     loaded = _prepare_all(cfg, model_paths, root)
@@ -102,10 +102,10 @@ def execute(config: dict, model_paths: list[Path] | None, output: Path, logs: Pa
             stage.run_unit(*loaded[index], variant_name, kind, number, advance)
     frames = stage.frames + _derived_rows(cfg, loaded, stage.outcome, logs)
     frame = pd.concat(frames, ignore_index=True)
-    ds = resultstore.from_frame(frame, "infer", attrs={**resultstore.provenance(environment, config),
+    ds = results.from_frame(frame, "infer", attrs={**results.provenance(environment, config),
                                                    **_attributes(cfg, loaded, stage.outcome),
                                                    "stage_seconds": stage.seconds_by_model()})
-    resultstore.write(ds, output)
+    results.write(ds, output)
     return ds
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import derived, plots, resultstore, stats
+from .. import derived, plots, results, stats
 from ..families import prk as prk_kernels
 from ..errors import ResultsError, StatisticsError
 from ..evidence.settings import resolve_confidence
@@ -47,11 +47,11 @@ def load(results_dir: str | os.PathLike) -> tuple[pd.DataFrame, pd.DataFrame, di
     Bounds may live in their own file or as ``benchmark == 'bounds'`` rows of ``prk.nc``.
     """
     folder = Path(results_dir)
-    ds = resultstore.open(folder / "prk.nc")
-    frame = resultstore.to_frame(ds)
+    ds = results.open(folder / "prk.nc")
+    frame = results.to_frame(ds)
     parts = [frame[frame["benchmark"] == "bounds"]]
     if (folder / "bounds.nc").is_file():
-        parts.append(resultstore.to_frame(resultstore.open(folder / "bounds.nc")))
+        parts.append(results.to_frame(results.open(folder / "bounds.nc")))
     bounds = pd.concat(parts, ignore_index=True) if parts else frame.iloc[:0]
     return frame[frame["benchmark"] != "bounds"].reset_index(drop=True), bounds, dict(ds.attrs)
 
@@ -75,7 +75,7 @@ def iteration_times(frame: pd.DataFrame) -> pd.DataFrame:
     run only has per-rank rows, the maximum over ranks is taken here (R10).
     """
     keys = config_columns(frame)
-    usable = resultstore.summarizable(frame)
+    usable = results.summarizable(frame)
     usable = usable[usable["metric"].isin(TIME_METRICS) & (usable["iteration"] > 0)]
     if usable.empty:
         raise ResultsError("prk results hold no valid timed iterations (metric 'time', iteration >= 1)")
@@ -201,7 +201,7 @@ def bounds(frame: pd.DataFrame) -> pd.DataFrame:
     """
     if frame is None or frame.empty:
         return pd.DataFrame(columns=["kind", "pe", "value", "source"])
-    usable = resultstore.summarizable(frame)
+    usable = results.summarizable(frame)
     usable = usable[usable["unit"].isin(BOUND_UNITS)]
     rows = []
     for (workload, impl, unit, ranks, threads), group in usable.groupby(
@@ -395,7 +395,7 @@ def derived_summaries(samples: pd.DataFrame, times: pd.DataFrame, summary: pd.Da
     keys = [c for c in config_columns(times) if c in times.columns]
     confidence = stats.check_confidence(resolve_confidence(confidence))
     metric = next((m for m in TIME_METRICS if (samples["metric"] == m).any()), "time")
-    rates = resultstore.summarizable(samples)
+    rates = results.summarizable(samples)
     rates = rates[rates["metric"] == "rate"]
     shown = summary.set_index(keys)["rate"] if "rate" in summary else None
     out = []

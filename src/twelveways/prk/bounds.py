@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config as config_module
-from .. import resultstore
+from .. import results
 from ..cliargs import add_config, add_environment
 from ..errors import KernelError, MeasurementError, TwelveWaysError
 from ..families.prk_config import Bounds, PrkConfig
@@ -235,8 +235,8 @@ def measure(config: Mapping, *, kernels_dir, bandwidth_implementations: Sequence
 
 def write(rows: list[dict], summary: dict, *, output: str | Path, json_path: str | Path, attrs: dict) -> None:
     """Write bounds.nc (family bounds) and bounds.json, each atomically."""
-    ds = resultstore.from_records(rows, family="bounds", attrs={**attrs, **checklist_attrs(), "bounds_summary": summary})
-    resultstore.write(ds, output)
+    ds = results.from_records(rows, family="bounds", attrs={**attrs, **checklist_attrs(), "bounds_summary": summary})
+    results.write(ds, output)
     json_path = Path(json_path)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{json_path.name}.", dir=json_path.parent)
@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         impls = ("c-serial", "c-openmp") if args.bandwidth_implementation == "c" else ("numpy",)
         rows, summary = measure(config, kernels_dir=args.kernels_dir, bandwidth_implementations=impls)
         write(rows, summary, output=args.output, json_path=args.json,
-              attrs=resultstore.provenance(args.environment, config))
+              attrs=results.provenance(args.environment, config))
     except TwelveWaysError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr, flush=True)
         return 1

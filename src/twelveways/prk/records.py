@@ -2,10 +2,10 @@
 
 Every PRK program, C or Python, prints one JSON object (DESIGN.md "Kernel contract").  This
 module refuses output that breaks the contract (:class:`~twelveways.errors.KernelError`) and
-turns good output into long-form rows of the results store (``twelveways.resultstore``):
+turns good output into long-form rows of the results store (``twelveways.results``):
 
 * one ``time`` row (unit ``s``) per rank per iteration, iteration 0 being the warm-up (kept,
-  never summarized: ``resultstore.summarizable`` drops it);
+  never summarized: ``results.summarizable`` drops it);
 * one ``rate`` row for the whole run (iteration -1, rank -1) with the kernel's own rate;
 * ``valid`` copied from the kernel's self-validation on every row, so a failed run's samples
   are kept but never summarized;

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config as config_module
-from .. import contention, measure, resultstore
+from .. import contention, measure, results
 from ..families.prk import FAMILY
 from ..cliargs import add_config, add_environment
 from ..errors import TwelveWaysError
@@ -204,7 +204,7 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
     points = placebo_points(points, placebo, prk.seed) if placebo is not None else points
     ordered = measure.seeded_order(points, prk.seed)
     timer = measure.timer_properties()
-    attrs = resultstore.provenance(environment, config)
+    attrs = results.provenance(environment, config)
     chosen = mpi_launcher.strip() or prk.mpi_launcher
     launcher = shlex.split(chosen) if chosen else None
     counter = [0]
@@ -247,8 +247,8 @@ def sweep(config: Mapping, *, kernels_dir: str | Path, output: str | Path, envir
         "prk_config": dict(prk.section),
     })
     attrs.update(checklist_attrs(prk))
-    ds = resultstore.from_records(all_rows, family="prk", attrs=attrs)
-    return resultstore.write(ds, output)
+    ds = results.from_records(all_rows, family="prk", attrs=attrs)
+    return results.write(ds, output)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 """What every reader shares: the dataset it returns, its provenance attributes, its one-line errors.
 
 A reader turns one published result (a file, or a directory for formats whose result spans
-files) into a Dataset in the results schema (``twelveways.resultstore``).  The attributes follow
+files) into a Dataset in the results schema (``twelveways.results``).  The attributes follow
 the conventions of files the workflow writes: ``environment_hash`` is the canonical hash of the
 environment facts the format states (kept as attr ``environment``), ``config_hash`` that of the
 settings it states, ``git_commit`` is ``unknown`` and ``git_dirty`` 0 (not our checkout), and
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import xarray as xr
 
-from .. import inputs, resultstore
+from .. import inputs, results
 from ..errors import AuditInputError, ResultsError
 
 #: Defaults for the required columns a format has no notion of (documented in docs/formats.md).
@@ -165,14 +165,14 @@ def build(path, fmt: str, family: str, records: Iterable[Mapping], *, environmen
         raise ReaderError(path, f"{fmt}: no measurements in the file")
     extra = dict(attrs or {})
     extra.update({"source_format": fmt, "imported_from": Path(path).name, "git_commit": "unknown", "git_dirty": 0,
-                  "environment_hash": resultstore.canonical_hash(dict(environment)) if environment else "unknown",
-                  "config_hash": resultstore.canonical_hash(dict(config)) if config else "unknown"})
+                  "environment_hash": results.canonical_hash(dict(environment)) if environment else "unknown",
+                  "config_hash": results.canonical_hash(dict(config)) if config else "unknown"})
     if environment:
         extra["environment"] = dict(environment)
     if config:
         extra["settings"] = dict(config)
     try:
-        ds = resultstore.from_records(records, family, attrs=extra)
-        return Loaded(str(path), fmt, resultstore.validate(ds, source=str(path)))
+        ds = results.from_records(records, family, attrs=extra)
+        return Loaded(str(path), fmt, results.validate(ds, source=str(path)))
     except ResultsError as exc:
         raise ReaderError(path, exc.one_line()) from exc

@@ -1,6 +1,6 @@
 """``twelveways import-csv CSV --metadata META.yaml --output OUT.nc``: other people's samples into the schema.
 
-The CSV holds one sample per row with the required columns of ``twelveways.resultstore.COLUMNS``
+The CSV holds one sample per row with the required columns of ``twelveways.results.COLUMNS``
 (benchmark, workload, implementation, ranks, threads, size, precision, seed, run_id, iteration,
 rank, metric, value, unit, valid); any further column is an extra factor or annotation.  The
 metadata YAML (all keys optional)::
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .. import inputs, resultstore
+from .. import inputs, results
 from ..cliargs import refuse_output_over_input
 from ..errors import AuditInputError, ResultsError
 from .common import Loaded
@@ -121,7 +121,7 @@ def _read_plain(csv: Path) -> pd.DataFrame:
 def _to_dataset(raw: pd.DataFrame, meta: dict, csv: Path, labels: dict, defaults: dict) -> xr.Dataset:
     constants = {**defaults, **meta.get("columns", {})}
     frame = pd.DataFrame(index=raw.index)
-    for name, (kind, meaning) in resultstore.COLUMNS.items():
+    for name, (kind, meaning) in results.COLUMNS.items():
         if name in raw.columns:
             frame[name] = _parse_column(name, kind, raw[name], csv, labels.get(name))
         elif name in constants:
@@ -130,22 +130,22 @@ def _to_dataset(raw: pd.DataFrame, meta: dict, csv: Path, labels: dict, defaults
             raise AuditInputError(f"{csv}: missing column {name!r} ({meaning}); add it to the CSV or to "
                                   "'columns' in the metadata, or map a column to it with --map")
     for name in raw.columns:
-        if name in resultstore.COLUMNS:
+        if name in results.COLUMNS:
             continue
         numbers = pd.to_numeric(raw[name], errors="coerce")
         frame[name] = numbers.to_numpy() if not numbers.isna().any() else raw[name].to_numpy(dtype=object)
     attrs = dict(meta.get("attrs", {}))
     if "environment" in meta:
-        attrs.setdefault("environment_hash", resultstore.canonical_hash(meta["environment"]))
+        attrs.setdefault("environment_hash", results.canonical_hash(meta["environment"]))
         attrs["environment"] = meta["environment"]
     if "config" in meta:
-        attrs.setdefault("config_hash", resultstore.canonical_hash(meta["config"]))
+        attrs.setdefault("config_hash", results.canonical_hash(meta["config"]))
     attrs["imported_from"] = csv.name
     if labels or defaults:
         attrs.update({"source_format": "csv-mapped", "csv_defaults": {k: v for k, v in defaults.items() if k not in raw.columns}})
     try:
-        ds = resultstore.from_frame(frame, str(meta.get("family", "custom")), attrs=attrs)
-        return resultstore.validate(ds, source=str(csv))
+        ds = results.from_frame(frame, str(meta.get("family", "custom")), attrs=attrs)
+        return results.validate(ds, source=str(csv))
     except ResultsError as exc:
         raise AuditInputError(exc.one_line()) from exc
 
@@ -219,10 +219,10 @@ def import_csv(args: argparse.Namespace) -> None:
     refuse_output_over_input([args.output], [args.csv, args.metadata], AuditInputError, "twelveways import-csv")
     ds = read_csv(args.csv, args.metadata)
     try:
-        path = resultstore.write(ds, args.output)
+        path = results.write(ds, args.output)
     except OSError as exc:
         raise AuditInputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
-    print(f"wrote {path} ({ds.sizes[resultstore.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
+    print(f"wrote {path} ({ds.sizes[results.SAMPLE_DIM]} samples, family {ds.attrs['family']})", file=sys.stderr)
 
 
 def _is_table(head: Head) -> bool:

@@ -1,10 +1,10 @@
-"""twelveways' own results files (NetCDF4/HDF5, the results schema): read by :func:`twelveways.resultstore.open`."""
+"""twelveways' own results files (NetCDF4/HDF5, the results schema): read by :func:`twelveways.results.open`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .. import resultstore
+from .. import results
 from ..errors import AuditInputError, ResultsError
 from .common import Loaded
 from .head import Head
@@ -19,7 +19,7 @@ def _recognize(head: Head) -> int:
 
 def read(path: Path) -> list:
     try:
-        return [Loaded(str(path), FORMAT, resultstore.open(path))]
+        return [Loaded(str(path), FORMAT, results.open(path))]
     except ResultsError as exc:
         raise AuditInputError(exc.one_line()) from exc
 

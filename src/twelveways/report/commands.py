@@ -259,11 +259,11 @@ def manifest(results_dir: Path) -> dict:
     """
     from datetime import datetime, timezone
 
-    from .. import resultstore
+    from .. import results
     from ..evidence import attributes
 
-    raw = [attributes.from_attrs(resultstore.open(path).attrs, str(path)) for path in sorted(results_dir.glob("*.nc"))]
-    derived = [attributes.from_attrs(resultstore.open(path).attrs, str(path))
+    raw = [attributes.from_attrs(results.open(path).attrs, str(path)) for path in sorted(results_dir.glob("*.nc"))]
+    derived = [attributes.from_attrs(results.open(path).attrs, str(path))
                for path in sorted((results_dir / "derived").glob("*.nc"))]
     if not raw or not derived:
         raise ResultsError(f"{results_dir} holds no results/*.nc or no derived/*.nc: run the whole workflow first")
@@ -300,7 +300,7 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     """Copy a real run's results into a reference set (``DIR/results/*.nc``, ``DIR/*.json``,
     ``DIR/logs/bench/*.tsv``, ``DIR/manifest.json``).
 
-    Results files are re-written by ``resultstore.write`` (compressed; same content, validated on the way);
+    Results files are re-written by ``results.write`` (compressed; same content, validated on the way);
     the set must stay under ``limit`` bytes.  Each file snapshot writes replaces its namesake; files of
     ``output`` that it does not write (README.md, run-config.yaml, the reference's A/A record
     ``noise_floor.json`` when this run measured none) are kept, never deleted.  Run after every change of
@@ -309,7 +309,7 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
     import shutil
     import tempfile
 
-    from .. import resultstore
+    from .. import results
 
     results_dir, output = nb.resolve(results_dir), nb.resolve(output)
     if output.exists() and not output.is_dir():
@@ -329,8 +329,8 @@ def snapshot(results_dir: str | Path, checklist: str | Path | None, output: str 
         if checklist and nb.resolve(checklist).is_file():
             written.append(Path(shutil.copy2(nb.resolve(checklist), staging / "checklist.json")))
         for path in sorted(results_dir.glob("*.nc")):
-            resultstore.write(resultstore.open(path), staging / "results" / path.name)  # compressed, atomic
-            resultstore.open(staging / "results" / path.name)  # what readers will load must validate
+            results.write(results.open(path), staging / "results" / path.name)  # compressed, atomic
+            results.open(staging / "results" / path.name)  # what readers will load must validate
             written.append(staging / "results" / path.name)
         written += _stage_extras(results_dir, nb.resolve(bench_dir) if bench_dir else None, staging)
         total = sum(path.stat().st_size for path in written)
@@ -361,7 +361,7 @@ def _swap_in(staging: Path, written: list[Path], output: Path) -> None:
 
 def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:
     """Why a stored reference set is stale for this code (results schema or analysis version); empty when current."""
-    from .. import derived, resultstore
+    from .. import derived, results
     from ..evidence import attributes
 
     folder = nb.resolve(reference)
@@ -370,12 +370,12 @@ def reference_problems(reference: str | Path = nb.REFERENCE) -> list[str]:
     except (OSError, ValueError):
         return [f"{folder / MANIFEST} is missing or unreadable"]
     problems = [f"{key} {data.get(key)!r} != this code's {want!r}"
-                for key, want in (("schema_version", resultstore.SCHEMA_VERSION), ("analysis_version", derived.ANALYSIS_VERSION))
+                for key, want in (("schema_version", results.SCHEMA_VERSION), ("analysis_version", derived.ANALYSIS_VERSION))
                 if str(data.get(key)) != str(want)]
-    versions = {path: attributes.from_attrs(resultstore.open(path).attrs, str(path)).schema_version
+    versions = {path: attributes.from_attrs(results.open(path).attrs, str(path)).schema_version
                 for path in sorted((folder / "results").glob("*.nc"))}
-    problems += [f"{path.name}: schema {version!r} != {resultstore.SCHEMA_VERSION!r}"
-                 for path, version in versions.items() if str(version) != resultstore.SCHEMA_VERSION]
+    problems += [f"{path.name}: schema {version!r} != {results.SCHEMA_VERSION!r}"
+                 for path, version in versions.items() if str(version) != results.SCHEMA_VERSION]
     return problems
 
 

@@ -180,10 +180,10 @@ def _bound_cell_text(family: Family, summary: StatedSummary, summaries: Sequence
 def _bounds(results_dir: Path | None, name: str, analysis) -> pd.DataFrame | None:
     if results_dir is None or not (results_dir / name).is_file():
         return None
-    from .. import resultstore
+    from .. import results
 
     try:
-        return analysis.bounds(resultstore.to_frame(resultstore.open(results_dir / name)))
+        return analysis.bounds(results.to_frame(results.open(results_dir / name)))
     except Exception:  # no bound then; R11 reports why
         return None
 
@@ -291,13 +291,13 @@ def confidence_setting(config: Mapping | None) -> settings.Setting:
 def busy_html(results_dir: Path | None) -> str:
     """A busy machine named where it can explain the numbers below (attr ``contention`` of each results
     file): "load 4.9 on 2 cores during the PRK stage: rerun on an idle machine"; nothing when quiet."""
-    from .. import contention, resultstore
+    from .. import contention, results
     from ..evidence import attributes
 
     reasons = []
     for path in sorted(Path(results_dir).glob("*.nc")) if results_dir and Path(results_dir).is_dir() else []:
         try:
-            record = attributes.from_attrs(resultstore.open(path).attrs, str(path)).contention
+            record = attributes.from_attrs(results.open(path).attrs, str(path)).contention
         except Exception:  # a damaged file must not stop the report; the checklist judges it
             continue
         reason = contention.busy_reason(record)

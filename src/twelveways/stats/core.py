@@ -67,7 +67,7 @@ def as_values(values, name: str = "values", min_n: int = 1) -> np.ndarray:
     """A 1-D float array of finite values.
 
     NaN/inf are refused rather than dropped: a silently shortened sample is how invalid runs end
-    up summarized.  Filter invalid rows explicitly (``resultstore.summarizable``) before calling.
+    up summarized.  Filter invalid rows explicitly (``results.summarizable``) before calling.
     """
     try:
         arr = np.asarray(values, dtype=float)

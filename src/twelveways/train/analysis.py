@@ -1,6 +1,6 @@
 """Tables the training notebook (and the checklist) draw from ``results/train.nc``; no benchmark runs.
 
-Each function takes the long-form samples (``resultstore.to_frame``) or the file's attributes and
+Each function takes the long-form samples (``results.to_frame``) or the file's attributes and
 returns a tidy table; the notebook only plots them.  Ratios are ratios of summaries (R4), times
 are costs (arithmetic mean or median, R3), and every speedup names its base case and that base
 case's absolute value (R1).
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import derived, plots, resultstore, stats
+from .. import derived, plots, results, stats
 from ..errors import StatisticsError
 from ..evidence.settings import resolve_confidence
 
@@ -24,12 +24,12 @@ FACTORS = ["config_id", "run_id", "seed", "workload", "dataset", "input_size", "
 
 def load(results_dir: str | Path = "results") -> tuple[pd.DataFrame, dict]:
     """(samples, attributes with the JSON ones decoded) of ``<results_dir>/train.nc``."""
-    ds = resultstore.open(Path(results_dir) / "train.nc")
+    ds = results.open(Path(results_dir) / "train.nc")
     attrs = dict(ds.attrs)
     for key in ("scores", "lr_search", "compliance", "quality_targets", "datasets", "definitions", "mpi",
                 "warmup_s", "models_saved", "ci_notes"):
-        attrs[key] = resultstore.attr_json(ds, key, {})
-    return resultstore.to_frame(ds), attrs
+        attrs[key] = results.attr_json(ds, key, {})
+    return results.to_frame(ds), attrs
 
 
 def per_run(frame: pd.DataFrame) -> pd.DataFrame:
@@ -171,7 +171,7 @@ def config_medians(samples: pd.DataFrame, runs: pd.DataFrame, confidence: float 
     config_id; invalid runs, which never reached the target, are not summarized).
     """
     confidence = stats.check_confidence(resolve_confidence(confidence))
-    usable = resultstore.summarizable(samples)
+    usable = results.summarizable(samples)
     usable = usable[(usable["iteration"] == -1) & (usable["seed"] >= 0)]
     out = []
     for config_id in sorted(runs.loc[runs["role"] == "final", "config_id"].unique()):

@@ -399,7 +399,7 @@ def execute(config: dict, output: Path, environment: str | None, log_dir: Path, 
     """Run the whole study and write the results file; returns its path (``config``: validated)."""
     import torch
 
-    from .. import resultstore
+    from .. import results
 
     settings = TrainConfig.from_config(config)
     torch.set_num_threads(settings.threads)
@@ -408,16 +408,16 @@ def execute(config: dict, output: Path, environment: str | None, log_dir: Path, 
     launched = launch(study, plan(settings, study.manifest))
     scored = score(study, launched)
     attrs = study_attrs(config, environment, study, launched, scored, time.perf_counter() - started)
-    return resultstore.write(resultstore.from_records(scored.rows, family="train", attrs=attrs), output)
+    return results.write(results.from_records(scored.rows, family="train", attrs=attrs), output)
 
 
 def study_attrs(config: dict, environment, study: Study, launched: Launched, scored: Scored,
                 stage_time: float) -> dict:
     """The results file's attributes: provenance, scores, lr search, data, compliance, timing rules."""
-    from .. import resultstore
+    from .. import results
     from . import mllog_io
 
-    attrs = resultstore.provenance(environment, config)
+    attrs = results.provenance(environment, config)
     attrs.update({
         "scores": scored.scores,
         "reference_config": launched.plan.reference.config_id,

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sps
 
-from twelveways import resultstore
+from twelveways import results
 
 #: violation name -> the only check that must fail
 VIOLATIONS = {
@@ -76,7 +76,7 @@ def prk(violation, rng):
                          run_id=f"bounds-{i}", metric="bandwidth", value=30000.0 * (1 + rng.normal(0, 0.002)), unit="MB/s"))
         rows.append(_row(benchmark="bounds", workload="peak", implementation="c-openmp", threads=2, size=10 ** 8,
                          run_id=f"bounds-peak-{i}", metric="flop_rate", value=90000.0, unit="MFlop/s"))
-    frame = resultstore.to_frame(resultstore.from_records(rows, "prk"))
+    frame = results.to_frame(results.from_records(rows, "prk"))
     pick = lambda w, i, m: frame[(frame.workload == w) & (frame.implementation == i) & (frame.metric == m)  # noqa: E731
                                  & (frame.iteration > 0) & (frame["rank"] == -1)]["value"].to_numpy()
     serial_time = pick("nstream", "c-serial", "time")
@@ -196,7 +196,7 @@ def _write(folder: Path, violation: str | None) -> dict[str, bytes]:
     rng = np.random.default_rng(20151115)
     for family, maker, name in RESULTS:
         rows, attrs = maker(violation, rng)
-        resultstore.write(resultstore.from_records(rows, family, attrs=attrs), folder / name)
+        results.write(results.from_records(rows, family, attrs=attrs), folder / name)
     (folder / "environment.json").write_text(json.dumps({"hash": ENV_HASH, "machine": "crafted"}))
     (folder / "config.json").write_text(json.dumps({"stages": {"prk": True, "train": True, "infer": True},
                                                     "subset_reasons": {},

@@ -2,7 +2,7 @@
 
 Every NetCDF file of the repository and files written here (every column type, NaN, empty and unicode
 strings, bools, the 1.0 layout with plain strings, other writers' types) are read both ways and must be
-identical, before and after :func:`twelveways.resultstore.finish`.  Files of any other shape (another
+identical, before and after :func:`twelveways.results.finish`.  Files of any other shape (another
 dimension, a coordinate variable, groups, CF scale/offset or time units …) must take xarray's path, and
 our own files must not: a silent fall back would only show as a slower audit.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from twelveways import ncfast, resultstore
+from twelveways import ncfast, results
 from twelveways.errors import ResultsError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,9 +47,9 @@ def _assert_same(fast: xr.Dataset, slow: xr.Dataset) -> None:
 
 
 def _finished(ds: xr.Dataset):
-    """:func:`resultstore.finish` of a copy, or its one-line error."""
+    """:func:`results.finish` of a copy, or its one-line error."""
     try:
-        return resultstore.finish(ds.copy(deep=True), "source")
+        return results.finish(ds.copy(deep=True), "source")
     except ResultsError as exc:
         return exc.one_line()
 
@@ -57,11 +57,11 @@ def _finished(ds: xr.Dataset):
 def assert_fast_equals_xarray(path, reader: str = "h5py") -> xr.Dataset:
     """Both readers give the same Dataset (raw and finished); ``read_raw`` names ``reader`` as the one used."""
     slow = _xarray(path)
-    fast = ncfast.read(path, resultstore.SAMPLE_DIM)
-    assert resultstore.read_raw(path)[1] == reader
+    fast = ncfast.read(path, results.SAMPLE_DIM)
+    assert results.read_raw(path)[1] == reader
     if reader == "xarray":
         assert fast is None
-        xr.testing.assert_identical(resultstore.read_raw(path)[0], slow)
+        xr.testing.assert_identical(results.read_raw(path)[0], slow)
         return slow
     _assert_same(fast, slow)
     done_fast, done_slow = _finished(fast), _finished(slow)
@@ -84,10 +84,10 @@ def _rows(n: int = 7) -> list[dict]:
 
 
 def _written(tmp_path, name: str = "all.nc", n: int = 7, attrs: dict | None = None) -> Path:
-    ds = resultstore.from_records(_rows(n), family="prk",
+    ds = results.from_records(_rows(n), family="prk",
                               attrs={"environment_hash": "e", "config_hash": "c", "git_commit": "abc", "git_dirty": 1,
                                      "json_attr": {"a": [1, 2]}, "flag": True, "ratio": 0.25, **(attrs or {})})
-    return resultstore.write(ds, tmp_path / name)
+    return results.write(ds, tmp_path / name)
 
 
 @pytest.mark.parametrize("path", REPOSITORY_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -102,7 +102,7 @@ def test_the_reference_files_are_there():
 def test_a_written_file_with_every_column_type_reads_the_same_and_fast(tmp_path):
     path = _written(tmp_path)
     assert_fast_equals_xarray(path, "h5py")
-    ds = resultstore.open(path)
+    ds = results.open(path)
     assert ds["valid"].dtype == bool and ds["extra_bool"].dtype == bool
     assert list(ds["workload"].values[:5]) == ["nstream", "transpose", "", "stencil ✓ µs", "naïve/ü"]
     assert np.isnan(ds["value"].values[2]) and ds["extra_text"].values[1] == "日本語"
@@ -110,15 +110,15 @@ def test_a_written_file_with_every_column_type_reads_the_same_and_fast(tmp_path)
 
 
 def test_an_empty_written_file_reads_the_same_and_fast(tmp_path):
-    ds = resultstore.from_records([], family="prk")
-    path = resultstore.write(ds, tmp_path / "empty.nc")
+    ds = results.from_records([], family="prk")
+    path = results.write(ds, tmp_path / "empty.nc")
     assert_fast_equals_xarray(path, "h5py")
-    assert resultstore.open(path).sizes.get("sample", 0) == 0
+    assert results.open(path).sizes.get("sample", 0) == 0
 
 
 def test_other_numeric_types_and_plain_strings_read_the_same_and_fast(tmp_path):
     """Layout 1.0 (variable-length strings) and what other writers may store: narrow ints, unsigned, float32, bytes."""
-    ds = resultstore.open(_written(tmp_path))
+    ds = results.open(_written(tmp_path))
     n = ds.sizes["sample"]
     ds["small"] = ("sample", np.arange(n, dtype=np.int8))
     ds["unsigned"] = ("sample", np.arange(n, dtype=np.uint32))
@@ -128,7 +128,7 @@ def test_other_numeric_types_and_plain_strings_read_the_same_and_fast(tmp_path):
     ds.attrs["schema_version"] = "1.0"
     ds.to_netcdf(tmp_path / "v10.nc", engine="h5netcdf")
     fast = assert_fast_equals_xarray(tmp_path / "v10.nc", "h5py")
-    assert fast["workload"].dtype.kind == "U" and resultstore.open(tmp_path / "v10.nc")["single"].dtype == np.float32
+    assert fast["workload"].dtype.kind == "U" and results.open(tmp_path / "v10.nc")["single"].dtype == np.float32
 
 
 def test_a_fill_value_other_than_nan_becomes_nan_as_in_xarray(tmp_path):
@@ -215,8 +215,8 @@ def test_a_read_error_in_the_fast_path_falls_back(tmp_path, monkeypatch):
         raise OSError("Can't read data (required filter is not registered)")
 
     monkeypatch.setattr(ncfast, "_values", unreadable)
-    assert ncfast.read(path, resultstore.SAMPLE_DIM) is None
-    ds, reader = resultstore.read_raw(path)
+    assert ncfast.read(path, results.SAMPLE_DIM) is None
+    ds, reader = results.read_raw(path)
     assert reader == "xarray"
     xr.testing.assert_identical(ds, _xarray(path))
 
@@ -225,9 +225,9 @@ def test_a_read_error_in_the_fast_path_falls_back(tmp_path, monkeypatch):
 def test_a_damaged_file_keeps_its_one_line_error(tmp_path, content):
     path = tmp_path / "bad.nc"
     path.write_bytes(content)
-    assert ncfast.read(path, resultstore.SAMPLE_DIM) is None
+    assert ncfast.read(path, results.SAMPLE_DIM) is None
     with pytest.raises(ResultsError, match=r"bad.nc: not a readable NetCDF4 results file \(partial or damaged\?\)"):
-        resultstore.open(path)
+        results.open(path)
 
 
 def test_a_truncated_results_file_keeps_its_one_line_error(tmp_path):
@@ -235,7 +235,7 @@ def test_a_truncated_results_file_keeps_its_one_line_error(tmp_path):
     path = tmp_path / "cut.nc"
     path.write_bytes(whole[: len(whole) // 2])
     with pytest.raises(ResultsError, match="partial or damaged"):
-        resultstore.open(path)
+        results.open(path)
 
 
 def test_validation_errors_are_worded_the_same_on_the_fast_path(tmp_path):
@@ -243,11 +243,11 @@ def test_validation_errors_are_worded_the_same_on_the_fast_path(tmp_path):
     with h5py.File(bad, "a") as f:
         f["workload"].attrs["twelveways_categories"] = "not json"
         del f.attrs["config_hash"]
-    assert resultstore.read_raw(bad)[1] == "h5py"
+    assert results.read_raw(bad)[1] == "h5py"
     with pytest.raises(ResultsError, match="column 'workload': attribute twelveways_categories must be a JSON list"):
-        resultstore.open(bad)
+        results.open(bad)
     old = _written(tmp_path, "old.nc", attrs={})
     with h5py.File(old, "a") as f:
         f.attrs["schema_version"] = "0.3"
     with pytest.raises(ResultsError, match="schema_version '0.3' is not supported"):
-        resultstore.open(old)
+        results.open(old)
