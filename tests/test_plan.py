@@ -170,7 +170,7 @@ def test_ab_rounds_are_what_abs_own_plan_fixes_for_the_same_spread():
     for sd in (0.01, 0.03, 0.08):
         pilot = rng.normal(0.0, sd, ab_analysis.PILOT_ROUNDS)
         own = ab_analysis.Plan(confidence=0.95, effect=0.05).planned(pilot)
-        spread = [{"configuration": "c", "sd": float(np.std(pilot, ddof=1)), "cost_s": 0.5, "source": "test"}]
+        spread = [{"configuration": "c", "sd": ab_analysis.spread(pilot), "cost_s": 0.5, "source": "test"}]
         found = plan_rounds.rounds(spread, [0.05], confidence=0.95, margin=0.02, pilot=ab_analysis.PILOT_ROUNDS,
                                    build_s=4.0)["answers"][0]
         assert found["configurations"][0]["rounds"] == own
@@ -203,7 +203,7 @@ def test_ab_rounds_read_a_previous_ab_records_paired_rounds():
                         {"stencil": invocations, "nstream": []}, 80.0, 40)
     found = plan_rounds.spreads_from_ab(record, {"workload": {"stencil"}}, "ab.json")
     assert len(found) == 1 and found[0]["cost_s"] == 2.0
-    assert found[0]["sd"] == pytest.approx(float(np.std(np.log(np.array(new) / np.array(base)), ddof=1)))
+    assert found[0]["sd"] == pytest.approx(ab_analysis.spread(np.log(np.array(new) / np.array(base))))
     with pytest.raises(AuditInputError, match="not a twelveways ab record"):
         plan_rounds.spreads_from_ab({k: v for k, v in record.items() if k != "ab"}, {}, "x.json")
     with pytest.raises(AuditInputError, match=r"^ab.json: comparison record: ab.invocations.stencil\[0\].mean_s is"):

@@ -2,7 +2,7 @@
 rounds ``ab`` needs.
 
 The whole profile, stage by stage, is :mod:`twelveways.plan_stages` (rule costs from Snakemake's benchmark
-files, scaled by the profile's counts); ``--ab-effect`` is :mod:`twelveways.plan_rounds` (``ab``'s own Stein
+files, scaled by the profile's counts); ``--ab-effect`` is :mod:`twelveways.plan_rounds` (``ab``'s own two-stage
 plan fed a recorded spread).  This module keeps the PRK part, which both build on.
 
 Why (Kalibera & Jones 2013): the number of repetitions at each level should come from the

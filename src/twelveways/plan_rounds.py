@@ -2,17 +2,20 @@
 
 Why (issue 41): a researcher should know before starting ``ab`` whether a 2 % change is within
 reach in an afternoon.  ``ab`` pairs one invocation of each side per round and fixes its rounds at
-the end of a pilot from the pilot's sd of the per-round log ratio d = log(NEW/BASE) (Stein's
-two-stage plan, :class:`twelveways.compare.ab_analysis.Plan`).  This module feeds that same plan a
-recorded sd instead of a pilot's:
+the end of a pilot from the pilot's spread of the per-round log ratio d = log(NEW/BASE) (the
+trimmed mean's standard error times sqrt(rounds); the two-stage plan,
+:class:`twelveways.compare.ab_analysis.Plan`).  This module feeds that same plan a recorded spread
+instead of a pilot's:
 
-* from a previous ``ab`` record (``--ab-record``): the sd of its rounds' log ratios, per
-  configuration (its recorded invocations, paired by round);
+* from a previous ``ab`` record (``--ab-record``): the trimmed spread of its rounds' log ratios,
+  per configuration (its recorded invocations, paired by round);
 * else from the finished run's own invocations: the two invocations of a round are independent
   draws of one configuration's within-run noise, so var(d) = 2 var(log invocation summary) (the
-  run's within-run spread; the between-run level cancels within a round, as it does in ``ab``).
+  run's within-run spread; the between-run level cancels within a round, as it does in ``ab``),
+  the sd standing in for the trimmed spread (the two agree for normal noise; heavy tails make the
+  sd the larger, so the plan errs long).
 
-Rounds = ``Plan.rounds_for_sd(sd, pilot - 1)``: what ``ab`` fixes when its pilot shows this sd (a
+Rounds = ``Plan.rounds_for_sd(spread, pilot's trimmed df)``: what ``ab`` fixes when its pilot shows this sd (a
 pilot that already decides stops earlier).  Time = rounds x (one invocation of each side, the run's
 recorded cost per invocation; from an ab record, its seconds per program run), plus building the
 two sides (the run's ``prk_build`` benchmark file, twice) where recorded.
@@ -72,7 +75,7 @@ def _round_log_ratios(invocations: Sequence[Invocation]) -> np.ndarray:
 
 def spreads_from_ab(record: Mapping, only: Mapping[str, set[str]], source: str) -> list[dict]:
     """Per selected configuration of a previous ``ab`` record (parsed JSON, checked on load as
-    :class:`twelveways.compare.record.AbRecord`): sd of its rounds' log ratios, and the record's seconds per
+    :class:`twelveways.compare.record.AbRecord`): trimmed spread of its rounds' log ratios, and the record's seconds per
     program run."""
     typed = compare_record.from_dict(record, source)
     if not isinstance(typed, compare_record.AbRecord):
@@ -84,7 +87,7 @@ def spreads_from_ab(record: Mapping, only: Mapping[str, set[str]], source: str) 
         if not _selected(row.key, only):
             continue
         d = _round_log_ratios(ab.invocations.get(row.configuration, ()))
-        found.append({"configuration": _label(row.key), "sd": float(np.std(d, ddof=1)) if d.size > 1 else None,
+        found.append({"configuration": _label(row.key), "sd": ab_analysis.spread(d) if d.size > 1 else None,
                       "cost_s": per_run, "source": f"{d.size} rounds of {source}"})
     return found
 
@@ -107,7 +110,7 @@ def rounds(spreads: Sequence[Mapping], effects: Sequence[float], *, confidence: 
     answers = []
     for effect in effects:
         stein = ab_analysis.Plan(confidence=confidence, margin=margin, effect=effect, pilot=pilot)
-        per = [{**s, "rounds": stein.rounds_for_sd(s["sd"], pilot - 1) if s["sd"] is not None else None}
+        per = [{**s, "rounds": stein.rounds_for_sd(s["sd"], stein.pilot_df) if s["sd"] is not None else None}
                for s in spreads]
         seconds = sum(2 * p["rounds"] * p["cost_s"] for p in per if p["rounds"] is not None and math.isfinite(p["cost_s"]))
         answers.append({"effect": effect, "configurations": per, "stopping_rule": stein.text(),
@@ -129,11 +132,11 @@ def text(answer: Mapping, duration) -> str:
                      f"{found['capped']} reach ab's most rounds ({ab_analysis.MAX_ROUNDS}: the effect is out of reach there), "
                      f"{found['unknown']} have no spread to plan from.")
         for p in sorted(per, key=lambda p: -(p["rounds"] or 10 ** 6)):
-            sd = f"sd of the per-round log ratio {p['sd']:.2%}" if p["sd"] is not None else "no spread (one invocation)"
+            sd = f"spread of the per-round log ratio {p['sd']:.2%}" if p["sd"] is not None else "no spread (one invocation)"
             need = p["rounds"] if p["rounds"] is not None else "unknown"
             cost = f"{p['cost_s']:.3g} s per invocation" if math.isfinite(p["cost_s"]) else "cost per invocation unknown"
             lines.append(f"  {p['configuration']}: {need} rounds ({sd}, {p['source']}; {cost})")
-    lines.append(f"Rounds as ab fixes them at the end of its {answer['pilot']}-round pilot were the pilot's sd the "
-                 f"recorded one (Stein's two-stage plan, {ab_analysis.PLAN_POWER:.0%} power, confidence "
+    lines.append(f"Rounds as ab fixes them at the end of its {answer['pilot']}-round pilot were the pilot's spread the "
+                 f"recorded one (ab's two-stage plan, {ab_analysis.PLAN_POWER:.0%} power, confidence "
                  f"{answer['confidence']:.3g}); a pilot that already decides stops after {answer['pilot']} rounds.")
     return "\n".join(lines) + "\n"

@@ -14,8 +14,8 @@ from ..cliargs import UsageError
 if TYPE_CHECKING:
     from ..families.prk_points import Point
 
-#: Rounds of the pilot: enough for an sd with 7 degrees of freedom (Stein's quantiles then cost ~20 % more rounds).
-PILOT_ROUNDS = 8
+#: Rounds of the pilot: after trimming 20 % per end, a spread with 7 degrees of freedom for the plan.
+PILOT_ROUNDS = 12
 #: Most rounds a plan asks for (a configuration whose noise needs more is stopped there and said so).
 MAX_ROUNDS = 200
 #: Time budget of the rounds unless --max-seconds says otherwise.
