@@ -19,7 +19,7 @@ unexport PYTHONDONTWRITEBYTECODE
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
-	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 80 s on 2 cores"
+	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 70 s on 2 cores"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"

@@ -2,7 +2,7 @@
 
 Importing torch costs about 6 s of CPU.  Every pytest-xdist worker imports every test module to collect it
 (also the modules ``-m "not slow"`` then leaves out), so a module-level ``import torch`` in a test module,
-or of a project module that imports it (``twelveways.train.models``, ``twelveways.infer.model``...), makes
+or of a project module that imports it (``twelveways.train.loop``, ``twelveways.infer.model``...), makes
 every worker pay it, though only the tests that run torch need it.  Those test modules name such modules
 through ``lazy`` instead, and their torch tests carry ``TORCH`` (one xdist group): one worker imports torch,
 when the first of them runs, and the others never do.

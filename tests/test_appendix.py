@@ -241,3 +241,16 @@ def test_citation_authors_come_from_the_git_history(tmp_path):
     assert [a["name"] for a in yaml.safe_load(files["CITATION.cff"])["authors"]] == ["Ada Lovelace", "Grace Hopper"]
     assert json.loads(files[".zenodo.json"])["creators"] == [{"name": "Ada Lovelace"}, {"name": "Grace Hopper"}]
     assert "# Citation metadata" in files["CITATION.cff"]  # comments and other keys kept
+
+
+def test_disk_space_counts_regular_files_once_and_never_through_links(tmp_path):
+    """Section 7's sizes: files in nested folders count; a link to a file or a folder, a broken link and a
+    missing folder add nothing (a link could point at the whole disk or count a file twice)."""
+    (tmp_path / "venv" / "lib" / "deep").mkdir(parents=True)
+    (tmp_path / "venv" / "top.bin").write_bytes(b"x" * 1000)
+    (tmp_path / "venv" / "lib" / "deep" / "inner.bin").write_bytes(b"y" * 234)
+    (tmp_path / "venv" / "file-link").symlink_to(tmp_path / "venv" / "top.bin")
+    (tmp_path / "venv" / "folder-link").symlink_to(tmp_path / "venv" / "lib")
+    (tmp_path / "venv" / "broken-link").symlink_to(tmp_path / "nowhere")
+    assert appendix.folder_bytes(tmp_path / "venv") == 1234
+    assert appendix.folder_bytes(tmp_path / "absent") == 0

@@ -91,10 +91,17 @@ def test_collecting_the_tests_imports_no_torch():
 
 def test_the_scan_sees_a_project_module_that_imports_torch_and_not_an_import_inside_a_test(tmp_path):
     at_import = tmp_path / "test_at_import.py"
-    at_import.write_text("import pytest\n\ntry:\n    from twelveways.train import models\nexcept ImportError:\n    pass\n")
-    assert chain_to_heavy(at_import) == ["test_at_import.py", "twelveways.train.models", "torch"]
+    at_import.write_text("import pytest\n\ntry:\n    from twelveways.train import loop\nexcept ImportError:\n    pass\n")
+    assert chain_to_heavy(at_import) == ["test_at_import.py", "twelveways.train.loop", "torch"]
     in_test = tmp_path / "test_in_test.py"
     in_test.write_text("def test_x():\n    import torch\n\n\nclass TestY:\n    def test_z(self):\n"
                        "        from twelveways.infer import model\n")
     assert chain_to_heavy(in_test) is None
     assert chain_to_heavy(TESTS / "test_train_units.py") is None  # names torch through lazy_modules.lazy
+
+
+def test_planning_a_run_imports_no_torch():
+    """`twelveways plan` and the report's runtime sentence name every training configuration (models, learning
+    rates): the training modules they read leave PyTorch to what builds or trains a model."""
+    for module in ("twelveways.plan", "twelveways.plan_stages", "twelveways.train.planning", "twelveways.train.models"):
+        assert chain_to_heavy(codegraph.module_file(module)) is None, module

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from unittest import mock
 
 import pytest
 from statsmodels.stats.multitest import multipletests
@@ -52,4 +53,15 @@ def test_holm_gives_statsmodels_answer_and_leaves_nothing_frozen():
     rejected, adjusted = stats.holm_adjust(p_values, alpha=0.05)
     expected = multipletests(p_values, alpha=0.05, method="holm")
     assert rejected == list(expected[0]) and adjusted == pytest.approx(list(expected[1]))
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_block_inside_a_block_keeps_the_outer_freeze_without_walking_it():
+    """The inner block neither freezes nor thaws, and never counts the frozen objects (a walk of them all)."""
+    with collect_new_objects_only():
+        assert gc.get_freeze_count() > 0
+        with mock.patch("gc.get_freeze_count", side_effect=AssertionError("walked the frozen heap")):
+            with collect_new_objects_only():
+                pass
+        assert gc.get_freeze_count() > 0  # still frozen: the inner block did not thaw the outer's objects
     assert gc.get_freeze_count() == 0

@@ -1,6 +1,7 @@
 """The input layer: every kind of bad user file is one TwelveWaysError line, never a traceback."""
 
 import pytest
+import yaml
 
 from twelveways import config, inputs
 from twelveways.errors import ConfigError, TwelveWaysError
@@ -71,3 +72,23 @@ def test_good_yaml_reads(tmp_path):
     path = tmp_path / "ok.yaml"
     path.write_text("a: &x [1, 2]\nb: *x\n")
     assert inputs.read_yaml(path, "metadata") == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_a_text_parsed_again_gives_an_equal_value_of_its_own():
+    """The second parse of a text is served from memory: equal to the first, aliases still shared, and a
+    caller changing its copy changes nobody else's."""
+    text = "base: &b {threads: [1, 2]}\nother: *b\nwhen: 2026-11-29\n"
+    first = inputs.parse_yaml(text, "first")
+    second = inputs.parse_yaml(text, "second")
+    assert first == second == yaml.safe_load(text)
+    assert second["base"] is second["other"] and second["base"] is not first["base"]
+    second["base"]["threads"].append(4)
+    assert inputs.parse_yaml(text, "third")["base"]["threads"] == [1, 2]
+
+
+def test_a_refused_text_is_refused_again_with_its_own_place():
+    """Refusals are never remembered: the same bad text names the file it came from each time."""
+    deep = "[" * (inputs.MAX_DEPTH + 2) + "]" * (inputs.MAX_DEPTH + 2)
+    for where in ("a.yaml", "b.yaml"):
+        with pytest.raises(TwelveWaysError, match=f"^{where}: nested more than"):
+            inputs.parse_yaml(deep, where)

@@ -11,7 +11,7 @@ import pytest
 from lazy_modules import TORCH, lazy
 from twelveways.config import validate
 from twelveways.errors import ConfigError, StatisticsError
-from twelveways.train.planning import plan, reference_config
+from twelveways.train.planning import plan, reference_config, scaled_lr
 from twelveways.train.score import olympic_mean
 from twelveways.train.settings import TrainConfig
 
@@ -111,9 +111,9 @@ def test_typed_config_is_frozen_and_carries_the_seed():
 
 
 def test_lr_scaling_rules():
-    assert loop.scaled_lr(0.1, 256, 32, "linear") == pytest.approx(0.8)
-    assert loop.scaled_lr(0.1, 128, 32, "sqrt") == pytest.approx(0.2)
-    assert loop.scaled_lr(0.1, 128, 32, "none") == pytest.approx(0.1)
+    assert scaled_lr(0.1, 256, 32, "linear") == pytest.approx(0.8)
+    assert scaled_lr(0.1, 128, 32, "sqrt") == pytest.approx(0.2)
+    assert scaled_lr(0.1, 128, 32, "none") == pytest.approx(0.1)
 
 
 # ------------------------------------------------------------------------------- olympic mean

@@ -9,9 +9,11 @@ Messages never repr the value they reject.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import stat
+from collections import OrderedDict
 from pathlib import Path
 
 import yaml
@@ -24,6 +26,11 @@ MAX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 #: Most nodes a document may hold once its YAML aliases are expanded.
 MAX_NODES = 1_000_000
+#: Texts up to this size (characters) keep their parsed value for the next read of the same text; the
+#: most recent :data:`PARSED_KEPT` of them.
+PARSED_MAX_CHARS = 256 * 1024
+PARSED_KEPT = 32
+_parsed: OrderedDict[str, object] = OrderedDict()
 
 
 #: What a path that is not a regular file is, by its stat mode (opening a FIFO or a device may block forever).
@@ -96,7 +103,14 @@ def check_shape(value, where: str, error: type[TwelveWaysError] = TwelveWaysErro
 
 
 def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysError):
-    """YAML text as Python (safe loader), checked with :func:`check_shape`."""
+    """YAML text as Python (safe loader), checked with :func:`check_shape`.
+
+    A text parsed before gives a deep copy of its value: PyYAML's pure-Python scanner takes a tenth of a
+    second for the config schema, which every validation of a configuration reads again.  Only values
+    that passed :func:`check_shape` are kept, so a copy is never deeper than :data:`MAX_DEPTH`."""
+    if text in _parsed:
+        _parsed.move_to_end(text)
+        return copy.deepcopy(_parsed[text])
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -108,6 +122,10 @@ def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysE
     except ValueError as exc:  # a value its type cannot hold: an integer of over 4300 digits, a 13th month
         raise error(f"{where}: a value cannot be read: {str(exc).split(';')[0]}") from exc
     check_shape(value, where, error)
+    if len(text) <= PARSED_MAX_CHARS:
+        _parsed[text] = copy.deepcopy(value)
+        while len(_parsed) > PARSED_KEPT:
+            _parsed.popitem(last=False)
     return value
 
 

@@ -262,15 +262,16 @@ def write(ds: xr.Dataset, path: str | os.PathLike) -> Path:
 
 def _encode_strings(ds: xr.Dataset) -> xr.Dataset:
     """String columns as int32 codes + a JSON category list (compressible, fast to read)."""
-    out = ds.copy()
-    out.attrs["schema_version"] = SCHEMA_VERSION
+    coded = {}
     for name in ds.data_vars:
-        var = ds[name]
+        var = ds.variables[name]
         if var.dtype.kind in "OUS" and var.dims == (SAMPLE_DIM,):
             codes, categories = pd.factorize(pd.Series(var.values, dtype=object).fillna(""), sort=False)
             attrs = dict(var.attrs)
             attrs[CATEGORIES_ATTR] = json.dumps([str(c) for c in categories])
-            out[name] = xr.Variable((SAMPLE_DIM,), codes.astype(np.int32), attrs)
+            coded[name] = xr.Variable((SAMPLE_DIM,), codes.astype(np.int32), attrs)
+    out = ds.assign(coded)  # one merge for all columns, not one per column
+    out.attrs["schema_version"] = SCHEMA_VERSION
     return out
 
 

@@ -19,7 +19,6 @@ feedback and exchanged with ``Allgather``), and validation counts are summed acr
 
 from __future__ import annotations
 
-import math
 import platform
 import time
 from typing import NamedTuple
@@ -34,16 +33,6 @@ from .mllog_io import BENCHMARK, NullLog, RunLog
 
 PRECISIONS = {"fp32": None, "bf16": torch.bfloat16}
 MLLOG_PRECISION = {"fp32": "fp32", "bf16": "bfloat16"}
-
-
-def scaled_lr(lr: float, batch_size: int, base_batch_size: int, rule: str) -> float:
-    """The learning rate at ``batch_size`` under a scaling rule (recorded with every run, F1)."""
-    ratio = batch_size / base_batch_size
-    if rule == "linear":
-        return lr * ratio
-    if rule == "sqrt":
-        return lr * math.sqrt(ratio)
-    return lr
 
 
 class MomentumSGD:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-
-import torch
-from torch import nn
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:  # PyTorch is imported by what builds, saves or loads a model: naming one (planning) never needs it
+    from torch import nn
 
 #: name -> (family, description); the single source of the names the schema's enum lists.
 MODELS = {
@@ -41,6 +42,8 @@ def applicable(name: str, input_shape) -> bool:
 
 def build(name: str, input_shape, n_classes: int) -> nn.Module:
     """A fresh model; call under ``torch.manual_seed`` for a seeded initialisation."""
+    from torch import nn
+
     kind = family(name)
     input_shape = tuple(int(d) for d in input_shape)
     if kind == "mlp":
@@ -84,6 +87,8 @@ def save_checkpoint(model: nn.Module, path: str | Path, description: dict) -> di
     file and keys), ``quality`` (metric, target, accuracies reached) and ``training`` (time to
     quality of this run); the caller supplies all but the checkpoint's own fields.
     """
+    import torch
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".partial")
@@ -107,6 +112,8 @@ def save_checkpoint(model: nn.Module, path: str | Path, description: dict) -> di
 
 def load_checkpoint(json_path: str | Path) -> tuple[nn.Module, dict]:
     """Rebuild a saved model in eval mode from its JSON description; returns (model, description)."""
+    import torch
+
     json_path = Path(json_path)
     info = json.loads(json_path.read_text())
     model = build(**info["architecture"]["kwargs"])

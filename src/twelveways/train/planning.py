@@ -23,11 +23,13 @@ Each run's seed is ``1000 * seed + i`` (final runs) or ``1000 * seed + 500 + j``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..errors import ConfigError
+from . import models
 from .settings import UPSAMPLED_DIGITS, TrainConfig
 
 
@@ -158,9 +160,20 @@ def run_seeds(seed: int, n: int, tuning: bool = False) -> list[int]:
     return [base + i for i in range(n)]
 
 
-def _lr_at(settings: TrainConfig, batch_size: int) -> float:
-    from .loop import scaled_lr  # here: the loop imports torch, which naming a configuration (the report) never needs
+def scaled_lr(lr: float, batch_size: int, base_batch_size: int, rule: str) -> float:
+    """The learning rate at ``batch_size`` under a scaling rule (recorded with every run, F1).
 
+    Here, not in the training loop: planning (``twelveways plan``, the report's runtime sentence) names
+    every configuration's rate, and the loop imports PyTorch (seconds) that planning never needs."""
+    ratio = batch_size / base_batch_size
+    if rule == "linear":
+        return lr * ratio
+    if rule == "sqrt":
+        return lr * math.sqrt(ratio)
+    return lr
+
+
+def _lr_at(settings: TrainConfig, batch_size: int) -> float:
     return scaled_lr(settings.lr, batch_size, settings.base_batch_size, settings.lr_rule)
 
 
@@ -180,8 +193,6 @@ def _pairs(finals: Mapping[RunConfig, frozenset[str]]) -> Iterator[tuple[RunConf
 
 def _final_configs(settings: TrainConfig, manifest: dict, ref: RunConfig) -> Iterator[tuple[RunConfig, str]]:
     """(config, study) of every single-process final run, reference first."""
-    from . import models  # torch: only planning a run needs the models, not naming one
-
     studies = settings.studies
     yield ref, "reference"
     if "families" in studies:
