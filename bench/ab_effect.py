@@ -20,8 +20,9 @@ laid out alike and differ only in the constant:
 Figures per copy and EXTRA: the share found slower (target at least 80 % at +5 %), the share whose
 CI covers 1 + EXTRA (target at least 90 %), how many are called faster (target none), the rounds and
 the time taken, and ab's whole procedure rerun on the recorded rounds (bench/ab_aa.py).  Quick
-(``make bench``): scaled +5 %; ``--full`` adds work +5 % and scaled +3 %.  The knobs of
-bench/ab_aa.py apply.
+(``make bench``): scaled +5 %; ``--full`` adds work +5 % and scaled +3 %;
+``TWELVEWAYS_BENCH_AB_COPIES="work:0.05"`` runs the trials it lists.  The knobs of bench/ab_aa.py
+apply.
 """
 
 from __future__ import annotations
@@ -124,6 +125,9 @@ def run(quick: bool = True) -> dict:
     aa = _aa()
     found = {}
     trials = [("scaled", 0.05)] if quick else [("scaled", 0.05), ("work", 0.05), ("scaled", 0.03)]
+    chosen = os.environ.get("TWELVEWAYS_BENCH_AB_COPIES")  # e.g. "work:0.05,scaled:0.03": these trials only
+    if chosen:
+        trials = [(kind, float(extra)) for kind, extra in (item.split(":") for item in chosen.split(","))]
     with aa.workspace() as tmp:
         for kind, extra in trials:
             make, words = COPIES[kind]
