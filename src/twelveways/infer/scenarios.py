@@ -54,10 +54,13 @@ SCENARIOS: dict[str, Scenario] = {
 
 #: Safety margins on a shared machine, where speed drifts between calibration and run: LoadGen is
 #: told to expect latencies half the calibrated ones (it pre-generates 2x the queries it expects
-#: to need, so a 4x faster SUT still meets the minimum duration) and an Offline rate twice the
-#: calibrated one (the query then holds ~2.2x min_duration worth of samples at the calibrated rate).
+#: to need, so a 4x faster SUT still meets the minimum duration) and an Offline rate three times the
+#: calibrated one (the query then holds ~3.3x min_duration worth of samples at the calibrated rate).
+#: Why three: a tiny model's full-size Offline query runs faster than its small pilots (per-query
+#: overhead amortized): the test suite's tiny MLP measured 1.98x and 2.2x its pilots' rate in two runs,
+#: and the second ended before its minimum duration (INVALID) under twice the rate.
 EXPECTED_LATENCY_FACTOR = 0.5
-EXPECTED_QPS_FACTOR = 2.0
+EXPECTED_QPS_FACTOR = 3.0
 
 #: Percentile that sizes the Offline sample count in the full profile (MLPerf: 24,576 samples).
 OFFLINE_SIZING_PERCENTILE = 0.90
