@@ -85,15 +85,11 @@ def figures(record, true_ratio: float | None) -> dict:
 
 
 def round_log_ratios(record) -> dict[str, np.ndarray]:
-    """Each configuration's recorded per-round log ratios log(NEW/BASE), in round order."""
-    found = {}
-    for configuration, invocations in record.ab.invocations.items():
-        sides: dict[int, dict[str, float]] = {}
-        for item in invocations:
-            sides.setdefault(item.round, {})[item.side] = float(item.mean_s)
-        found[configuration] = np.array([np.log(s["new"] / s["base"]) for _, s in sorted(sides.items())
-                                         if s.get("new", 0) > 0 and s.get("base", 0) > 0])
-    return found
+    """Each configuration's recorded per-round log ratios log(NEW/BASE) (``plan --ab-record`` reads them alike)."""
+    from twelveways import plan_rounds
+
+    return {configuration: plan_rounds.round_log_ratios(invocations)
+            for configuration, invocations in record.ab.invocations.items()}
 
 
 def spreads(record) -> dict:

@@ -64,7 +64,7 @@ def spreads_from_run(rows: Sequence[Mapping], only: Mapping[str, set[str]]) -> l
     return found
 
 
-def _round_log_ratios(invocations: Sequence[Invocation]) -> np.ndarray:
+def round_log_ratios(invocations: Sequence[Invocation]) -> np.ndarray:
     """log(NEW/BASE) of every round that has both sides' invocation summaries."""
     sides: dict[int, dict[str, float]] = {}
     for item in invocations:
@@ -86,7 +86,7 @@ def spreads_from_ab(record: Mapping, only: Mapping[str, set[str]], source: str) 
     for row in typed.rows:
         if not _selected(row.key, only):
             continue
-        d = _round_log_ratios(ab.invocations.get(row.configuration, ()))
+        d = round_log_ratios(ab.invocations.get(row.configuration, ()))
         found.append({"configuration": _label(row.key), "sd": ab_analysis.spread(d) if d.size > 1 else None,
                       "cost_s": per_run, "source": f"{d.size} rounds of {source}"})
     return found
