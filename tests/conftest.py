@@ -13,6 +13,7 @@ workflow run) starts at once beside everything else; the other groups follow, th
 from __future__ import annotations
 
 import json
+import gc
 import os
 import shutil
 import subprocess
@@ -168,3 +169,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     xdist_groups.remove(config)
+    if hasattr(config, "workerinput"):
+        # an xdist worker ends here: the interpreter's last collections would walk every object it built with
+        # NumPy, SciPy, pandas and PyTorch (about 2 s before the run can end); frozen, they are skipped
+        gc.freeze()
