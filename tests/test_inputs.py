@@ -42,6 +42,36 @@ def test_moderate_depth_beyond_limit_is_refused(tmp_path):
         inputs.read_yaml(path, "metadata")
 
 
+def _nested(style: str, depth: int) -> str:
+    """A document whose innermost value lies ``depth`` levels deep, in flow or block style, lists or mappings."""
+    if style == "flow":
+        return "[" * depth + "1" + "]" * depth
+    if style == "block-mappings":
+        return "".join(" " * i + f"k{i}:\n" for i in range(depth - 1)) + " " * (depth - 1) + "v: 1\n"
+    return "".join(" " * (2 * i) + "-\n" for i in range(depth)) + " " * (2 * depth) + "1\n"
+
+
+@pytest.mark.parametrize("style", ["flow", "block-mappings", "block-lists"])
+@pytest.mark.parametrize("depth", [inputs.MAX_DEPTH - 1, inputs.MAX_DEPTH, inputs.MAX_DEPTH + 1, inputs.MAX_DEPTH + 2])
+def test_the_scanners_depth_bound_refuses_exactly_what_the_shape_check_refuses(style, depth):
+    """The loader stops at the first collection beyond the bound; the whole value is then checked as before."""
+    text = _nested(style, depth)
+
+    def outcome(parse):
+        try:
+            return parse()
+        except TwelveWaysError as exc:
+            return str(exc)
+
+    def unbounded():
+        value = yaml.safe_load(text)
+        inputs.check_shape(value, "doc")
+        return value
+
+    assert outcome(lambda: inputs.parse_yaml(text, "doc")) == outcome(unbounded)
+    assert isinstance(outcome(unbounded), str) == (depth > inputs.MAX_DEPTH)
+
+
 def test_alias_bomb_is_refused_without_expanding(tmp_path):
     lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     for level in range(1, 10):

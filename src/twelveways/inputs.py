@@ -102,6 +102,33 @@ def check_shape(value, where: str, error: type[TwelveWaysError] = TwelveWaysErro
     size(value, 0)
 
 
+class _TooDeep(Exception):
+    """A document opened more collections than :data:`MAX_DEPTH` allows (raised by :class:`_DepthBoundLoader`)."""
+
+
+class _DepthBoundLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, stopped at the first collection that opens beyond :data:`MAX_DEPTH` levels.
+
+    Why: its composer recurses once per level, so ``[[[[…`` is refused only at Python's recursion limit,
+    after the scanner's bookkeeping of possible keys (quadratic in the open flow levels) has spent about
+    a second.  Each open flow collection is one ``flow_level`` and each open block collection one indent,
+    so their sum never exceeds the depth of the value: nothing :func:`check_shape` accepts is refused."""
+
+    def fetch_flow_collection_start(self, TokenClass):
+        self._check_depth()
+        super().fetch_flow_collection_start(TokenClass)
+
+    def add_indent(self, column):
+        added = super().add_indent(column)
+        if added:
+            self._check_depth()
+        return added
+
+    def _check_depth(self) -> None:
+        if self.flow_level + len(self.indents) > MAX_DEPTH + 1:  # the innermost value then lies deeper than MAX_DEPTH
+            raise _TooDeep
+
+
 def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysError):
     """YAML text as Python (safe loader), checked with :func:`check_shape`.
 
@@ -112,7 +139,9 @@ def parse_yaml(text: str, where: str, error: type[TwelveWaysError] = TwelveWaysE
         _parsed.move_to_end(text)
         return copy.deepcopy(_parsed[text])
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=_DepthBoundLoader)  # noqa: S506 -- a SafeLoader
+    except _TooDeep:
+        raise error(f"{where}: nested more than {MAX_DEPTH} levels deep") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
