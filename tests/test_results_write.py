@@ -61,7 +61,7 @@ def _dataset(n: int = 7, **attrs) -> xr.Dataset:
 
 @pytest.mark.parametrize("path", REFERENCE, ids=lambda p: p.name)
 def test_the_reference_files_are_written_with_the_objects_xarray_writes(path):
-    assert_same_objects_as_xarray(results.open(path))
+    assert_same_objects_as_xarray(results.open(path).isel(sample=slice(0, 3000)))  # every column, fewer rows
 
 
 def test_every_column_type_and_attribute_type_is_written_as_xarray_writes_it(tmp_path):
