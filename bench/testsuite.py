@@ -75,8 +75,7 @@ def run(quick: bool = True) -> dict:
         if venv.returncode != 0:
             return {"error": "make venv failed", "stderr_tail": venv.stderr[-3000:]}
         figures = {"venv_s": round(time.perf_counter() - start, 1)}
-        # a fresh venv compiles each package's bytecode on first import: done here, timed apart, so neither
-        # target pays it for the other
+        # `make venv` compiles the packages' bytecode; the first imports (timed apart) load the files once
         start = time.perf_counter()
         subprocess.run([str(project / ".venv" / "bin" / "python"), "-c", WARM_IMPORTS], cwd=project, env=env,
                        capture_output=True)
