@@ -22,7 +22,7 @@ from unittest import mock
 import pytest
 
 from twelveways import env
-from twelveways.env import probe, render, runtimes, system, toolchain
+from twelveways.env import machine, probe, render, runtimes, system, toolchain
 from twelveways.errors import ResultsError
 from twelveways.escape import markdown_text
 
@@ -324,3 +324,23 @@ def test_cli_reports_bad_input_in_one_line(tmp_path, capsys):
     assert "top level must be a mapping" in capsys.readouterr().err
     assert env.main(["--compare", str(tmp_path / "missing.json")]) == 1
     assert "cannot read environment capture" in capsys.readouterr().err
+
+
+RECORDED_CPUINFO = ("brand_raw", "arch", "family", "model", "stepping", "cpuinfo_version_string")
+
+
+@pytest.mark.slow  # py-cpuinfo's own call starts two processes and sleeps a second in the second
+def test_the_cpu_facts_without_cpuid_are_py_cpuinfos_own():
+    import cpuinfo as py_cpuinfo
+
+    ours, theirs = machine.cpuinfo(), py_cpuinfo.get_cpu_info()
+    assert {k: ours.get(k) for k in RECORDED_CPUINFO} == {k: theirs.get(k) for k in RECORDED_CPUINFO}
+    assert ours["brand_raw"] and ours["family"] is not None
+
+
+def test_another_py_cpuinfo_without_those_internals_gets_the_public_call(monkeypatch):
+    import cpuinfo as py_cpuinfo
+
+    monkeypatch.delattr(py_cpuinfo.cpuinfo, "_get_cpu_info_internal")
+    monkeypatch.setattr(py_cpuinfo, "get_cpu_info", lambda: {"brand_raw": "from the public call"})
+    assert machine.cpuinfo() == {"brand_raw": "from the public call"}

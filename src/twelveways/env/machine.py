@@ -25,10 +25,21 @@ def _nonempty(mapping: Mapping, key: str):
 
 
 def cpuinfo() -> dict:
-    """py-cpuinfo's description of the CPU (slow: :func:`.record.capture` runs it in a thread)."""
+    """py-cpuinfo's description of the CPU from what the OS reports (/proc/cpuinfo, lscpu, ...), without its CPUID pass.
+
+    Why: ``get_cpu_info()`` starts a Python process that starts another to execute CPUID, which sleeps a
+    second to time the TSC (``hz_actual``): 1.1 s of every capture, for fields nothing here records.  The
+    fields kept (brand, arch, family, model, stepping, version) are the same either way; flags come from
+    lscpu first.  py-cpuinfo has no public switch for this, so where its internals differ (another
+    version) the public call is made instead."""
     import cpuinfo as py_cpuinfo
 
-    return py_cpuinfo.get_cpu_info()
+    internals = getattr(py_cpuinfo, "cpuinfo", None)
+    source, gather = getattr(internals, "DataSource", None), getattr(internals, "_get_cpu_info_internal", None)
+    if source is None or gather is None or not hasattr(source, "can_cpuid"):
+        return py_cpuinfo.get_cpu_info()
+    source.can_cpuid = False
+    return gather()
 
 
 def _model(info: dict) -> str:
