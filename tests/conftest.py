@@ -37,6 +37,10 @@ REFERENCE = ROOT / "data" / "reference"
 SHARED_BUILDS = {"tiny_run": "workflow", "reference_report": "workflow", "synthetic_report": "synthetic-report"}
 #: Session fixtures of seconds that tests of several modules read -> their xdist group: made once per run.
 SHARED_FIXTURES = {"machine_capture": "machine-capture"}
+#: Test modules whose tests execute, convert or pair notebooks -> their xdist group: papermill, jupytext and
+#: nbconvert cost 1.3 s of imports in each worker that runs one of them.
+NOTEBOOK_MODULES = {"tests/test_report.py": "notebooks", "tests/test_report_outputs.py": "notebooks",
+                    "tests/test_report_reader.py": "notebooks"}
 #: Module fixtures that cost next to nothing: made once per worker, their tests spread over all workers.
 CHEAP_MODULE_FIXTURES = {"generated"}  # tests/test_readers_fuzz.py: two small seed files
 
@@ -123,14 +127,17 @@ def tiny_run(shared_tmp, reference_report, venv_env) -> tinyrun.TinyRun:
 
 
 def _xdist_group(item: pytest.Item) -> str | None:
-    """A shared build's group, else the module's when the test uses a fixture its module defines wider
-    than one test (built once per worker: its tests go to one), else a group the test names
+    """A shared build's group, else the notebooks' group for a module of :data:`NOTEBOOK_MODULES`, else the
+    module's when the test uses a fixture its module defines wider than one test (built once per worker:
+    its tests go to one), else a group the test names
     (``pytest.mark.xdist_group``: tests that share a costly first use, e.g. PyTorch's optimizer machinery)."""
     closure = item.fixturenames
     for fixture, group in (SHARED_BUILDS | SHARED_FIXTURES).items():
         if fixture in closure:
             return group
     module = item.nodeid.split("::")[0]
+    if module in NOTEBOOK_MODULES:
+        return NOTEBOOK_MODULES[module]
     for name in set(closure) - CHEAP_MODULE_FIXTURES:
         for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
             if definition.scope != "function" and definition.baseid == module:
