@@ -89,10 +89,10 @@ test: $(STAMP) browser-deps lint
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # The unit tier: no tiny workflow, no end-to-end or multi-process test (marked slow), no browser, no cluster;
-# the readers' property tests draw 5 damaged files per seed instead of make test's 20 (TWELVEWAYS_FUZZ_EXAMPLES),
+# the readers' property tests draw 3 damaged files per seed instead of make test's 20 (TWELVEWAYS_FUZZ_EXAMPLES),
 # and every other property test a quarter of its examples, at least 5 (Hypothesis profile "fast",
 # tests/hypothesis_profiles.py); make test draws them all.
-test-fast: export TWELVEWAYS_FUZZ_EXAMPLES ?= 5
+test-fast: export TWELVEWAYS_FUZZ_EXAMPLES ?= 3
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not slurm" --hypothesis-profile=fast $(PYTEST_ARGS)
 
