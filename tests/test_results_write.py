@@ -116,6 +116,8 @@ OTHER_SHAPES = {
     "a list attribute": lambda ds: ds.assign_attrs(sizes=[1, 2]),
     "a reserved attribute name": lambda ds: ds.assign_attrs(CLASS="x"),
     "a column's own fill value": lambda ds: ds.assign(value=ds["value"].assign_attrs(_FillValue=-1.0)),
+    "a column attribute xarray's coders read": lambda ds: ds.assign(value=ds["value"].assign_attrs(units="s")),
+    "a global coordinates attribute": lambda ds: ds.assign_attrs(coordinates="value"),
 }
 
 

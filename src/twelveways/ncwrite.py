@@ -19,7 +19,8 @@ The values are encoded as xarray's CF coders encode these types: floats keep NaN
 NaN, bools become int8 with ``dtype = "bool"``, integers stay as they are.  :func:`netcdf_bytes`
 writes only this shape and returns ``None`` for anything else (another dimension or none, a
 coordinate, an encoding carried over from a file, a type or attribute value outside these, an
-empty dimension, which h5netcdf makes unlimited), so the caller writes it with xarray as before.
+empty dimension, which h5netcdf makes unlimited; a column attribute other than the plain ones the fast
+reader keeps, :data:`~twelveways.ncfast.PLAIN_ATTRS`), so the caller writes it with xarray as before.
 ``tests/test_results_write.py`` compares every HDF5 object, property and attribute of both writers.
 """
 
@@ -34,7 +35,7 @@ import xarray as xr
 from h5netcdf.attrs import Attributes
 
 from . import __version__
-from .ncfast import NOT_A_VARIABLE
+from .ncfast import NOT_A_VARIABLE, PLAIN_ATTRS
 
 #: Attribute names the netCDF-4 format keeps for itself (h5netcdf refuses to write them as attributes).
 RESERVED_ATTRS = frozenset({"REFERENCE_LIST", "CLASS", "DIMENSION_LIST", "NAME", "_Netcdf4Dimid", "_Netcdf4Coordinates",
@@ -64,7 +65,7 @@ def _simple(ds: xr.Dataset, dim: str) -> bool:
     """Only one non-empty dimension, no coordinate, no encoding to honour, types and attributes of this module."""
     if dict(ds.sizes) != {dim: ds.sizes.get(dim, 0)} or not ds.sizes.get(dim) or ds.coords or ds.encoding:
         return False
-    if not _plain_attributes(ds.attrs):
+    if not _plain_attributes(ds.attrs) or "coordinates" in ds.attrs:  # xarray reads it back as coordinates
         return False
     for name, variable in ds.data_vars.items():
         if not isinstance(name, str) or not name or "/" in name or name == dim or name.startswith("_nc4_"):
@@ -72,8 +73,8 @@ def _simple(ds: xr.Dataset, dim: str) -> bool:
         dtype = variable.dtype
         if variable.dims != (dim,) or variable.encoding or (dtype.kind, dtype.itemsize) not in _TYPES or dtype.metadata:
             return False
-        if not dtype.isnative or not _plain_attributes(variable.attrs) or "_FillValue" in variable.attrs:
-            return False
+        if not dtype.isnative or not _plain_attributes(variable.attrs) or not set(variable.attrs) <= PLAIN_ATTRS:
+            return False  # an attribute xarray's coders read (units, missing_value, ...) is theirs to write
         if dtype.kind == "b" and "dtype" in variable.attrs:  # xarray's bool coder would refuse to overwrite it
             return False
     return True
