@@ -74,9 +74,7 @@ def _simple(ds: xr.Dataset, dim: str) -> bool:
         if variable.dims != (dim,) or variable.encoding or (dtype.kind, dtype.itemsize) not in _TYPES or dtype.metadata:
             return False
         if not dtype.isnative or not _plain_attributes(variable.attrs) or not set(variable.attrs) <= PLAIN_ATTRS:
-            return False  # an attribute xarray's coders read (units, missing_value, ...) is theirs to write
-        if dtype.kind == "b" and "dtype" in variable.attrs:  # xarray's bool coder would refuse to overwrite it
-            return False
+            return False  # an attribute xarray's coders read (units, missing_value, dtype ...) is theirs to write
     return True
 
 
@@ -108,11 +106,7 @@ def _write_variable(root: h5py.File, scale: h5py.Dataset, name: str, variable: x
     dataset.dims[0].attach_scale(scale)
     dataset.attrs["_Netcdf4Coordinates"] = np.array([0], dtype=np.int32)
     dataset.attrs["_Netcdf4Dimid"] = scale.attrs["_Netcdf4Dimid"]
-    netcdf_attrs = Attributes(dataset.attrs, _no_check, h5py)
-    if fillvalue is not None:
-        netcdf_attrs["_FillValue"] = fillvalue
-    for key, value in attrs.items():
-        netcdf_attrs[key] = value
+    _write_attributes(dataset, attrs if fillvalue is None else {"_FillValue": fillvalue, **attrs})
 
 
 def _write_attributes(obj, attrs) -> None:
