@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.twelveways-installed
+COMPILED := $(VENV)/.twelveways-compiled
 SNAKEMAKE := $(BIN)/snakemake
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 # Where PYTHONDONTWRITEBYTECODE is set (containers, CI images), every job of the workflow and every test
@@ -19,7 +20,7 @@ unexport PYTHONDONTWRITEBYTECODE
 help:
 	@echo "make report         run the whole workflow (quick profile) and print the report's path"
 	@echo "make test           run the style gates (make lint) and the test suite (bootstraps .venv)"
-	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 70 s on 2 cores"
+	@echo "make test-fast      the unit tier for everyday work (no workflow run, browser or cluster), about 60 s on 2 cores"
 	@echo "make bench          the project's own performance benchmarks -> reports/bench.json"
 	@echo "make reader-report  re-analyse and re-audit data/reference: the same reports/ as make report, no benchmark run"
 	@echo "make lab            JupyterLab on the project's kernel with the notebooks (http://127.0.0.1:LAB_PORT, root or user)"
@@ -29,12 +30,12 @@ help:
 	@echo "make test-slurm     run the tiny workflow through a one-node SLURM cluster on this machine"
 	@echo "make docs           the documentation site -> site/ (mkdocs build --strict; generated pages refreshed first)"
 
-venv: $(STAMP)
+venv: $(COMPILED)
 
 # The lock is installed by uv (pinned below, from PyPI) when it can be had, else by pip: the same
 # exact pins either way. uv reads no pip configuration, so pip's find-links (where a local torch CPU
-# wheel may lie) is passed on to it. Both compile the packages' bytecode at install (uv only when asked,
-# --compile-bytecode; 15 s on 2 cores): else the first run of anything pays it, each test worker again.
+# wheel may lie) is passed on to it. make report needs no more: each module's bytecode is cached by the
+# first job that imports it. The test tiers depend on $(COMPILED) too (below).
 UV_VERSION := 0.13.9
 FIND_LINKS = $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
 
@@ -43,7 +44,7 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	@date +%s > $(VENV)/.install-started
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION) >/dev/null 2>&1 \
 	    && echo "installing $$(grep -vc "^#" envs/requirements.lock) pinned packages with uv $(UV_VERSION)" \
-	    && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
+	    && $(BIN)/uv pip install --quiet --python $(BIN)/python $(foreach d,$(FIND_LINKS),--find-links $(d)) -r envs/requirements.lock; then \
 	  echo "installed envs/requirements.lock with uv $(UV_VERSION)"; \
 	else \
 	  echo "uv unavailable: installing envs/requirements.lock with pip"; \
@@ -55,6 +56,13 @@ $(STAMP): envs/requirements.lock pyproject.toml
 	@# target is only touched, so a STAMP pointed at another file (the tests point it at Makefile) is never overwritten
 	@echo "install_seconds=$$(( $$(date +%s) - $$(cat $(VENV)/.install-started) ))" > $(VENV)/.twelveways-installed
 	@touch $(STAMP)
+
+# The test tiers start two workers at once, each of which would compile numpy, scipy, pandas and torch from
+# source for itself: every installed package's bytecode is compiled first, on every core (about 17 s on 2
+# cores; twelveways.bytecode says why not compileall). pip compiles at install already; this finds it done.
+$(COMPILED): $(STAMP)
+	$(BIN)/python -m twelveways.bytecode "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+	@touch $(COMPILED)
 
 report: $(STAMP)
 	@# A run killed hard (SIGKILL, power loss) resumes: twelveways run releases a lock whose recorded owner
@@ -85,7 +93,7 @@ ab: $(STAMP)
 # handed out before the single tests, the longest (the tiny workflow run) first (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 8 ? n : 8 )))
 XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder)
-test: $(STAMP) browser-deps lint
+test: $(COMPILED) browser-deps lint
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # The unit tier: no tiny workflow, no end-to-end or multi-process test (marked slow), no browser, no cluster;
@@ -93,7 +101,7 @@ test: $(STAMP) browser-deps lint
 # and every other property test a quarter of its examples, at least 5 (Hypothesis profile "fast",
 # tests/hypothesis_profiles.py); make test draws them all.
 test-fast: export TWELVEWAYS_FUZZ_EXAMPLES ?= 3
-test-fast: $(STAMP)
+test-fast: $(COMPILED)
 	$(BIN)/python -m pytest $(XDIST) -m "not slow and not browser and not slurm" --hypothesis-profile=fast $(PYTEST_ARGS)
 
 # Style gates (pyproject.toml [tool.ruff], [tool.snakefmt]); part of make test, so CI runs them.

@@ -1,8 +1,9 @@
 """Time to first report: a cold ``make report`` in a fresh clone, per stage, against the targets.
 
 Why: a committee's first contact with the artifact is this wait.  The clone (``git clone`` of the
-committed tree, no ``.venv``, no results) runs ``make venv`` then ``make report`` exactly as the
-README says; the per-rule wall times come from each rule's Snakemake ``benchmark:`` file
+committed tree, no ``.venv``, no results) runs ``make report`` exactly as the README says, its first
+step (installing the lock into ``.venv``, the target ``make report`` depends on) timed apart as
+``venv_s``; the per-rule wall times come from each rule's Snakemake ``benchmark:`` file
 (``logs/bench/<rule>.tsv``, column ``s``).  The checklist's verdicts of that run are set beside
 the committed reference set's, so a faster run that lost evidence shows.  The package download
 cache (uv's, pip's) is as this machine has it: say so when quoting the figure.
@@ -33,6 +34,9 @@ STAGES = {
 }
 WORKFLOW_TARGET_S = 240  # the whole quick workflow on 2 cores (issue 43)
 COLD_TARGET_S = 240  # fresh clone, .venv included (issue 43: a committee's first contact)
+#: What `make report` builds first on a fresh clone: the lock installed (not `make venv`, which also
+#: compiles every package's bytecode for the test tiers).
+INSTALL_TARGET = ".venv/.twelveways-installed"
 
 
 def _rule_times(project: Path) -> dict[str, dict[str, float]]:
@@ -108,9 +112,9 @@ def run(quick: bool = True) -> dict:
         project = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(project)], check=True)
         env = _clean_env()
-        venv_s, venv = _timed(["make", "venv"], project, env)
+        venv_s, venv = _timed(["make", INSTALL_TARGET], project, env)
         if venv.returncode != 0:
-            return {"error": "make venv failed", "stderr_tail": venv.stderr[-3000:]}
+            return {"error": "installing .venv failed", "stderr_tail": venv.stderr[-3000:]}
         report_s, report = _timed(["make", "report"], project, env)
         if report.returncode != 0:
             return {"error": "make report failed", "stderr_tail": report.stderr[-3000:]}
@@ -125,7 +129,7 @@ def run(quick: bool = True) -> dict:
                       if reference_claims and reference_claims.get(k) != v}
     rule_total = sum(times.get("s", 0.0) for times in rules.values())
     return {
-        "what": "fresh git clone of the committed tree: `make venv` then `make report` (quick profile), one run",
+        "what": "fresh git clone of the committed tree: `make report` (quick profile), its install step timed apart, one run",
         "venv_s": round(venv_s, 1), "workflow_s": round(report_s, 1), "cold_total_s": round(venv_s + report_s, 1),
         "workflow_target_s": WORKFLOW_TARGET_S, "workflow_meets_target": report_s <= WORKFLOW_TARGET_S,
         "cold_target_s": COLD_TARGET_S, "cold_meets_target": venv_s + report_s <= COLD_TARGET_S,

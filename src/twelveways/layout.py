@@ -26,9 +26,10 @@ class Stage:
 STAGES = (
     Stage("core", "errors, paths, atomic writes, input limits, the evidence registry and the one settings "
           "resolver, the family declarations, the config and its sections, the result store",
-          ("__init__", "errors", "paths", "atomic", "escape", "jsonvalue", "inputs", "memory", "ncfast", "ncwrite", "forkmap",
-           "run_owner", "oneline", "stats.heap", "evidence", "families", "config", "configdocs", "feasibility", "results",
-           "cliargs", "cireport", "codegraph", "layout", "quickimport", "train.settings", "infer.settings")),
+          ("__init__", "errors", "paths", "atomic", "bytecode", "escape", "jsonvalue", "inputs", "memory", "ncfast",
+           "ncwrite", "forkmap", "run_owner", "oneline", "stats.heap", "evidence", "families", "config", "configdocs",
+           "feasibility", "results", "cliargs", "cireport", "codegraph", "layout", "quickimport", "train.settings",
+           "infer.settings")),
     Stage("statistics", "intervals, tests and models from scipy and statsmodels, given their confidence level",
           ("stats",)),
     Stage("measurement", "the environment capture, the benchmarks (PRK, training, inference) and the machine's load",
