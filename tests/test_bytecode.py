@@ -61,7 +61,7 @@ def test_command_line_reports_counts_and_refuses_a_missing_folder(tmp_path, caps
     _tree(tmp_path)
     assert bytecode.main([str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == (f"bytecode: compiled 2 Python files under {tmp_path} "
-                                                "(1 that Python cannot compile left as they are)")
+                                                "(1 left as they are: Python could not compile or write them)")
     assert bytecode.main([str(tmp_path / "absent")]) == 2
     assert capsys.readouterr().err.strip() == "usage: python -m twelveways.bytecode FOLDER (an existing folder)"
 

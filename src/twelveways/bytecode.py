@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m twelveways.bytecode FOLDER (an existing folder)", file=sys.stderr)
         return 2
     compiled, stale = compile_folder(Path(args[0]))
-    refused = f" ({stale - compiled} that Python cannot compile left as they are)" if stale > compiled else ""
+    refused = f" ({stale - compiled} left as they are: Python could not compile or write them)" if stale > compiled else ""
     print(f"bytecode: compiled {compiled} Python files under {args[0]}{refused}")
     return 0
 
