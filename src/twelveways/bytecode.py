@@ -7,8 +7,9 @@ compiles the installed packages for them (``make test`` and ``make test-fast`` d
 compiled once, by the first job that imports it, and only the modules used are.  Python's own
 ``compileall -j0`` does the same in about 1.5 times the wall time on 2 cores (measured on the lock's
 16,000 files: 26.5 s against 17.2 s), so the files are dealt out here in large chunks instead.
-A file whose cached bytecode matches it (the header an import checks) is passed over; one Python cannot compile (a test
-fixture written for another version) is counted and left alone, as an import would leave it.
+A file whose cached bytecode matches it (the header an import checks) is passed over; one Python
+cannot compile (a test fixture written for another version) is counted and left alone, as an
+import would leave it.
 """
 
 from __future__ import annotations
