@@ -15,11 +15,14 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pressure  # noqa: E402
 #: make target -> (budget in seconds on 2 cores, what the budget is for)
 BUDGETS = {
     "test-fast": (60, "make test-fast, the unit tier for everyday work (no workflow run, browser or cluster)"),
@@ -53,15 +56,17 @@ def _workers(output: str) -> int | None:
 
 def _timed_target(target: str, project: Path, env: dict, narrow: str) -> dict:
     command = ["make", target] + ([f"PYTEST_ARGS={narrow}"] if narrow else [])
-    load_before = os.getloadavg()[0]
+    load_before, stalls_before = os.getloadavg()[0], pressure.totals()
     start = time.perf_counter()
     done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
+    stalls = pressure.stalled(stalls_before, pressure.totals(), seconds)
     budget, what = BUDGETS[target]
     return {"command": shlex.join(command), "seconds": round(seconds, 1), "budget_s": budget, "budget_for": what,
             "meets_budget": done.returncode == 0 and seconds <= budget, "exit_code": done.returncode,
             "pytest": _summary_line(done.stdout + done.stderr), "pytest_workers": _workers(done.stdout),
-            "load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2)}
+            "load_1min_before": round(load_before, 2), "load_1min_after": round(os.getloadavg()[0], 2),
+            "stalled": stalls}
 
 
 def run(quick: bool = True) -> dict:

@@ -15,11 +15,14 @@ import csv
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pressure  # noqa: E402
 #: stage -> (rule-name prefixes, target seconds on 2 cores or None, where the target comes from); every rule of
 #: the workflow belongs to one stage, so the stages add up to the rules' total (rules no stage names: "other").
 STAGES = {
@@ -112,12 +115,14 @@ def run(quick: bool = True) -> dict:
         project = Path(tmp) / "clone"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(project)], check=True)
         env = _clean_env()
+        stalls_before = pressure.totals()
         venv_s, venv = _timed(["make", INSTALL_TARGET], project, env)
         if venv.returncode != 0:
             return {"error": "installing .venv failed", "stderr_tail": venv.stderr[-3000:]}
         report_s, report = _timed(["make", "report"], project, env)
         if report.returncode != 0:
             return {"error": "make report failed", "stderr_tail": report.stderr[-3000:]}
+        stalls = pressure.stalled(stalls_before, pressure.totals(), venv_s + report_s)
         rules = _rule_times(project)
         verdicts = _verdicts(project / "reports" / "checklist.json")
         claims = _claims(project / "reports" / "checklist.json")
@@ -138,6 +143,8 @@ def run(quick: bool = True) -> dict:
         "overlap_note": "the rules' seconds summed minus the workflow's wall time: what light jobs side by side saved "
                         "(negative: Snakemake's own start and the gaps between jobs)",
         "rules_s": {k: round(v.get("s", 0.0), 2) for k, v in rules.items()},
+        "stalled": stalls, "stalled_note": "seconds some task waited on each resource during the install and the "
+                                            "workflow (Linux PSI); a large io share means the disk, not the code, set the time",
         "verdict": verdict, "checklist": verdicts, "checklist_changed_vs_reference": changed,
         "claims": claims, "claims_changed_vs_reference": claims_changed,
         "note": "single run on this machine, package caches as it has them; compare runs taken on one machine",
