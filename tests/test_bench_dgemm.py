@@ -5,21 +5,15 @@ The topic's timings are measured by `make bench`, never asserted here; these tes
 
 from __future__ import annotations
 
-import importlib.util
 import stat
-from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "dgemm.py"
+from benchload import bench_module
 
 
 @pytest.fixture(scope="module")
 def dgemm_bench():
-    spec = importlib.util.spec_from_file_location("bench_dgemm", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("dgemm")
 
 
 def samples_with(bench, ours_rates, blas_rates):

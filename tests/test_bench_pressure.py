@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from benchload import bench_module
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "pressure.py"
 # /proc/pressure/io as Linux 6.1 writes it (cpu has the same two lines; some kernels give cpu only "some")
 IO = ("some avg10=27.45 avg60=11.92 avg300=12.16 total=1998399610\n"
       "full avg10=25.46 avg60=11.28 avg300=10.61 total=1249389514\n")
@@ -15,10 +12,7 @@ IO = ("some avg10=27.45 avg60=11.92 avg300=12.16 total=1998399610\n"
 
 @pytest.fixture(scope="module")
 def pressure():
-    spec = importlib.util.spec_from_file_location("bench_pressure", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("pressure")
 
 
 def test_the_some_total_of_each_reported_resource_is_read(pressure, tmp_path):
