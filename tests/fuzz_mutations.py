@@ -15,6 +15,7 @@ tests/test_readers_fuzz.py also inserts it, as tests/test_readers_all_formats.py
 
 from __future__ import annotations
 
+import faulthandler
 import gzip
 import json
 import math
@@ -23,10 +24,11 @@ import pickle
 import resource
 import select
 import signal
+import tempfile
 import traceback
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
@@ -406,33 +408,47 @@ def guarded(call: Callable[[], object], *, seconds: float, memory: int) -> Outco
 
     The child sends back what ``call`` returned (picklable) or the exception's type, message and
     traceback; a child still running at the limit is killed (``hang``), one killed by a signal is
-    reported with it.  Fork, not spawn: the child has the parent's imports, so a call costs
-    milliseconds, not the seconds an interpreter start with xarray takes."""
+    reported with it, with the child's fault dump (its Python stack at the crash) as the trace: a
+    crash is a finding to read in the test's failure, not text on the terminal of a passing run.
+    Fork, not spawn: the child has the parent's imports, so a call costs milliseconds, not the
+    seconds an interpreter start with xarray takes."""
     reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        os.close(reader)
+    with tempfile.TemporaryFile() as dump:
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            os.close(reader)
+            faulthandler.enable(file=dump, all_threads=False)  # pytest's own handler writes to its stderr
+            _answer(call, memory, writer)
+        os.close(writer)
+        outcome = _collect(pid, reader, seconds)
+        if outcome.kind == "killed":
+            dump.seek(0)
+            outcome = replace(outcome, trace=dump.read(6000).decode(errors="replace"))
+        return outcome
+
+
+def _answer(call: Callable[[], object], memory: int, writer: int) -> None:
+    """The forked child's side of :func:`guarded`: run ``call`` under the memory limit, pickle what it
+    came to into ``writer`` and leave with ``os._exit`` (never into pytest)."""
+    try:
+        limit = _vm_bytes() + memory
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file behind
         try:
-            limit = _vm_bytes() + memory
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash leaves no core file behind
-            try:
-                result = Outcome("returned", call())
-            except MemoryError as exc:
-                result = Outcome("memory", error_type="MemoryError", message=str(exc)[:500],
-                                 trace=traceback.format_exc()[-6000:])
-            except BaseException as exc:  # noqa: B036 -- everything the call raises is reported to the parent
-                result = Outcome("raised", error_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
-                                 message=str(exc)[:20_000], trace=traceback.format_exc()[-6000:])
-            payload = pickle.dumps(result)
-        except BaseException as exc:  # noqa: B036 -- e.g. a value that does not pickle
-            payload = pickle.dumps(Outcome("raised", error_type=type(exc).__name__, message=str(exc)[:2000]))
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(writer, view):]
-        os._exit(0)
-    os.close(writer)
-    return _collect(pid, reader, seconds)
+            result = Outcome("returned", call())
+        except MemoryError as exc:
+            result = Outcome("memory", error_type="MemoryError", message=str(exc)[:500],
+                             trace=traceback.format_exc()[-6000:])
+        except BaseException as exc:  # noqa: B036 -- everything the call raises is reported to the parent
+            result = Outcome("raised", error_type=f"{type(exc).__module__}.{type(exc).__qualname__}",
+                             message=str(exc)[:20_000], trace=traceback.format_exc()[-6000:])
+        payload = pickle.dumps(result)
+    except BaseException as exc:  # noqa: B036 -- e.g. a value that does not pickle
+        payload = pickle.dumps(Outcome("raised", error_type=type(exc).__name__, message=str(exc)[:2000]))
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(writer, view):]
+    os._exit(0)
 
 
 def _collect(pid: int, reader: int, seconds: float) -> Outcome:

@@ -438,7 +438,9 @@ def test_guard_reports_hang_crash_and_exception():
 
     assert fm.guarded(lambda: 42, seconds=5, memory=MEMORY).value == 42
     assert fm.guarded(lambda: time.sleep(30), seconds=0.5, memory=MEMORY).kind == "hang"
-    assert fm.guarded(lambda: _os.abort(), seconds=5, memory=MEMORY).kind == "killed"
+    crashed = fm.guarded(lambda: _os.abort(), seconds=5, memory=MEMORY)
+    assert crashed.kind == "killed" and "signal 6" in crashed.message
+    assert "Fatal Python error: Aborted" in crashed.trace and "test_readers_fuzz.py" in crashed.trace
     raised = fm.guarded(lambda: {}["x"], seconds=5, memory=MEMORY)
     assert raised.kind == "raised" and raised.error_type == "builtins.KeyError"
     assert fm.guarded(lambda: bytearray(4 << 30), seconds=5, memory=1 << 30).kind == "memory"
