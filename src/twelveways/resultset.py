@@ -388,7 +388,7 @@ def select(frame: pd.DataFrame, metric: str | Sequence[str] | None = None, filte
     if summarizable:
         positions = positions[np.asarray(results.summarizable_mask(frame[["valid", "iteration"]].iloc[positions]))]
     for column, wanted in filters.items():
-        positions = positions[matches(frame[column].iloc[positions], wanted).to_numpy()]
+        positions = positions[matches(frame[column].iloc[positions], wanted)]
     if collapse_ranks and "rank" not in filters and positions.size:
         ranks = frame["rank"].iloc[positions].to_numpy()
         if (ranks == -1).any() and (ranks != -1).any():
@@ -406,13 +406,20 @@ def _text_type(dtype) -> bool:
     return isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
-def matches(column: pd.Series, wanted) -> pd.Series:
-    """Rows whose value equals ``wanted`` (or one of a list); numbers compare as numbers (32 == 32.0)."""
+def matches(column: pd.Series, wanted) -> np.ndarray:
+    """Whether each row's value equals ``wanted`` (or one of a list); numbers compare as numbers (32 == 32.0),
+    everything else as its text.  A category column is matched on its categories and then its codes: turning
+    every row into text first cost the checklist seconds on a LoadGen file's hundreds of thousands of rows."""
     options = list(wanted) if isinstance(wanted, (list, tuple, set)) else [wanted]
     if pd.api.types.is_numeric_dtype(column.dtype) and not pd.api.types.is_bool_dtype(column.dtype):
         numbers = pd.to_numeric(pd.Series(options, dtype=object), errors="coerce").dropna().astype(float)
-        return column.astype(float).isin(set(numbers))
-    return column.astype(str).isin({str(v) for v in options})
+        return column.astype(float).isin(set(numbers)).to_numpy()
+    texts = {str(v) for v in options}
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        # one entry per category, and a last one for code -1: a missing value has no text and matches nothing
+        wanted_codes = np.append(column.cat.categories.astype(str).isin(texts), False)
+        return wanted_codes[column.cat.codes.to_numpy()]
+    return column.astype(str).isin(texts).to_numpy()
 
 
 def finite(values) -> np.ndarray:

@@ -29,7 +29,7 @@ from ..evidence.attributes import is_set
 from ..evidence.machine import MachineIdentity
 from ..resultset import (APPROXIMATION_COLUMNS, END_TO_END_METRICS, INFER_BENCHMARKS, PER_ITERATION_METRICS,
                          TIME_TO_QUALITY, TIME_UNITS, TRAIN_BENCHMARKS, TRAIN_METRICS, ResultSet, describe, finite,
-                         per_text, select, truthy)
+                         group_codes, group_positions, per_text, select, truthy)
 from .model import AuditRun, Status, check, ev, judged, worst
 
 NA = Status.NOT_APPLICABLE
@@ -760,16 +760,26 @@ def _io_ratio(fr: pd.DataFrame, end_to_end: pd.Series, scope: pd.Series) -> list
     return evidence
 
 
+def _io_included(results) -> pd.Series:
+    """Each row's ``io_included`` (True, False or None), from its column or else its file's attribute; worked
+    out once per distinct (value, file) pair, as a file of LoadGen latencies has hundreds of thousands of rows."""
+    fr = results.frame
+    per_file = {s.path: s.attributes.io_included for s in results.sources}
+    stated = fr["io_included"] if "io_included" in fr else pd.Series([None] * len(fr), index=fr.index, dtype=object)
+    pairs = pd.DataFrame({"io": stated, "file": fr["source_file"]}, index=fr.index)
+    codes = group_codes(pairs, ["io", "file"])
+    resolved = [truthy(value) if truthy(value) is not None else truthy(per_file.get(file))
+                for (value, file), _ in group_positions(pairs, ["io", "file"], codes)]
+    return pd.Series(np.asarray(resolved, dtype=object)[codes], index=fr.index, dtype=object)
+
+
 @check("F10", "I/O not counted", domain="training")
 def f10_io(audit: AuditRun):
     """Runs labelled end to end include I/O (timed region starts when data is touched)."""
     results = audit.results
     fr = results.frame
     scope = _scope(results)
-    per_file = {s.path: s.attributes.io_included for s in results.sources}
-    io = fr["io_included"] if "io_included" in fr else pd.Series([None] * len(fr), index=fr.index)
-    io = pd.Series([truthy(v) if truthy(v) is not None else truthy(per_file.get(f))
-                    for v, f in zip(io, fr["source_file"])], index=fr.index, dtype=object)
+    io = _io_included(results)
     end_to_end = scope == "end_to_end"
     statuses, evidence = [], []
     if end_to_end.any():
