@@ -62,6 +62,39 @@ def test_server_search_brackets_the_capacity(start):
     assert len(seen) == len(result.probes) <= 12
 
 
+def _prepared(latency_single_s: float, source: str, throughput_sps: float = 0.0):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(calibration={"latency_single_s": latency_single_s, "source": source,
+                                        "throughput_sps": throughput_sps})
+
+
+def test_the_first_server_probe_is_the_middle_of_the_capacity_bounds_on_a_log_scale():
+    from twelveways.infer import runs
+
+    cfg = InferConfig.from_config(config.validate({}))
+    pilots = _prepared(1e-4, "LoadGen pilot runs", 4e5)  # 10,000 queries/s one at a time; 400,000 samples/s Offline
+    assert runs.start_qps(pilots, cfg, ceiling=1e6) == pytest.approx(1e5)  # the Offline run's throughput, given
+    assert runs.start_qps(pilots, cfg) == pytest.approx((1e4 * 4e5) ** 0.5)  # else the Offline pilots'
+    assert runs.start_qps(_prepared(1e-4, "runner only"), cfg) == pytest.approx(1e4)  # no throughput: the lower bound
+    assert runs.start_qps(pilots, cfg, ceiling=5e3) == pytest.approx(5e3)  # never above the ceiling
+    configured = dataclasses.replace(cfg, server_search=dataclasses.replace(cfg.server_search, start_qps=1234.0))
+    assert runs.start_qps(pilots, configured, ceiling=1e6) == 1234.0
+
+
+def test_starting_in_the_middle_of_the_bounds_takes_fewer_probes_than_starting_at_the_lower_one():
+    single, ceiling = 1e4, 1e6
+    middle = (single * ceiling) ** 0.5
+    counts = {"lower": [], "middle": []}
+    for capacity in np.geomspace(single * 1.05, ceiling * 0.95, 25):
+        for name, start in (("lower", single), ("middle", middle)):
+            result = server_search.search(lambda q, c=capacity: q <= c, start, max_runs=12, rel_tolerance=0.2,
+                                          ceiling_qps=ceiling)
+            assert result.best_qps <= capacity < result.bracket[1] <= result.best_qps * 1.2
+            counts[name].append(len(result.probes))
+    assert np.mean(counts["middle"]) < np.mean(counts["lower"]) - 1
+
+
 def test_server_search_reports_none_when_nothing_is_valid_and_respects_ceiling():
     result = server_search.search(lambda q: False, 100.0, max_runs=20, floor_qps=10.0)
     assert result.best_qps is None and result.stop_reason == "floor_reached"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from pathlib import Path
@@ -163,18 +164,23 @@ def accuracy_run(prep: Prepared, cfg: InferConfig, seed: int, run_dir: Path) -> 
             "valid": True}
 
 
-def start_qps(prep: Prepared, cfg: InferConfig) -> float:
-    """First Server probe: the configured value, or the calibrated single-sample service rate
-    (at most a quarter of the calibrated Offline throughput).  Half the Offline run's throughput would
-    be a poor start: a small model's Server capacity is bound by the per-query cost, far below it."""
+def start_qps(prep: Prepared, cfg: InferConfig, ceiling: float | None = None) -> float:
+    """First Server probe: the configured value, or the middle, on a log scale, of two bounds of the Server
+    capacity: the calibrated single-sample service rate (one query at a time, no batching) below, and the
+    Offline throughput (``ceiling``, else the Offline pilots': no latency bound beats it) above.
+
+    A small model's capacity lies far between them (a query costs far more than a sample in Offline's big
+    batches), and the search bisects the range on a log scale: starting in its middle saves the probes a
+    start at the lower bound spends doubling up to it.  Without a throughput, the single-sample rate."""
     configured = cfg.server_search.start_qps
     if configured > 0:
         return configured
-    rate = 1.0 / max(prep.calibration["latency_single_s"], 1e-7)
-    if prep.calibration.get("source") == "LoadGen pilot runs":
-        # one query per sample costs far more than a sample in Offline's big batches
-        rate = min(rate, prep.calibration["throughput_sps"] / 4)
-    return max(1.0, rate)
+    single = 1.0 / max(prep.calibration["latency_single_s"], 1e-7)
+    if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
+        ceiling = prep.calibration["throughput_sps"]
+    if not ceiling or ceiling <= 0:
+        return max(1.0, single)
+    return max(1.0, math.sqrt(min(single, ceiling) * ceiling))
 
 
 def server_search(prep: Prepared, cfg: InferConfig, seed: int, base_dir: Path, on_probe=None,
@@ -194,9 +200,9 @@ def server_search(prep: Prepared, cfg: InferConfig, seed: int, base_dir: Path, o
             on_probe(qps, parsed)
         return Probe(qps, parsed["valid"] and not parsed["skipped_samples"], {"parsed": parsed})
 
-    first = start if start is not None else start_qps(prep, cfg)
     if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
         ceiling = prep.calibration.get("throughput_sps")
+    first = start if start is not None else start_qps(prep, cfg, ceiling)
     floor = scenarios.probe_floor_qps(cfg, cap_s) if cap_s else 1.0
     return search(run_at, first,
                   max_runs=search_cfg.max_runs, rel_tolerance=search_cfg.rel_tolerance,
