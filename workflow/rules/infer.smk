@@ -28,6 +28,9 @@ rule infer:
     conda:
         "../../envs/twelveways.yaml"
     threads: workflow.cores
+    # Measured alone (every core), so it goes first once the models exist: the notebooks of the earlier stages
+    # then share the cores with the inference notebook instead of holding this rule back one at a time.
+    priority: 10
     params:
         checkpoints=[f"results/models/{name}.pt" for name in INFER.models],
     shell:
