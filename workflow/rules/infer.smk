@@ -25,12 +25,12 @@ rule infer:
         "logs/infer/infer.log",
     benchmark:
         "logs/bench/infer.tsv"
-    conda:
-        "../../envs/twelveways.yaml"
-    threads: workflow.cores
     # Measured alone (every core), so it goes first once the models exist: the notebooks of the earlier stages
     # then share the cores with the inference notebook instead of holding this rule back one at a time.
     priority: 10
+    conda:
+        "../../envs/twelveways.yaml"
+    threads: workflow.cores
     params:
         checkpoints=[f"results/models/{name}.pt" for name in INFER.models],
     shell:
