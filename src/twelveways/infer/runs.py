@@ -164,6 +164,14 @@ def accuracy_run(prep: Prepared, cfg: InferConfig, seed: int, run_dir: Path) -> 
             "valid": True}
 
 
+def offline_ceiling(prep: Prepared, ceiling: float | None = None) -> float | None:
+    """The highest Server target worth probing: ``ceiling`` (the Offline run's throughput) when the caller has
+    it, else the Offline pilots' throughput (no latency bound beats Offline), else None."""
+    if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
+        return prep.calibration.get("throughput_sps")
+    return ceiling
+
+
 def start_qps(prep: Prepared, cfg: InferConfig, ceiling: float | None = None) -> float:
     """First Server probe: the configured value, or the middle, on a log scale, of two bounds of the Server
     capacity: the calibrated single-sample service rate (one query at a time, no batching) below, and the
@@ -176,8 +184,7 @@ def start_qps(prep: Prepared, cfg: InferConfig, ceiling: float | None = None) ->
     if configured > 0:
         return configured
     single = 1.0 / max(prep.calibration["latency_single_s"], 1e-7)
-    if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
-        ceiling = prep.calibration["throughput_sps"]
+    ceiling = offline_ceiling(prep, ceiling)
     if not ceiling or ceiling <= 0:
         return max(1.0, single)
     return max(1.0, math.sqrt(min(single, ceiling) * ceiling))
@@ -200,8 +207,7 @@ def server_search(prep: Prepared, cfg: InferConfig, seed: int, base_dir: Path, o
             on_probe(qps, parsed)
         return Probe(qps, parsed["valid"] and not parsed["skipped_samples"], {"parsed": parsed})
 
-    if ceiling is None and prep.calibration.get("source") == "LoadGen pilot runs":
-        ceiling = prep.calibration.get("throughput_sps")
+    ceiling = offline_ceiling(prep, ceiling)
     first = start if start is not None else start_qps(prep, cfg, ceiling)
     floor = scenarios.probe_floor_qps(cfg, cap_s) if cap_s else 1.0
     return search(run_at, first,
